@@ -1,0 +1,124 @@
+#pragma once
+
+// Method: one loaded, executable entry point of a Program. It owns nothing:
+// its values, tensors and kernel table live in the MemoryManager's
+// allocators. A Method is used by one thread at a time; several Methods of
+// one Program may run concurrently on different threads.
+
+#include <cstddef>
+
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/result.h>
+#include <executorch/runtime/core/span.h>
+#include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/method_meta.h>
+#include <executorch/runtime/kernel/operator_registry.h>
+
+namespace executorch_flatbuffer {
+struct ExecutionPlan;
+} // namespace executorch_flatbuffer
+
+namespace executorch {
+namespace runtime {
+
+class Program;
+class EventTracer;
+class BackendDelegate;
+struct Chain;
+
+class Method final {
+ public:
+  Method(Method&& other) noexcept;
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
+  Method& operator=(Method&&) = delete;
+  ~Method();
+
+  // Copies `input` into input `input_idx`. A tensor input must match the
+  // declared dtype and rank; its sizes must equal the declared ones (or lie
+  // within their bounds for a dynamic input). The data is copied into the
+  // planned buffer, or, for an unplanned input, the pointer is borrowed.
+  ET_NODISCARD Error set_input(const EValue& input, size_t input_idx);
+  ET_NODISCARD Error set_inputs(const ArrayRef<EValue>& inputs);
+
+  // Points an unplanned output tensor at caller memory of `size` bytes.
+  ET_NODISCARD Error
+  set_output_data_ptr(void* buffer, size_t size, size_t output_idx);
+
+  // Runs every instruction from the start. On failure the error names the
+  // failing instruction (logged) and the method may be executed again.
+  ET_NODISCARD Error execute();
+
+  // Runs one instruction; EndOfMethod after the last one.
+  ET_NODISCARD Error step();
+  ET_NODISCARD Error reset_execution();
+
+  // Copies the output EValues (tensors refer to the method's memory).
+  ET_NODISCARD Error get_outputs(EValue* output_evalues, size_t length);
+  ET_NODISCARD Error get_inputs(EValue* input_evalues, size_t length);
+
+  size_t inputs_size() const;
+  size_t outputs_size() const;
+  const EValue& get_input(size_t i) const;
+  EValue& mutable_input(size_t i);
+  const EValue& get_output(size_t i) const;
+  EValue& mutable_output(size_t i);
+
+  MethodMeta method_meta() const;
+
+  size_t values_size() const {
+    return n_value_;
+  }
+  const EValue& get_value(size_t i) const;
+
+ private:
+  friend class Program;
+
+  Method(
+      const Program* program,
+      MemoryManager* memory_manager,
+      EventTracer* event_tracer,
+      MemoryAllocator* temp_allocator);
+
+  // Parses values, resolves kernels and initializes delegates for `plan`.
+  ET_NODISCARD Error init(const executorch_flatbuffer::ExecutionPlan* plan);
+  ET_NODISCARD Error parse_values();
+  ET_NODISCARD Error resolve_operators();
+  ET_NODISCARD Error init_delegates();
+  ET_NODISCARD Error execute_instruction();
+  size_t get_input_index(size_t i) const;
+  size_t get_output_index(size_t i) const;
+
+  const Program* program_;
+  MemoryManager* memory_manager_;
+  MemoryAllocator* temp_allocator_;
+  EventTracer* event_tracer_;
+  const executorch_flatbuffer::ExecutionPlan* serialization_plan_ = nullptr;
+
+  size_t n_value_ = 0;
+  EValue* values_ = nullptr;
+
+  size_t n_delegate_ = 0;
+  BackendDelegate* delegates_ = nullptr;
+
+  size_t n_chains_ = 0;
+  Chain* chains_ = nullptr;
+
+  // Program counter: current chain and instruction within it.
+  size_t step_state_chain_ = 0;
+  size_t step_state_instruction_ = 0;
+
+  // Whether each input was given since the last execute (for error messages).
+  bool* input_set_ = nullptr;
+
+  bool initialized_ = false;
+};
+
+} // namespace runtime
+} // namespace executorch
+
+namespace torch {
+namespace executor {
+using ::executorch::runtime::Method;
+} // namespace executor
+} // namespace torch

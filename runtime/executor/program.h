@@ -1,0 +1,121 @@
+#pragma once
+
+// Program: a loaded .pte file. load() checks the header and verifies the
+// flatbuffer; after that the Program is immutable and may be shared by
+// several threads, each loading and running its own Methods.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <executorch/runtime/core/data_loader.h>
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/core/freeable_buffer.h>
+#include <executorch/runtime/core/result.h>
+#include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/method_meta.h>
+
+namespace executorch_flatbuffer {
+struct Program;
+} // namespace executorch_flatbuffer
+
+namespace executorch {
+namespace runtime {
+
+class EventTracer;
+
+class Program final {
+ public:
+  enum class Verification : uint8_t {
+    // Check the header and that the flatbuffer's root is in range; indices
+    // are still checked as they are used.
+    Minimal,
+    // Also run the full flatbuffer verifier over every table.
+    InternalConsistency,
+  };
+
+  enum class HeaderStatus {
+    // The file identifier is present and is a version this runtime reads.
+    CompatibleVersion,
+    // The file identifier names a version this runtime cannot read.
+    IncompatibleVersion,
+    // No file identifier where one should be.
+    NotPresent,
+    // Fewer bytes than a header needs.
+    ShortData,
+  };
+
+  // Bytes to read to check the header with check_header().
+  static constexpr size_t kMinHeadBytes = 64;
+
+  static HeaderStatus check_header(const void* data, size_t size);
+
+  // Loads a program through `loader`, which must outlive the Program.
+  ET_NODISCARD static Result<Program> load(
+      DataLoader* loader,
+      Verification verification = Verification::Minimal);
+
+  size_t num_methods() const;
+  Result<const char*> get_method_name(size_t method_index) const;
+  Result<MethodMeta> method_meta(const char* method_name) const;
+
+  // Loads a method. Its memory comes from `memory_manager`, which (like the
+  // Program) must outlive the Method.
+  ET_NODISCARD Result<Method> load_method(
+      const char* method_name,
+      MemoryManager* memory_manager,
+      EventTracer* event_tracer = nullptr) const;
+
+  // Bytes of constant `buffer_index` (an index into the constant segment's
+  // offsets), checked to hold at least `nbytes`.
+  ET_NODISCARD Result<const void*> get_constant_buffer_data(
+      size_t buffer_index,
+      size_t nbytes) const;
+
+  // Loads segment `segment_info.segment_index` through the data loader.
+  ET_NODISCARD Result<FreeableBuffer> LoadSegment(
+      const DataLoader::SegmentInfo& segment_info) const;
+
+  // Bytes of inline delegate data `index` (Program.backend_delegate_data).
+  ET_NODISCARD Result<FreeableBuffer> get_inline_delegate_data(
+      size_t index) const;
+
+  const executorch_flatbuffer::Program* internal_program() const {
+    return internal_program_;
+  }
+
+  Program(Program&&) = default;
+  Program(const Program&) = delete;
+  Program& operator=(const Program&) = delete;
+  Program& operator=(Program&&) = delete;
+  ~Program() = default;
+
+ private:
+  Program(
+      DataLoader* loader,
+      size_t segment_base_offset,
+      FreeableBuffer&& program_data,
+      const executorch_flatbuffer::Program* internal_program,
+      FreeableBuffer&& constant_segment_data)
+      : program_data_(std::move(program_data)),
+        loader_(loader),
+        internal_program_(internal_program),
+        segment_base_offset_(segment_base_offset),
+        constant_segment_data_(std::move(constant_segment_data)) {}
+
+  FreeableBuffer program_data_;
+  DataLoader* loader_;
+  const executorch_flatbuffer::Program* internal_program_;
+  // Where segments start in the file (0 when there is no extended header).
+  size_t segment_base_offset_;
+  FreeableBuffer constant_segment_data_;
+};
+
+} // namespace runtime
+} // namespace executorch
+
+namespace torch {
+namespace executor {
+using ::executorch::runtime::Program;
+} // namespace executor
+} // namespace torch
