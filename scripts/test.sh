@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Sets everything up (scripts/setup.sh), then runs every test: the C++
+# GoogleTest suites through ctest and the Python suites through pytest.
+# Extra arguments go to pytest (e.g. `scripts/test.sh -k linear`).
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${EXECUTORCH_BUILD_DIR:-$repo_root/build}"
+export EXECUTORCH_BUILD_DIR="$build_dir"
+
+bash "$repo_root/scripts/setup.sh"
+
+echo "== C++ tests (ctest)"
+ctest --test-dir "$build_dir" -j "$(nproc)" --output-on-failure
+
+echo "== Python tests (pytest)"
+cd "$repo_root"
+"$repo_root/.venv/bin/python" -m pytest -q "$@"
