@@ -25,10 +25,9 @@ class DataLoader {
     };
 
     SegmentInfo() = default;
-    explicit SegmentInfo(
-        Type segment_type,
-        size_t segment_index = 0,
-        const char* descriptor = nullptr)
+    explicit SegmentInfo(Type segment_type,
+                         size_t segment_index = 0,
+                         const char* descriptor = nullptr)
         : segment_type(segment_type),
           segment_index(segment_index),
           descriptor(descriptor) {}
@@ -42,16 +41,15 @@ class DataLoader {
 
   // Returns `size` bytes starting at `offset`. Fails with InvalidArgument if
   // the range is outside the data.
-  ET_NODISCARD virtual Result<FreeableBuffer>
-  load(size_t offset, size_t size, const SegmentInfo& segment_info) const = 0;
+  ET_NODISCARD virtual Result<FreeableBuffer> load(
+      size_t offset, size_t size, const SegmentInfo& segment_info) const = 0;
 
   // Copies `size` bytes at `offset` into `buffer`. The default loads then
   // copies; loaders that can read in place override it.
-  ET_NODISCARD virtual Error load_into(
-      size_t offset,
-      size_t size,
-      const SegmentInfo& segment_info,
-      void* buffer) const;
+  ET_NODISCARD virtual Error load_into(size_t offset,
+                                       size_t size,
+                                       const SegmentInfo& segment_info,
+                                       void* buffer) const;
 
   // Total bytes available.
   ET_NODISCARD virtual Result<size_t> size() const = 0;

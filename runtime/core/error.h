@@ -97,22 +97,22 @@ constexpr const char* to_string(Error error) {
 
 // Returns `error` from the enclosing function, after logging the message,
 // when `cond` is false.
-#define ET_CHECK_OR_RETURN_ERROR(cond, error, message, ...)                 \
-  do {                                                                      \
-    if (ET_UNLIKELY(!(cond))) {                                             \
-      ET_LOG(Error, message, ##__VA_ARGS__);                                \
-      return ::executorch::runtime::Error::error;                           \
-    }                                                                       \
+#define ET_CHECK_OR_RETURN_ERROR(cond, error, message, ...) \
+  do {                                                      \
+    if (ET_UNLIKELY(!(cond))) {                             \
+      ET_LOG(Error, message, ##__VA_ARGS__);                \
+      return ::executorch::runtime::Error::error;           \
+    }                                                       \
   } while (0)
 
 // Returns from the enclosing function when `expr` yields an Error other than
 // Ok.
-#define ET_CHECK_OK_OR_RETURN_ERROR(expr)                          \
-  do {                                                             \
-    const ::executorch::runtime::Error et_error_ = (expr);         \
+#define ET_CHECK_OK_OR_RETURN_ERROR(expr)                             \
+  do {                                                                \
+    const ::executorch::runtime::Error et_error_ = (expr);            \
     if (ET_UNLIKELY(et_error_ != ::executorch::runtime::Error::Ok)) { \
-      return et_error_;                                            \
-    }                                                              \
+      return et_error_;                                               \
+    }                                                                 \
   } while (0)
 
 namespace torch {

@@ -212,11 +212,10 @@ class EValue {
 
  private:
   void check_tag(Tag expected) const {
-    ET_CHECK_MSG(
-        tag == expected,
-        "EValue has tag %s, expected %s",
-        tag_to_string(tag),
-        tag_to_string(expected));
+    ET_CHECK_MSG(tag == expected,
+                 "EValue has tag %s, expected %s",
+                 tag_to_string(tag),
+                 tag_to_string(expected));
   }
 
   union Payload {
@@ -234,10 +233,10 @@ class EValue {
   } payload;
 };
 
-#define ET_EVALUE_TO(T, method)  \
-  template <>                    \
+#define ET_EVALUE_TO(T, method)    \
+  template <>                      \
   inline T EValue::to<T>() const { \
-    return method();             \
+    return method();               \
   }
 ET_EVALUE_TO(::executorch::aten::Tensor, toTensor)
 ET_EVALUE_TO(int64_t, toInt)
@@ -249,9 +248,8 @@ ET_EVALUE_TO(ArrayRef<int64_t>, toIntList)
 ET_EVALUE_TO(ArrayRef<bool>, toBoolList)
 ET_EVALUE_TO(ArrayRef<double>, toDoubleList)
 ET_EVALUE_TO(ArrayRef<::executorch::aten::Tensor>, toTensorList)
-ET_EVALUE_TO(
-    ArrayRef<std::optional<::executorch::aten::Tensor>>,
-    toListOptionalTensor)
+ET_EVALUE_TO(ArrayRef<std::optional<::executorch::aten::Tensor>>,
+             toListOptionalTensor)
 #undef ET_EVALUE_TO
 
 template <>
@@ -260,10 +258,10 @@ EValue::to<::executorch::aten::ScalarType>() const {
   return static_cast<::executorch::aten::ScalarType>(toInt());
 }
 
-#define ET_EVALUE_TO_OPTIONAL(T)                         \
-  template <>                                            \
+#define ET_EVALUE_TO_OPTIONAL(T)                                 \
+  template <>                                                    \
   inline std::optional<T> EValue::to<std::optional<T>>() const { \
-    return toOptional<T>();                              \
+    return toOptional<T>();                                      \
   }
 ET_EVALUE_TO_OPTIONAL(::executorch::aten::Tensor)
 ET_EVALUE_TO_OPTIONAL(int64_t)
@@ -299,8 +297,8 @@ inline ArrayRef<std::optional<::executorch::aten::Tensor>>
 BoxedEvalueList<std::optional<::executorch::aten::Tensor>>::get() const {
   for (size_t i = 0; i < size_; ++i) {
     unwrapped_[i] = wrapped_[i] == nullptr
-        ? std::nullopt
-        : wrapped_[i]->toOptional<::executorch::aten::Tensor>();
+                        ? std::nullopt
+                        : wrapped_[i]->toOptional<::executorch::aten::Tensor>();
   }
   return ArrayRef<std::optional<::executorch::aten::Tensor>>(unwrapped_, size_);
 }

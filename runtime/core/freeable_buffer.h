@@ -13,12 +13,14 @@ class FreeableBuffer final {
   using FreeFn = void (*)(void* context, void* data, size_t size);
 
   FreeableBuffer() = default;
-  FreeableBuffer(
-      const void* data,
-      size_t size,
-      FreeFn free_fn,
-      void* free_fn_context = nullptr)
-      : data_(data), size_(size), free_fn_(free_fn), context_(free_fn_context) {}
+  FreeableBuffer(const void* data,
+                 size_t size,
+                 FreeFn free_fn,
+                 void* free_fn_context = nullptr)
+      : data_(data),
+        size_(size),
+        free_fn_(free_fn),
+        context_(free_fn_context) {}
 
   FreeableBuffer(FreeableBuffer&& other) noexcept
       : data_(other.data_),

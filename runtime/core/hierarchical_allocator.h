@@ -21,17 +21,18 @@ class HierarchicalAllocator final {
 
   // Pointer to `size` bytes at `offset_bytes` into buffer `memory_id`, after
   // checking that the range lies inside that buffer.
-  ET_NODISCARD Result<void*>
-  get_offset_address(uint32_t memory_id, size_t offset_bytes, size_t size_bytes) {
-    ET_CHECK_OR_RETURN_ERROR(
-        memory_id < buffers_.size(),
-        InvalidArgument,
-        "memory_id %u out of range: %zu planned buffers",
-        memory_id,
-        buffers_.size());
+  ET_NODISCARD Result<void*> get_offset_address(uint32_t memory_id,
+                                                size_t offset_bytes,
+                                                size_t size_bytes) {
+    ET_CHECK_OR_RETURN_ERROR(memory_id < buffers_.size(),
+                             InvalidArgument,
+                             "memory_id %u out of range: %zu planned buffers",
+                             memory_id,
+                             buffers_.size());
     Span<uint8_t> buffer = buffers_[memory_id];
     ET_CHECK_OR_RETURN_ERROR(
-        offset_bytes <= buffer.size() && size_bytes <= buffer.size() - offset_bytes,
+        offset_bytes <= buffer.size() &&
+            size_bytes <= buffer.size() - offset_bytes,
         MemoryAllocationFailed,
         "offset %zu + size %zu exceeds planned buffer %u of %zu bytes",
         offset_bytes,

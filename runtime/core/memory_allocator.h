@@ -33,11 +33,10 @@ class MemoryAllocator {
     const uintptr_t aligned = (start + alignment - 1) & ~(alignment - 1);
     const uintptr_t limit = reinterpret_cast<uintptr_t>(end_);
     if (aligned < start || aligned > limit || size > limit - aligned) {
-      ET_LOG(
-          Error,
-          "Memory allocator out of space: %zu bytes requested, %zu free",
-          size,
-          static_cast<size_t>(limit - start));
+      ET_LOG(Error,
+             "Memory allocator out of space: %zu bytes requested, %zu free",
+             size,
+             static_cast<size_t>(limit - start));
       return nullptr;
     }
     cur_ = reinterpret_cast<uint8_t*>(aligned + size);

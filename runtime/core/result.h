@@ -98,11 +98,11 @@ class Result final {
 // function, otherwise moves the value into `lhs`.
 #define ET_UNWRAP_CONCAT_INNER(a, b) a##b
 #define ET_UNWRAP_CONCAT(a, b) ET_UNWRAP_CONCAT_INNER(a, b)
-#define ET_UNWRAP(lhs, expr)                                     \
-  auto ET_UNWRAP_CONCAT(et_result_, __LINE__) = (expr);          \
-  if (!ET_UNWRAP_CONCAT(et_result_, __LINE__).ok()) {            \
-    return ET_UNWRAP_CONCAT(et_result_, __LINE__).error();       \
-  }                                                              \
+#define ET_UNWRAP(lhs, expr)                               \
+  auto ET_UNWRAP_CONCAT(et_result_, __LINE__) = (expr);    \
+  if (!ET_UNWRAP_CONCAT(et_result_, __LINE__).ok()) {      \
+    return ET_UNWRAP_CONCAT(et_result_, __LINE__).error(); \
+  }                                                        \
   lhs = std::move(*ET_UNWRAP_CONCAT(et_result_, __LINE__))
 
 namespace torch {

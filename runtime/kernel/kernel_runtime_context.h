@@ -16,9 +16,8 @@ class EventTracer;
 
 class KernelRuntimeContext {
  public:
-  explicit KernelRuntimeContext(
-      EventTracer* event_tracer = nullptr,
-      MemoryAllocator* temp_allocator = nullptr)
+  explicit KernelRuntimeContext(EventTracer* event_tracer = nullptr,
+                                MemoryAllocator* temp_allocator = nullptr)
       : event_tracer_(event_tracer), temp_allocator_(temp_allocator) {}
 
   void fail(Error error) {
@@ -30,16 +29,14 @@ class KernelRuntimeContext {
 
   // Scratch memory valid until the kernel returns.
   Result<void*> allocate_temp(size_t size, size_t alignment = alignof(void*)) {
-    ET_CHECK_OR_RETURN_ERROR(
-        temp_allocator_ != nullptr,
-        NotFound,
-        "No temp allocator was provided to this kernel");
+    ET_CHECK_OR_RETURN_ERROR(temp_allocator_ != nullptr,
+                             NotFound,
+                             "No temp allocator was provided to this kernel");
     void* temp = temp_allocator_->allocate(size, alignment);
-    ET_CHECK_OR_RETURN_ERROR(
-        temp != nullptr,
-        MemoryAllocationFailed,
-        "Failed to allocate %zu bytes of temp memory",
-        size);
+    ET_CHECK_OR_RETURN_ERROR(temp != nullptr,
+                             MemoryAllocationFailed,
+                             "Failed to allocate %zu bytes of temp memory",
+                             size);
     return temp;
   }
 
@@ -64,13 +61,13 @@ using RuntimeContext = ::executorch::runtime::KernelRuntimeContext;
 } // namespace torch
 
 // Fails the kernel and returns `retval` when `cond` is false.
-#define ET_KERNEL_CHECK_MSG(context, cond, error, retval, message, ...)     \
-  do {                                                                      \
-    if (ET_UNLIKELY(!(cond))) {                                             \
-      ET_LOG(Error, "Check failed (%s): " message, #cond, ##__VA_ARGS__);   \
-      (context).fail(::executorch::runtime::Error::error);                  \
-      return retval;                                                        \
-    }                                                                       \
+#define ET_KERNEL_CHECK_MSG(context, cond, error, retval, message, ...)   \
+  do {                                                                    \
+    if (ET_UNLIKELY(!(cond))) {                                           \
+      ET_LOG(Error, "Check failed (%s): " message, #cond, ##__VA_ARGS__); \
+      (context).fail(::executorch::runtime::Error::error);                \
+      return retval;                                                      \
+    }                                                                     \
   } while (0)
 
 #define ET_KERNEL_CHECK(context, cond, error, retval) \

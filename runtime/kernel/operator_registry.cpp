@@ -25,7 +25,8 @@ const Kernel* find_kernel(const char* name, const char* key) {
     }
     if (kernel.kernel_key_.is_fallback()) {
       fallback = &kernel;
-    } else if (key != nullptr && std::strcmp(kernel.kernel_key_.data(), key) == 0) {
+    } else if (key != nullptr &&
+               std::strcmp(kernel.kernel_key_.data(), key) == 0) {
       return &kernel;
     }
   }
@@ -52,20 +53,19 @@ Error register_kernels(const Span<const Kernel> kernels) {
         "Kernel %zu has no name or no function",
         i);
     for (size_t j = 0; j < num_registered_kernels; ++j) {
-      ET_CHECK_OR_RETURN_ERROR(
-          !same_kernel(registered_kernels[j], kernels[i]),
-          RegistrationAlreadyRegistered,
-          "Kernel '%s' (key '%s') is already registered",
-          kernels[i].name_,
-          kernels[i].kernel_key_.is_fallback() ? "fallback"
-                                               : kernels[i].kernel_key_.data());
+      ET_CHECK_OR_RETURN_ERROR(!same_kernel(registered_kernels[j], kernels[i]),
+                               RegistrationAlreadyRegistered,
+                               "Kernel '%s' (key '%s') is already registered",
+                               kernels[i].name_,
+                               kernels[i].kernel_key_.is_fallback()
+                                   ? "fallback"
+                                   : kernels[i].kernel_key_.data());
     }
     for (size_t j = 0; j < i; ++j) {
-      ET_CHECK_OR_RETURN_ERROR(
-          !same_kernel(kernels[j], kernels[i]),
-          RegistrationAlreadyRegistered,
-          "Kernel '%s' appears twice in one registration",
-          kernels[i].name_);
+      ET_CHECK_OR_RETURN_ERROR(!same_kernel(kernels[j], kernels[i]),
+                               RegistrationAlreadyRegistered,
+                               "Kernel '%s' appears twice in one registration",
+                               kernels[i].name_);
     }
   }
   for (const Kernel& kernel : kernels) {
@@ -74,10 +74,9 @@ Error register_kernels(const Span<const Kernel> kernels) {
   return Error::Ok;
 }
 
-Error make_kernel_key_string(
-    Span<const TensorMeta> meta_list,
-    char* buffer,
-    size_t buffer_size) {
+Error make_kernel_key_string(Span<const TensorMeta> meta_list,
+                             char* buffer,
+                             size_t buffer_size) {
   size_t used = 0;
   auto append = [&](const char* text) -> bool {
     const size_t length = std::strlen(text);
@@ -89,7 +88,8 @@ Error make_kernel_key_string(
     buffer[used] = '\0';
     return true;
   };
-  ET_CHECK_OR_RETURN_ERROR(buffer_size > 0, InvalidArgument, "Empty key buffer");
+  ET_CHECK_OR_RETURN_ERROR(
+      buffer_size > 0, InvalidArgument, "Empty key buffer");
   buffer[0] = '\0';
   bool fits = append("v1/");
   char number[8];
@@ -97,23 +97,29 @@ Error make_kernel_key_string(
     if (i > 0) {
       fits = fits && append("|");
     }
-    std::snprintf(number, sizeof(number), "%d", static_cast<int>(meta_list[i].dtype_));
+    std::snprintf(
+        number, sizeof(number), "%d", static_cast<int>(meta_list[i].dtype_));
     fits = fits && append(number) && append(";");
     for (size_t d = 0; d < meta_list[i].dim_order_.size() && fits; ++d) {
       if (d > 0) {
         fits = fits && append(",");
       }
-      std::snprintf(number, sizeof(number), "%d", static_cast<int>(meta_list[i].dim_order_[d]));
+      std::snprintf(number,
+                    sizeof(number),
+                    "%d",
+                    static_cast<int>(meta_list[i].dim_order_[d]));
       fits = fits && append(number);
     }
   }
-  ET_CHECK_OR_RETURN_ERROR(fits, InvalidArgument, "Kernel key does not fit in %zu bytes", buffer_size);
+  ET_CHECK_OR_RETURN_ERROR(fits,
+                           InvalidArgument,
+                           "Kernel key does not fit in %zu bytes",
+                           buffer_size);
   return Error::Ok;
 }
 
 Result<OpFunction> get_op_function_from_registry(
-    const char* name,
-    Span<const TensorMeta> meta_list) {
+    const char* name, Span<const TensorMeta> meta_list) {
   char key[kMaxKeyLength];
   const char* key_ptr = nullptr;
   if (!meta_list.empty() &&
@@ -127,7 +133,8 @@ Result<OpFunction> get_op_function_from_registry(
   return kernel->op_;
 }
 
-bool registry_has_op_function(const char* name, Span<const TensorMeta> meta_list) {
+bool registry_has_op_function(const char* name,
+                              Span<const TensorMeta> meta_list) {
   return get_op_function_from_registry(name, meta_list).ok();
 }
 

@@ -36,9 +36,8 @@ struct TensorMeta {
   Span<const ::executorch::aten::DimOrderType> dim_order_;
 
   TensorMeta() = default;
-  TensorMeta(
-      ::executorch::aten::ScalarType dtype,
-      Span<const ::executorch::aten::DimOrderType> dim_order)
+  TensorMeta(::executorch::aten::ScalarType dtype,
+             Span<const ::executorch::aten::DimOrderType> dim_order)
       : dtype_(dtype), dim_order_(dim_order) {}
 };
 
@@ -89,24 +88,21 @@ ET_NODISCARD inline Error register_kernel(const Kernel& kernel) {
 }
 
 // True if a kernel for `name` accepts arguments described by `meta_list`.
-bool registry_has_op_function(
-    const char* name,
-    Span<const TensorMeta> meta_list = {});
+bool registry_has_op_function(const char* name,
+                              Span<const TensorMeta> meta_list = {});
 
 // The kernel for `name` matching `meta_list` exactly, else the fallback
 // kernel for `name`; OperatorMissing if neither exists.
 Result<OpFunction> get_op_function_from_registry(
-    const char* name,
-    Span<const TensorMeta> meta_list = {});
+    const char* name, Span<const TensorMeta> meta_list = {});
 
 // Every registered kernel, in registration order.
 Span<const Kernel> get_registered_kernels();
 
 // Writes the KernelKey string for `meta_list` into `buffer` (NUL-terminated).
-ET_NODISCARD Error make_kernel_key_string(
-    Span<const TensorMeta> meta_list,
-    char* buffer,
-    size_t buffer_size);
+ET_NODISCARD Error make_kernel_key_string(Span<const TensorMeta> meta_list,
+                                          char* buffer,
+                                          size_t buffer_size);
 
 } // namespace runtime
 } // namespace executorch

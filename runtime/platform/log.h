@@ -24,24 +24,23 @@ enum class LogLevel {
 };
 
 // Formats and emits one message; used through the ET_LOG macro.
-void vlogf(
-    LogLevel level,
-    const char* filename,
-    const char* function,
-    size_t line,
-    const char* format,
-    va_list args);
+void vlogf(LogLevel level,
+           const char* filename,
+           const char* function,
+           size_t line,
+           const char* format,
+           va_list args);
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 5, 6)))
 #endif
-inline void logf(
-    LogLevel level,
-    const char* filename,
-    const char* function,
-    size_t line,
-    const char* format,
-    ...) {
+inline void
+logf(LogLevel level,
+     const char* filename,
+     const char* function,
+     size_t line,
+     const char* format,
+     ...) {
   va_list args;
   va_start(args, format);
   vlogf(level, filename, function, line, format, args);
@@ -52,14 +51,13 @@ inline void logf(
 } // namespace executorch
 
 #if ET_LOG_ENABLED
-#define ET_LOG(level, format, ...)                 \
-  ::executorch::runtime::logf(                     \
-      ::executorch::runtime::LogLevel::level,      \
-      __FILE__,                                    \
-      __func__,                                    \
-      __LINE__,                                    \
-      format,                                      \
-      ##__VA_ARGS__)
+#define ET_LOG(level, format, ...)                                    \
+  ::executorch::runtime::logf(::executorch::runtime::LogLevel::level, \
+                              __FILE__,                               \
+                              __func__,                               \
+                              __LINE__,                               \
+                              format,                                 \
+                              ##__VA_ARGS__)
 #else
 #define ET_LOG(level, format, ...) ((void)0)
 #endif

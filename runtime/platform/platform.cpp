@@ -29,14 +29,13 @@ __attribute__((weak)) et_tick_ratio_t et_pal_ticks_to_ns_multiplier(void) {
   return {1, 1};
 }
 
-__attribute__((weak)) void et_pal_emit_log_message(
-    et_timestamp_t timestamp,
-    et_pal_log_level_t level,
-    const char* filename,
-    const char* function,
-    size_t line,
-    const char* message,
-    size_t length) {
+__attribute__((weak)) void et_pal_emit_log_message(et_timestamp_t timestamp,
+                                                   et_pal_log_level_t level,
+                                                   const char* filename,
+                                                   const char* function,
+                                                   size_t line,
+                                                   const char* message,
+                                                   size_t length) {
   (void)function;
   std::fprintf(
       stderr,
@@ -103,26 +102,30 @@ void runtime_abort() {
   et_pal_abort();
 }
 
-void vlogf(
-    LogLevel level,
-    const char* filename,
-    const char* function,
-    size_t line,
-    const char* format,
-    va_list args) {
+void vlogf(LogLevel level,
+           const char* filename,
+           const char* function,
+           size_t line,
+           const char* format,
+           va_list args) {
   char buffer[256];
   int length = std::vsnprintf(buffer, sizeof(buffer), format, args);
   if (length < 0) {
     return;
   }
   size_t size = static_cast<size_t>(length) < sizeof(buffer)
-      ? static_cast<size_t>(length)
-      : sizeof(buffer) - 1;
+                    ? static_cast<size_t>(length)
+                    : sizeof(buffer) - 1;
   et_timestamp_t ticks = et_pal_current_ticks();
   et_tick_ratio_t ratio = et_pal_ticks_to_ns_multiplier();
   et_timestamp_t ns = ticks * ratio.numerator / ratio.denominator;
-  et_pal_emit_log_message(
-      ns, to_pal_level(level), base_name(filename), function, line, buffer, size);
+  et_pal_emit_log_message(ns,
+                          to_pal_level(level),
+                          base_name(filename),
+                          function,
+                          line,
+                          buffer,
+                          size);
 }
 
 } // namespace runtime

@@ -36,14 +36,13 @@ et_timestamp_t et_pal_current_ticks(void);
 et_tick_ratio_t et_pal_ticks_to_ns_multiplier(void);
 
 // Emits one log message. `message` has `length` bytes and no trailing newline.
-void et_pal_emit_log_message(
-    et_timestamp_t timestamp,
-    et_pal_log_level_t level,
-    const char* filename,
-    const char* function,
-    size_t line,
-    const char* message,
-    size_t length);
+void et_pal_emit_log_message(et_timestamp_t timestamp,
+                             et_pal_log_level_t level,
+                             const char* filename,
+                             const char* function,
+                             size_t line,
+                             const char* message,
+                             size_t length);
 
 // Heap access for the few extensions that want it (never the core runtime).
 void* et_pal_allocate(size_t size);

@@ -30,8 +30,8 @@ inline uint16_t float_to_half_bits(float value) {
   const uint32_t sign = (bits >> 16) & 0x8000u;
   const uint32_t abs_bits = bits & 0x7fffffffu;
   if (abs_bits >= 0x7f800000u) { // inf or nan
-    return static_cast<uint16_t>(
-        sign | 0x7c00u | (abs_bits > 0x7f800000u ? 0x200u : 0u));
+    return static_cast<uint16_t>(sign | 0x7c00u |
+                                 (abs_bits > 0x7f800000u ? 0x200u : 0u));
   }
   if (abs_bits >= 0x477ff000u) { // rounds past the largest half: inf
     return static_cast<uint16_t>(sign | 0x7c00u);
@@ -52,7 +52,8 @@ inline float half_bits_to_float(uint16_t half) {
   const uint32_t mantissa = half & 0x3ffu;
   if (exponent == 0) {
     // Zero or subnormal: value = mantissa * 2^-24.
-    const float magnitude = static_cast<float>(mantissa) * 5.9604644775390625e-8f;
+    const float magnitude =
+        static_cast<float>(mantissa) * 5.9604644775390625e-8f;
     return sign ? -magnitude : magnitude;
   }
   if (exponent == 0x1f) {

@@ -19,11 +19,10 @@ class Scalar {
   /* implicit */ Scalar(bool value) : tag_(Tag::Bool) {
     value_.as_bool = value;
   }
-  template <
-      typename T,
-      typename std::enable_if<
-          std::is_integral<T>::value && !std::is_same<T, bool>::value,
-          bool>::type = true>
+  template <typename T,
+            typename std::enable_if<std::is_integral<T>::value &&
+                                        !std::is_same<T, bool>::value,
+                                    bool>::type = true>
   /* implicit */ Scalar(T value) : tag_(Tag::Int) {
     value_.as_int = static_cast<int64_t>(value);
   }

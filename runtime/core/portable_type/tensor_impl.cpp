@@ -58,14 +58,13 @@ ssize_t compute_numel(const TensorImpl::SizesType* sizes, ssize_t dim) {
   return numel;
 }
 
-TensorImpl::TensorImpl(
-    ScalarType type,
-    ssize_t dim,
-    SizesType* sizes,
-    void* data,
-    DimOrderType* dim_order,
-    StridesType* strides,
-    TensorShapeDynamism dynamism)
+TensorImpl::TensorImpl(ScalarType type,
+                       ssize_t dim,
+                       SizesType* sizes,
+                       void* data,
+                       DimOrderType* dim_order,
+                       StridesType* strides,
+                       TensorShapeDynamism dynamism)
     : sizes_(sizes),
       dim_order_(dim_order),
       strides_(strides),
@@ -85,32 +84,29 @@ ssize_t TensorImpl::element_size() const {
 }
 
 Error TensorImpl::internal_resize_contiguous(ArrayRef<SizesType> new_sizes) {
-  ET_CHECK_OR_RETURN_ERROR(
-      static_cast<ssize_t>(new_sizes.size()) == dim_,
-      NotSupported,
-      "Cannot resize a rank-%zd tensor to rank %zu",
-      dim_,
-      new_sizes.size());
+  ET_CHECK_OR_RETURN_ERROR(static_cast<ssize_t>(new_sizes.size()) == dim_,
+                           NotSupported,
+                           "Cannot resize a rank-%zd tensor to rank %zu",
+                           dim_,
+                           new_sizes.size());
   if (dim_ == 0) {
     return Error::Ok;
   }
   bool same = true;
   for (ssize_t i = 0; i < dim_; ++i) {
-    ET_CHECK_OR_RETURN_ERROR(
-        new_sizes[i] >= 0,
-        InvalidArgument,
-        "Negative size %d at dim %zd",
-        static_cast<int>(new_sizes[i]),
-        i);
+    ET_CHECK_OR_RETURN_ERROR(new_sizes[i] >= 0,
+                             InvalidArgument,
+                             "Negative size %d at dim %zd",
+                             static_cast<int>(new_sizes[i]),
+                             i);
     same = same && sizes_[i] == new_sizes[i];
   }
   if (same) {
     return Error::Ok;
   }
-  ET_CHECK_OR_RETURN_ERROR(
-      shape_dynamism_ != TensorShapeDynamism::STATIC,
-      NotSupported,
-      "Cannot resize a tensor with static shape");
+  ET_CHECK_OR_RETURN_ERROR(shape_dynamism_ != TensorShapeDynamism::STATIC,
+                           NotSupported,
+                           "Cannot resize a tensor with static shape");
   const ssize_t new_numel = compute_numel(new_sizes.data(), dim_);
   ET_CHECK_OR_RETURN_ERROR(
       shape_dynamism_ == TensorShapeDynamism::DYNAMIC_UNBOUND ||

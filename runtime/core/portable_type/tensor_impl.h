@@ -29,14 +29,13 @@ class TensorImpl {
   // `sizes`, `dim_order` and `strides` each point at `dim` elements (or may
   // be null when dim is 0); they must outlive the TensorImpl. The data buffer
   // may be null and set later with set_data().
-  TensorImpl(
-      ScalarType type,
-      ssize_t dim,
-      SizesType* sizes,
-      void* data = nullptr,
-      DimOrderType* dim_order = nullptr,
-      StridesType* strides = nullptr,
-      TensorShapeDynamism dynamism = TensorShapeDynamism::STATIC);
+  TensorImpl(ScalarType type,
+             ssize_t dim,
+             SizesType* sizes,
+             void* data = nullptr,
+             DimOrderType* dim_order = nullptr,
+             StridesType* strides = nullptr,
+             TensorShapeDynamism dynamism = TensorShapeDynamism::STATIC);
 
   // Bytes of element data the current sizes cover.
   size_t nbytes() const;

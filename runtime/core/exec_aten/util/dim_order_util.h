@@ -25,17 +25,16 @@ bool is_contiguous_dim_order(const DimOrderType* dim_order, size_t dims) {
 template <typename DimOrderType>
 bool is_channels_last_dim_order(const DimOrderType* dim_order, size_t dims) {
   return dims == 4 && dim_order[0] == 0 && dim_order[1] == 2 &&
-      dim_order[2] == 3 && dim_order[3] == 1;
+         dim_order[2] == 3 && dim_order[3] == 1;
 }
 
 // Fills `strides` for a dense tensor with `sizes` laid out in `dim_order`
 // (outermost dimension first). Fails if dim_order is not a permutation.
 template <typename SizesType, typename DimOrderType, typename StridesType>
-ET_NODISCARD Error dim_order_to_stride(
-    const SizesType* sizes,
-    const DimOrderType* dim_order,
-    size_t dims,
-    StridesType* strides) {
+ET_NODISCARD Error dim_order_to_stride(const SizesType* sizes,
+                                       const DimOrderType* dim_order,
+                                       size_t dims,
+                                       StridesType* strides) {
   if (dims == 0) {
     return Error::Ok;
   }

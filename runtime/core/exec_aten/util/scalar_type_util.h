@@ -18,16 +18,16 @@ using ::executorch::aten::Half;
 using ::executorch::aten::ScalarType;
 
 // X-macro of the dtypes kernels compute with: (C++ type, ScalarType name).
-#define ET_FORALL_SCALAR_TYPES(_) \
-  _(uint8_t, Byte)                \
-  _(int8_t, Char)                 \
-  _(int16_t, Short)               \
-  _(int32_t, Int)                 \
-  _(int64_t, Long)                \
+#define ET_FORALL_SCALAR_TYPES(_)   \
+  _(uint8_t, Byte)                  \
+  _(int8_t, Char)                   \
+  _(int16_t, Short)                 \
+  _(int32_t, Int)                   \
+  _(int64_t, Long)                  \
   _(::executorch::aten::Half, Half) \
-  _(float, Float)                 \
-  _(double, Double)               \
-  _(bool, Bool)                   \
+  _(float, Float)                   \
+  _(double, Double)                 \
+  _(bool, Bool)                     \
   _(::executorch::aten::BFloat16, BFloat16)
 
 template <ScalarType N>
@@ -36,14 +36,14 @@ struct ScalarTypeToCppType;
 template <typename T>
 struct CppTypeToScalarType;
 
-#define ET_SPECIALIZE_TYPE_MAPS(ctype, name)                      \
-  template <>                                                     \
-  struct ScalarTypeToCppType<ScalarType::name> {                  \
-    using type = ctype;                                           \
-  };                                                              \
-  template <>                                                     \
-  struct CppTypeToScalarType<ctype> {                             \
-    static constexpr ScalarType value = ScalarType::name;         \
+#define ET_SPECIALIZE_TYPE_MAPS(ctype, name)              \
+  template <>                                             \
+  struct ScalarTypeToCppType<ScalarType::name> {          \
+    using type = ctype;                                   \
+  };                                                      \
+  template <>                                             \
+  struct CppTypeToScalarType<ctype> {                     \
+    static constexpr ScalarType value = ScalarType::name; \
   };
 ET_FORALL_SCALAR_TYPES(ET_SPECIALIZE_TYPE_MAPS)
 #undef ET_SPECIALIZE_TYPE_MAPS
@@ -68,18 +68,18 @@ inline const char* toString(ScalarType type) {
 
 inline bool isFloatingType(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double ||
-      t == ScalarType::Half || t == ScalarType::BFloat16;
+         t == ScalarType::Half || t == ScalarType::BFloat16;
 }
 
 inline bool isIntegralType(ScalarType t, bool include_bool) {
   return t == ScalarType::Byte || t == ScalarType::Char ||
-      t == ScalarType::Short || t == ScalarType::Int ||
-      t == ScalarType::Long || (include_bool && t == ScalarType::Bool);
+         t == ScalarType::Short || t == ScalarType::Int ||
+         t == ScalarType::Long || (include_bool && t == ScalarType::Bool);
 }
 
 inline bool isRealType(ScalarType t) {
   return isIntegralType(t, false) || t == ScalarType::Float ||
-      t == ScalarType::Double;
+         t == ScalarType::Double;
 }
 
 // PyTorch's promote_types for the dtypes above: bool < integers < floats;
@@ -122,41 +122,40 @@ inline ScalarType promoteTypes(ScalarType a, ScalarType b) {
 // `lambda` with CTYPE_ALIAS bound to the C++ type of TYPE when TYPE is in
 // SET. Otherwise it logs NAME and the dtype and fails CONTEXT with
 // InvalidArgument. CONTEXT is a KernelRuntimeContext.
-#define ET_INTERNAL_SWITCH_CASE(NAME_, CTYPE_ALIAS, ...)                  \
-  case ::executorch::aten::ScalarType::NAME_: {                           \
+#define ET_INTERNAL_SWITCH_CASE(NAME_, CTYPE_ALIAS, ...)                     \
+  case ::executorch::aten::ScalarType::NAME_: {                              \
     using CTYPE_ALIAS = typename ::executorch::runtime::ScalarTypeToCppType< \
-        ::executorch::aten::ScalarType::NAME_>::type;                     \
-    (void)sizeof(CTYPE_ALIAS);                                            \
-    (__VA_ARGS__)();                                                      \
-    break;                                                                \
+        ::executorch::aten::ScalarType::NAME_>::type;                        \
+    (void)sizeof(CTYPE_ALIAS);                                               \
+    (__VA_ARGS__)();                                                         \
+    break;                                                                   \
   }
 
-#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, CASES)           \
-  do {                                                           \
-    const ::executorch::aten::ScalarType et_switch_type_ = (TYPE); \
-    switch (et_switch_type_) {                                   \
-      CASES                                                      \
-      default:                                                   \
-        ET_LOG(                                                  \
-            Error,                                               \
-            "%s: unsupported dtype %s",                          \
-            (NAME),                                              \
-            ::executorch::runtime::toString(et_switch_type_));   \
+#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, CASES)                 \
+  do {                                                                 \
+    const ::executorch::aten::ScalarType et_switch_type_ = (TYPE);     \
+    switch (et_switch_type_) {                                         \
+      CASES                                                            \
+      default:                                                         \
+        ET_LOG(Error,                                                  \
+               "%s: unsupported dtype %s",                             \
+               (NAME),                                                 \
+               ::executorch::runtime::toString(et_switch_type_));      \
         (CONTEXT).fail(::executorch::runtime::Error::InvalidArgument); \
-    }                                                            \
+    }                                                                  \
   } while (0)
 
-#define ET_INTERNAL_CASES_INT(A, ...)               \
-  ET_INTERNAL_SWITCH_CASE(Byte, A, __VA_ARGS__)     \
-  ET_INTERNAL_SWITCH_CASE(Char, A, __VA_ARGS__)     \
-  ET_INTERNAL_SWITCH_CASE(Short, A, __VA_ARGS__)    \
-  ET_INTERNAL_SWITCH_CASE(Int, A, __VA_ARGS__)      \
+#define ET_INTERNAL_CASES_INT(A, ...)            \
+  ET_INTERNAL_SWITCH_CASE(Byte, A, __VA_ARGS__)  \
+  ET_INTERNAL_SWITCH_CASE(Char, A, __VA_ARGS__)  \
+  ET_INTERNAL_SWITCH_CASE(Short, A, __VA_ARGS__) \
+  ET_INTERNAL_SWITCH_CASE(Int, A, __VA_ARGS__)   \
   ET_INTERNAL_SWITCH_CASE(Long, A, __VA_ARGS__)
-#define ET_INTERNAL_CASES_FLOAT(A, ...)             \
-  ET_INTERNAL_SWITCH_CASE(Float, A, __VA_ARGS__)    \
+#define ET_INTERNAL_CASES_FLOAT(A, ...)          \
+  ET_INTERNAL_SWITCH_CASE(Float, A, __VA_ARGS__) \
   ET_INTERNAL_SWITCH_CASE(Double, A, __VA_ARGS__)
-#define ET_INTERNAL_CASES_HBF16(A, ...)             \
-  ET_INTERNAL_SWITCH_CASE(Half, A, __VA_ARGS__)     \
+#define ET_INTERNAL_CASES_HBF16(A, ...)         \
+  ET_INTERNAL_SWITCH_CASE(Half, A, __VA_ARGS__) \
   ET_INTERNAL_SWITCH_CASE(BFloat16, A, __VA_ARGS__)
 #define ET_INTERNAL_CASES_BOOL(A, ...) \
   ET_INTERNAL_SWITCH_CASE(Bool, A, __VA_ARGS__)
@@ -167,41 +166,36 @@ inline ScalarType promoteTypes(ScalarType a, ScalarType b) {
   ET_INTERNAL_SWITCH(                                      \
       TYPE, CONTEXT, NAME, ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__))
 #define ET_SWITCH_FLOATHBF16_TYPES(TYPE, CONTEXT, NAME, A, ...) \
-  ET_INTERNAL_SWITCH(                                           \
-      TYPE,                                                     \
-      CONTEXT,                                                  \
-      NAME,                                                     \
-      ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__)                   \
-          ET_INTERNAL_CASES_HBF16(A, __VA_ARGS__))
-#define ET_SWITCH_REAL_TYPES(TYPE, CONTEXT, NAME, A, ...) \
-  ET_INTERNAL_SWITCH(                                     \
-      TYPE,                                               \
-      CONTEXT,                                            \
-      NAME,                                               \
-      ET_INTERNAL_CASES_INT(A, __VA_ARGS__)               \
-          ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__))
-#define ET_SWITCH_REALB_TYPES(TYPE, CONTEXT, NAME, A, ...) \
-  ET_INTERNAL_SWITCH(                                      \
-      TYPE,                                                \
-      CONTEXT,                                             \
-      NAME,                                                \
-      ET_INTERNAL_CASES_INT(A, __VA_ARGS__)                \
-          ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__)          \
-              ET_INTERNAL_CASES_BOOL(A, __VA_ARGS__))
-#define ET_SWITCH_REALHBF16_TYPES(TYPE, CONTEXT, NAME, A, ...) \
-  ET_INTERNAL_SWITCH(                                          \
-      TYPE,                                                    \
-      CONTEXT,                                                 \
-      NAME,                                                    \
-      ET_INTERNAL_CASES_INT(A, __VA_ARGS__)                    \
-          ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__)              \
-              ET_INTERNAL_CASES_HBF16(A, __VA_ARGS__))
-#define ET_SWITCH_REALHBBF16_TYPES(TYPE, CONTEXT, NAME, A, ...) \
-  ET_INTERNAL_SWITCH(                                           \
-      TYPE,                                                     \
-      CONTEXT,                                                  \
-      NAME,                                                     \
-      ET_INTERNAL_CASES_INT(A, __VA_ARGS__)                     \
-          ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__)               \
-              ET_INTERNAL_CASES_HBF16(A, __VA_ARGS__)           \
-                  ET_INTERNAL_CASES_BOOL(A, __VA_ARGS__))
+  ET_INTERNAL_SWITCH(TYPE,                                      \
+                     CONTEXT,                                   \
+                     NAME,                                      \
+                     ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__)    \
+                         ET_INTERNAL_CASES_HBF16(A, __VA_ARGS__))
+#define ET_SWITCH_REAL_TYPES(TYPE, CONTEXT, NAME, A, ...)  \
+  ET_INTERNAL_SWITCH(TYPE,                                 \
+                     CONTEXT,                              \
+                     NAME,                                 \
+                     ET_INTERNAL_CASES_INT(A, __VA_ARGS__) \
+                         ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__))
+#define ET_SWITCH_REALB_TYPES(TYPE, CONTEXT, NAME, A, ...)       \
+  ET_INTERNAL_SWITCH(TYPE,                                       \
+                     CONTEXT,                                    \
+                     NAME,                                       \
+                     ET_INTERNAL_CASES_INT(A, __VA_ARGS__)       \
+                         ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__) \
+                             ET_INTERNAL_CASES_BOOL(A, __VA_ARGS__))
+#define ET_SWITCH_REALHBF16_TYPES(TYPE, CONTEXT, NAME, A, ...)   \
+  ET_INTERNAL_SWITCH(TYPE,                                       \
+                     CONTEXT,                                    \
+                     NAME,                                       \
+                     ET_INTERNAL_CASES_INT(A, __VA_ARGS__)       \
+                         ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__) \
+                             ET_INTERNAL_CASES_HBF16(A, __VA_ARGS__))
+#define ET_SWITCH_REALHBBF16_TYPES(TYPE, CONTEXT, NAME, A, ...)      \
+  ET_INTERNAL_SWITCH(TYPE,                                           \
+                     CONTEXT,                                        \
+                     NAME,                                           \
+                     ET_INTERNAL_CASES_INT(A, __VA_ARGS__)           \
+                         ET_INTERNAL_CASES_FLOAT(A, __VA_ARGS__)     \
+                             ET_INTERNAL_CASES_HBF16(A, __VA_ARGS__) \
+                                 ET_INTERNAL_CASES_BOOL(A, __VA_ARGS__))

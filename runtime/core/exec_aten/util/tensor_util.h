@@ -19,16 +19,14 @@ ET_NODISCARD inline Error resize_tensor(
 }
 
 // Overload for sizes computed as int64 (as kernels often do).
-ET_NODISCARD inline Error resize_tensor(
-    ::executorch::aten::Tensor t,
-    ArrayRef<int64_t> new_sizes) {
+ET_NODISCARD inline Error resize_tensor(::executorch::aten::Tensor t,
+                                        ArrayRef<int64_t> new_sizes) {
   constexpr size_t kMaxDim = 16;
-  ET_CHECK_OR_RETURN_ERROR(
-      new_sizes.size() <= kMaxDim,
-      NotSupported,
-      "Rank %zu exceeds the supported maximum of %zu",
-      new_sizes.size(),
-      kMaxDim);
+  ET_CHECK_OR_RETURN_ERROR(new_sizes.size() <= kMaxDim,
+                           NotSupported,
+                           "Rank %zu exceeds the supported maximum of %zu",
+                           new_sizes.size(),
+                           kMaxDim);
   ::executorch::aten::SizesType sizes[kMaxDim];
   for (size_t i = 0; i < new_sizes.size(); ++i) {
     sizes[i] = static_cast<::executorch::aten::SizesType>(new_sizes[i]);
