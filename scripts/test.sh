@@ -10,6 +10,16 @@ export EXECUTORCH_BUILD_DIR="$build_dir"
 
 bash "$repo_root/scripts/setup.sh"
 
+# Interop tests run against upstream ExecuTorch in its own environment; they
+# skip (with the reason) when it cannot be installed.
+if [ -z "${EXECUTORCH_UPSTREAM_PYTHON:-}" ]; then
+  if upstream_python="$(bash "$repo_root/scripts/setup_upstream.sh")"; then
+    export EXECUTORCH_UPSTREAM_PYTHON="$upstream_python"
+  else
+    echo "[test] upstream executorch unavailable: interop tests will skip"
+  fi
+fi
+
 echo "== C++ tests (ctest)"
 ctest --test-dir "$build_dir" -j "$(nproc)" --output-on-failure
 
