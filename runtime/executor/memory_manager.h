@@ -18,10 +18,9 @@ namespace runtime {
 
 class MemoryManager final {
  public:
-  explicit MemoryManager(
-      MemoryAllocator* method_allocator,
-      HierarchicalAllocator* planned_memory = nullptr,
-      MemoryAllocator* temp_allocator = nullptr)
+  explicit MemoryManager(MemoryAllocator* method_allocator,
+                         HierarchicalAllocator* planned_memory = nullptr,
+                         MemoryAllocator* temp_allocator = nullptr)
       : method_allocator_(method_allocator),
         planned_memory_(planned_memory),
         temp_allocator_(temp_allocator) {}

@@ -42,8 +42,9 @@ class Method final {
   ET_NODISCARD Error set_inputs(const ArrayRef<EValue>& inputs);
 
   // Points an unplanned output tensor at caller memory of `size` bytes.
-  ET_NODISCARD Error
-  set_output_data_ptr(void* buffer, size_t size, size_t output_idx);
+  ET_NODISCARD Error set_output_data_ptr(void* buffer,
+                                         size_t size,
+                                         size_t output_idx);
 
   // Runs every instruction from the start. On failure the error names the
   // failing instruction (logged) and the method may be executed again.
@@ -74,20 +75,35 @@ class Method final {
  private:
   friend class Program;
 
-  Method(
-      const Program* program,
-      MemoryManager* memory_manager,
-      EventTracer* event_tracer,
-      MemoryAllocator* temp_allocator);
+  Method(const Program* program,
+         MemoryManager* memory_manager,
+         EventTracer* event_tracer,
+         MemoryAllocator* temp_allocator);
 
   // Parses values, resolves kernels and initializes delegates for `plan`.
   ET_NODISCARD Error init(const executorch_flatbuffer::ExecutionPlan* plan);
+  ET_NODISCARD Error check_planned_memory() const;
   ET_NODISCARD Error parse_values();
-  ET_NODISCARD Error resolve_operators();
+  ET_NODISCARD Error check_io_indices() const;
   ET_NODISCARD Error init_delegates();
+  ET_NODISCARD Error init_chains();
+  ET_NODISCARD Error init_instruction(size_t chain_index,
+                                      size_t instruction_index);
+  ET_NODISCARD Error resolve_kernel(size_t chain_index,
+                                    size_t instruction_index);
+  // Fails when a tensor input or output still has no data to run with.
+  ET_NODISCARD Error check_io_ready() const;
   ET_NODISCARD Error execute_instruction();
+  ET_NODISCARD Error execute_kernel_call(size_t instruction_index);
+  ET_NODISCARD Error execute_delegate_call(size_t instruction_index);
+  // The value of a JumpFalseCall's condition.
+  ET_NODISCARD Result<bool> jump_condition(size_t instruction_index) const;
+  ET_NODISCARD Error set_tensor_input(const EValue& input, size_t input_idx);
   size_t get_input_index(size_t i) const;
   size_t get_output_index(size_t i) const;
+  // True when value `value_index` is a tensor placed in planned memory.
+  bool is_planned_tensor(size_t value_index) const;
+  const char* method_name() const;
 
   const Program* program_;
   MemoryManager* memory_manager_;
@@ -107,9 +123,6 @@ class Method final {
   // Program counter: current chain and instruction within it.
   size_t step_state_chain_ = 0;
   size_t step_state_instruction_ = 0;
-
-  // Whether each input was given since the last execute (for error messages).
-  bool* input_set_ = nullptr;
 
   bool initialized_ = false;
 };

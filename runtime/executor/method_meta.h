@@ -40,12 +40,11 @@ class TensorInfo final {
     return shape_dynamism_;
   }
 
-  TensorInfo(
-      ArrayRef<int32_t> sizes,
-      ArrayRef<uint8_t> dim_order,
-      ::executorch::aten::ScalarType scalar_type,
-      bool is_memory_planned,
-      ::executorch::runtime::TensorShapeDynamism shape_dynamism);
+  TensorInfo(ArrayRef<int32_t> sizes,
+             ArrayRef<uint8_t> dim_order,
+             ::executorch::aten::ScalarType scalar_type,
+             bool is_memory_planned,
+             ::executorch::runtime::TensorShapeDynamism shape_dynamism);
 
  private:
   ArrayRef<int32_t> sizes_;

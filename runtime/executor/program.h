@@ -52,8 +52,7 @@ class Program final {
 
   // Loads a program through `loader`, which must outlive the Program.
   ET_NODISCARD static Result<Program> load(
-      DataLoader* loader,
-      Verification verification = Verification::Minimal);
+      DataLoader* loader, Verification verification = Verification::Minimal);
 
   size_t num_methods() const;
   Result<const char*> get_method_name(size_t method_index) const;
@@ -69,8 +68,7 @@ class Program final {
   // Bytes of constant `buffer_index` (an index into the constant segment's
   // offsets), checked to hold at least `nbytes`.
   ET_NODISCARD Result<const void*> get_constant_buffer_data(
-      size_t buffer_index,
-      size_t nbytes) const;
+      size_t buffer_index, size_t nbytes) const;
 
   // Loads segment `segment_info.segment_index` through the data loader.
   ET_NODISCARD Result<FreeableBuffer> LoadSegment(
@@ -91,12 +89,11 @@ class Program final {
   ~Program() = default;
 
  private:
-  Program(
-      DataLoader* loader,
-      size_t segment_base_offset,
-      FreeableBuffer&& program_data,
-      const executorch_flatbuffer::Program* internal_program,
-      FreeableBuffer&& constant_segment_data)
+  Program(DataLoader* loader,
+          size_t segment_base_offset,
+          FreeableBuffer&& program_data,
+          const executorch_flatbuffer::Program* internal_program,
+          FreeableBuffer&& constant_segment_data)
       : program_data_(std::move(program_data)),
         loader_(loader),
         internal_program_(internal_program),

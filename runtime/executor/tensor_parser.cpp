@@ -1,0 +1,195 @@
+#include <executorch/runtime/executor/tensor_parser.h>
+
+#include <new>
+
+#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/executor/schema_util.h>
+#include <executorch/schema/program_generated.h>
+
+namespace executorch {
+namespace runtime {
+namespace internal {
+
+namespace {
+
+using etensor::TensorImpl;
+using ::executorch::aten::ScalarType;
+
+// Same limit as upstream ExecuTorch.
+constexpr size_t kMaxTensorRank = 16;
+
+// The tensor's data pointer: a constant, planned memory, or null for data
+// the caller supplies later.
+Result<void*> tensor_data(const Program* program,
+                          MemoryManager* memory_manager,
+                          const executorch_flatbuffer::Tensor* s_tensor,
+                          size_t nbytes,
+                          ValueLocation where) {
+  const auto* allocation = s_tensor->allocation_info();
+  if (allocation != nullptr) {
+    // memory_id 0 is reserved in the format; buffer k of the program is
+    // planned buffer k - 1 of the HierarchicalAllocator.
+    const uint32_t memory_id = allocation->memory_id();
+    ET_CHECK_OR_RETURN_ERROR(
+        memory_id > 0,
+        InvalidProgram,
+        "Method '%s' value %zu: allocation_info.memory_id is 0 (reserved)",
+        where.method_name,
+        where.value_index);
+    HierarchicalAllocator* planned = memory_manager->planned_memory();
+    ET_CHECK_OR_RETURN_ERROR(
+        planned != nullptr,
+        InvalidArgument,
+        "Method '%s' value %zu is memory planned but the MemoryManager has "
+        "no planned memory",
+        where.method_name,
+        where.value_index);
+    const uint64_t offset =
+        (static_cast<uint64_t>(allocation->memory_offset_high()) << 32) |
+        allocation->memory_offset_low();
+    Result<void*> address =
+        planned->get_offset_address(memory_id - 1, offset, nbytes);
+    if (!address.ok()) {
+      ET_LOG(Error,
+             "Method '%s' value %zu: planned placement (memory_id %u, offset "
+             "%llu, %zu bytes) does not fit the provided planned memory",
+             where.method_name,
+             where.value_index,
+             memory_id,
+             static_cast<unsigned long long>(offset),
+             nbytes);
+      return Error::InvalidProgram;
+    }
+    return *address;
+  }
+  if (s_tensor->data_buffer_idx() > 0) {
+    Result<const void*> constant =
+        program->get_constant_buffer_data(s_tensor->data_buffer_idx(), nbytes);
+    if (!constant.ok()) {
+      ET_LOG(Error,
+             "Method '%s' value %zu: bad constant data (data_buffer_idx %u)",
+             where.method_name,
+             where.value_index,
+             s_tensor->data_buffer_idx());
+      return constant.error();
+    }
+    // Constants are never written: kernels only write to planned outputs.
+    return const_cast<void*>(*constant);
+  }
+  return static_cast<void*>(nullptr);
+}
+
+} // namespace
+
+Result<::executorch::aten::Tensor> parse_tensor(
+    const Program* program,
+    MemoryManager* memory_manager,
+    const executorch_flatbuffer::Tensor* s_tensor,
+    ValueLocation where) {
+  const int8_t raw_type = static_cast<int8_t>(s_tensor->scalar_type());
+  ET_CHECK_OR_RETURN_ERROR(is_valid_scalar_type(raw_type),
+                           InvalidProgram,
+                           "Method '%s' value %zu: unknown scalar_type %d",
+                           where.method_name,
+                           where.value_index,
+                           raw_type);
+  const ScalarType type = static_cast<ScalarType>(raw_type);
+  const int8_t raw_dynamism = static_cast<int8_t>(s_tensor->shape_dynamism());
+  ET_CHECK_OR_RETURN_ERROR(
+      raw_dynamism >= 0 &&
+          raw_dynamism <=
+              static_cast<int8_t>(TensorShapeDynamism::DYNAMIC_UNBOUND),
+      InvalidProgram,
+      "Method '%s' value %zu: unknown shape_dynamism %d",
+      where.method_name,
+      where.value_index,
+      raw_dynamism);
+  const auto* extra = s_tensor->extra_tensor_info();
+  ET_CHECK_OR_RETURN_ERROR(
+      extra == nullptr ||
+          extra->location() !=
+              executorch_flatbuffer::TensorDataLocation::EXTERNAL,
+      NotSupported,
+      "Method '%s' value %zu: tensor data stored outside the .pte (external "
+      "data) is not supported",
+      where.method_name,
+      where.value_index);
+
+  const auto* s_sizes = s_tensor->sizes();
+  const auto* s_dim_order = s_tensor->dim_order();
+  const size_t rank = s_sizes == nullptr ? 0 : s_sizes->size();
+  const size_t order_rank = s_dim_order == nullptr ? 0 : s_dim_order->size();
+  ET_CHECK_OR_RETURN_ERROR(rank <= kMaxTensorRank,
+                           InvalidProgram,
+                           "Method '%s' value %zu: rank %zu exceeds the limit "
+                           "of %zu",
+                           where.method_name,
+                           where.value_index,
+                           rank,
+                           kMaxTensorRank);
+  ET_CHECK_OR_RETURN_ERROR(rank == order_rank,
+                           InvalidProgram,
+                           "Method '%s' value %zu: %zu sizes but %zu dim_order "
+                           "entries",
+                           where.method_name,
+                           where.value_index,
+                           rank,
+                           order_rank);
+
+  // Sizes are copied because resizing changes them; dim_order is copied so
+  // the tensor does not alias the (read-only) program data.
+  MemoryAllocator* allocator = memory_manager->method_allocator();
+  auto* sizes = allocator->allocateList<TensorImpl::SizesType>(rank);
+  auto* dim_order = allocator->allocateList<TensorImpl::DimOrderType>(rank);
+  auto* strides = allocator->allocateList<TensorImpl::StridesType>(rank);
+  auto* impl = allocator->allocateInstance<TensorImpl>();
+  ET_CHECK_OR_RETURN_ERROR(
+      impl != nullptr &&
+          (rank == 0 ||
+           (sizes != nullptr && dim_order != nullptr && strides != nullptr)),
+      MemoryAllocationFailed,
+      "Method '%s' value %zu: method allocator out of memory for tensor "
+      "metadata",
+      where.method_name,
+      where.value_index);
+  for (size_t d = 0; d < rank; ++d) {
+    sizes[d] = s_sizes->Get(d);
+    dim_order[d] = s_dim_order->Get(d);
+    ET_CHECK_OR_RETURN_ERROR(sizes[d] >= 0,
+                             InvalidProgram,
+                             "Method '%s' value %zu: negative size %d at dim "
+                             "%zu",
+                             where.method_name,
+                             where.value_index,
+                             sizes[d],
+                             d);
+  }
+  size_t nbytes = 0;
+  ET_CHECK_OR_RETURN_ERROR(checked_nbytes(sizes, rank, type, &nbytes),
+                           InvalidProgram,
+                           "Method '%s' value %zu: tensor byte size overflows",
+                           where.method_name,
+                           where.value_index);
+  if (dim_order_to_stride(sizes, dim_order, rank, strides) != Error::Ok) {
+    ET_LOG(Error,
+           "Method '%s' value %zu: dim_order is not a permutation",
+           where.method_name,
+           where.value_index);
+    return Error::InvalidProgram;
+  }
+  ET_UNWRAP(void* data,
+            tensor_data(program, memory_manager, s_tensor, nbytes, where));
+  new (impl) TensorImpl(type,
+                        static_cast<ssize_t>(rank),
+                        sizes,
+                        data,
+                        dim_order,
+                        strides,
+                        static_cast<TensorShapeDynamism>(raw_dynamism));
+  return ::executorch::aten::Tensor(impl);
+}
+
+} // namespace internal
+} // namespace runtime
+} // namespace executorch
