@@ -1,0 +1,79 @@
+#include <executorch/runtime/testing/test_kernels.h>
+
+#include <executorch/runtime/kernel/operator_registry.h>
+
+namespace executorch {
+namespace runtime {
+namespace testing {
+
+namespace {
+
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::Tensor;
+
+bool same_float_shape(KernelRuntimeContext& context,
+                      const Tensor& a,
+                      const Tensor& out) {
+  if (a.scalar_type() != ScalarType::Float ||
+      out.scalar_type() != ScalarType::Float || a.numel() != out.numel()) {
+    context.fail(Error::InvalidArgument);
+    return false;
+  }
+  return true;
+}
+
+// Arguments: self, out, (return value).
+void add_one_out(KernelRuntimeContext& context, Span<EValue*> args) {
+  const Tensor& self = args[0]->toTensor();
+  Tensor& out = args[1]->toTensor();
+  if (!same_float_shape(context, self, out)) {
+    return;
+  }
+  for (ssize_t i = 0; i < self.numel(); ++i) {
+    out.mutable_data_ptr<float>()[i] = self.const_data_ptr<float>()[i] + 1.0f;
+  }
+}
+
+// Arguments: self, other, alpha, out, (return value).
+void add_out(KernelRuntimeContext& context, Span<EValue*> args) {
+  const Tensor& self = args[0]->toTensor();
+  const Tensor& other = args[1]->toTensor();
+  const double alpha = args[2]->toScalar().to<double>();
+  Tensor& out = args[3]->toTensor();
+  if (!same_float_shape(context, self, out) ||
+      !same_float_shape(context, other, out)) {
+    return;
+  }
+  for (ssize_t i = 0; i < self.numel(); ++i) {
+    out.mutable_data_ptr<float>()[i] =
+        self.const_data_ptr<float>()[i] +
+        static_cast<float>(alpha) * other.const_data_ptr<float>()[i];
+  }
+}
+
+void fail_out(KernelRuntimeContext& context, Span<EValue*> args) {
+  context.fail(Error::InvalidArgument);
+}
+
+// Arguments: value, out.
+void set_int_out(KernelRuntimeContext& context, Span<EValue*> args) {
+  *args[1] = EValue(args[0]->toInt());
+}
+
+} // namespace
+
+void register_test_kernels() {
+  static const Kernel kernels[] = {
+      Kernel("test::add_one.out", add_one_out),
+      Kernel("aten::add.out", add_out),
+      Kernel("test::fail.out", fail_out),
+      Kernel("test::set_int.out", set_int_out),
+  };
+  static const bool registered =
+      register_kernels(Span<const Kernel>(kernels)) == Error::Ok;
+  (void)registered;
+}
+
+} // namespace testing
+} // namespace runtime
+} // namespace executorch

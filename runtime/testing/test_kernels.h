@@ -1,0 +1,20 @@
+#pragma once
+
+// Test helper: tiny float kernels registered under test operator names, so
+// executor tests do not depend on a kernel library.
+//
+//   test::add_one.out(Tensor self, *, Tensor(a!) out)        out = self + 1
+//   aten::add.out(Tensor self, Tensor other, *, Scalar alpha, Tensor(a!) out)
+//   test::fail.out(Tensor self, *, Tensor(a!) out)           fails
+//   test::set_int.out(int value, *, int(a!) out)             out = value
+
+namespace executorch {
+namespace runtime {
+namespace testing {
+
+// Registers the kernels once; later calls do nothing.
+void register_test_kernels();
+
+} // namespace testing
+} // namespace runtime
+} // namespace executorch
