@@ -51,7 +51,10 @@ class ManagedMemory {
   static std::vector<size_t> planned_sizes(const MethodMeta& meta) {
     std::vector<size_t> sizes;
     for (size_t i = 0; i < meta.num_memory_planned_buffers(); ++i) {
-      sizes.push_back(static_cast<size_t>(*meta.memory_planned_buffer_size(i)));
+      // A malformed (negative) size gets an empty buffer; the method load
+      // reports it.
+      const int64_t size = *meta.memory_planned_buffer_size(i);
+      sizes.push_back(size < 0 ? 0 : static_cast<size_t>(size));
     }
     return sizes;
   }

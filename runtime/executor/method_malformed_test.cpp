@@ -1,0 +1,276 @@
+// Malformed programs: each gets its documented error and a log line naming
+// what was wrong; none crashes.
+
+#include <executorch/runtime/executor/method.h>
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <executorch/runtime/testing/log_capture.h>
+#include <executorch/runtime/testing/method_harness.h>
+#include <executorch/runtime/testing/test_kernels.h>
+#include <executorch/runtime/testing/test_programs.h>
+
+using namespace executorch::runtime;
+using namespace executorch::runtime::testing;
+
+namespace {
+
+struct MalformedCase {
+  const char* name;
+  // Breaks a valid add_one program.
+  std::function<void(ProgramSpec&)> mutate;
+  Error expected;
+  // Substrings one log line must contain.
+  std::vector<std::string> log_parts;
+};
+
+void PrintTo(const MalformedCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+class MethodMalformedTest : public ::testing::TestWithParam<MalformedCase> {
+ protected:
+  void SetUp() override {
+    register_test_kernels();
+  }
+};
+
+TEST_P(MethodMalformedTest, FailsWithSpecificError) {
+  const MalformedCase& c = GetParam();
+  ProgramSpec spec = add_one_program();
+  c.mutate(spec);
+  MethodHarness harness;
+  LogCapture logs;
+  EXPECT_EQ(harness.load(spec), c.expected);
+  EXPECT_TRUE(logs.contains(c.log_parts));
+}
+
+MethodSpec& forward(ProgramSpec& p) {
+  return p.methods[0];
+}
+
+TensorSpec& tensor0(ProgramSpec& p) {
+  return forward(p).values[0].tensor;
+}
+
+const MalformedCase kCases[] = {
+    {"ArgIndexOutOfRange",
+     [](ProgramSpec& p) { forward(p).chains[0][0].args[1] = 7; },
+     Error::InvalidProgram,
+     {"forward", "instruction 0", "argument refers to value 7"}},
+    {"NegativeArgIndex",
+     [](ProgramSpec& p) { forward(p).chains[0][0].args[0] = -1; },
+     Error::InvalidProgram,
+     {"instruction 0", "value -1"}},
+    {"InputIndexOutOfRange",
+     [](ProgramSpec& p) { forward(p).inputs[0] = 2; },
+     Error::InvalidProgram,
+     {"input 0 refers to value 2"}},
+    {"OutputIndexOutOfRange",
+     [](ProgramSpec& p) { forward(p).outputs[0] = 100; },
+     Error::InvalidProgram,
+     {"output 0 refers to value 100"}},
+    {"OperatorIndexOutOfRange",
+     [](ProgramSpec& p) { forward(p).chains[0][0].a = 3; },
+     Error::InvalidProgram,
+     {"instruction 0", "op_index 3"}},
+    {"OperatorMissing",
+     [](ProgramSpec& p) {
+       forward(p).operators[0] = {"test::nonexistent", "out"};
+     },
+     Error::OperatorMissing,
+     {"forward", "instruction 0", "test::nonexistent.out", "kernel library"}},
+    {"OperatorWithoutOverload",
+     [](ProgramSpec& p) {
+       forward(p).operators[0] = {"test::add_one", ""};
+     },
+     Error::OperatorMissing,
+     {"'test::add_one'"}},
+    {"IntListItemOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::IntList({9}));
+     },
+     Error::InvalidProgram,
+     {"value 2", "list item 0 refers to value 9"}},
+    {"IntListItemWrongType",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::IntList({0}));
+     },
+     Error::InvalidProgram,
+     {"value 2", "type Tensor, expected Int"}},
+    {"TensorListItemOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::TensorList({0, 5}));
+     },
+     Error::InvalidProgram,
+     {"value 2", "list item 1 refers to value 5"}},
+    {"TensorListForwardReference",
+     [](ProgramSpec& p) {
+       forward(p).values.insert(forward(p).values.begin(),
+                                ValueSpec::TensorList({1}));
+     },
+     Error::InvalidProgram,
+     {"value 0", "not an earlier value"}},
+    {"OptionalTensorListWrongType",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::Int(1));
+       forward(p).values.push_back(ValueSpec::OptionalTensorList({0, 2}));
+     },
+     Error::InvalidProgram,
+     {"value 3", "expected Tensor or None"}},
+    {"PlannedPastBuffer",
+     [](ProgramSpec& p) { forward(p).values[1].tensor.offset = 20; },
+     Error::InvalidProgram,
+     {"value 1", "memory_id 1, offset 20, 16 bytes"}},
+    {"PlannedMemoryIdOutOfRange",
+     [](ProgramSpec& p) { tensor0(p).memory_id = 4; },
+     Error::InvalidProgram,
+     {"value 0", "memory_id 4"}},
+    {"PlannedMemoryIdZero",
+     [](ProgramSpec& p) { tensor0(p).memory_id = 0; },
+     Error::InvalidProgram,
+     {"value 0", "memory_id is 0"}},
+    {"UnknownScalarType",
+     [](ProgramSpec& p) { tensor0(p).raw_dtype = 99; },
+     Error::InvalidProgram,
+     {"value 0", "unknown scalar_type 99"}},
+    {"UndefinedScalarType",
+     [](ProgramSpec& p) { tensor0(p).raw_dtype = 30; },
+     Error::InvalidProgram,
+     {"value 0", "unknown scalar_type 30"}},
+    {"RankTooLarge",
+     [](ProgramSpec& p) { tensor0(p).sizes = std::vector<int32_t>(17, 1); },
+     Error::InvalidProgram,
+     {"value 0", "rank 17"}},
+    {"NegativeSize",
+     [](ProgramSpec& p) {
+       tensor0(p).sizes = {2, -2};
+     },
+     Error::InvalidProgram,
+     {"value 0", "negative size -2"}},
+    {"DimOrderNotPermutation",
+     [](ProgramSpec& p) {
+       tensor0(p).dim_order = {1, 1};
+     },
+     Error::InvalidProgram,
+     {"value 0", "dim_order"}},
+    {"DimOrderLengthMismatch",
+     [](ProgramSpec& p) {
+       tensor0(p).dim_order = {0, 1, 2};
+     },
+     Error::InvalidProgram,
+     {"value 0", "2 sizes but 3 dim_order"}},
+    {"ConstantIndexOutOfRange",
+     [](ProgramSpec& p) {
+       tensor0(p).planned = false;
+       tensor0(p).data_buffer_idx = 3;
+     },
+     Error::InvalidProgram,
+     {"value 0", "data_buffer_idx 3"}},
+    {"ConstantTooSmall",
+     [](ProgramSpec& p) {
+       p.constants = {float_bytes({1})};
+       tensor0(p).planned = false;
+       tensor0(p).data_buffer_idx = 1;
+       p.segments = {};
+     },
+     Error::InvalidProgram,
+     {"Constant buffer 1", "16 bytes"}},
+    {"JumpDestinationOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::Bool(true));
+       forward(p).chains[0].push_back(InstructionSpec::JumpFalse(2, 5));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "jump destination 5"}},
+    {"JumpConditionOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).chains[0].push_back(InstructionSpec::JumpFalse(9, 0));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "cond_value_index refers to value 9"}},
+    {"MoveOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).chains[0].push_back(InstructionSpec::Move(0, 12));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "move_to refers to value 12"}},
+    {"FreeOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).chains[0].push_back(InstructionSpec::Free(-3));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "value_index refers to value -3"}},
+    {"DelegateIndexOutOfRange",
+     [](ProgramSpec& p) {
+       forward(p).chains[0].push_back(InstructionSpec::Delegate(0, {0}));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "delegate_index 0", "0 delegates"}},
+    {"UnregisteredBackend",
+     [](ProgramSpec& p) {
+       p.inline_delegate_data = {{1}};
+       forward(p).delegates = {{"NoSuchBackend", true, 0, {}}};
+     },
+     Error::NotFound,
+     {"NoSuchBackend", "not registered"}},
+    {"NegativePlannedBufferSize",
+     [](ProgramSpec& p) {
+       forward(p).non_const_buffer_sizes = {0, -1};
+     },
+     Error::InvalidProgram,
+     {"planned buffer 0", "negative size"}},
+};
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases,
+    MethodMalformedTest,
+    ::testing::ValuesIn(kCases),
+    [](const ::testing::TestParamInfo<MalformedCase>& info) {
+      return std::string(info.param.name);
+    });
+
+class PlannedMemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_test_kernels();
+  }
+};
+
+TEST_F(PlannedMemoryTest, WrongNumberOfBuffersIsRejected) {
+  for (const std::vector<size_t>& sizes :
+       {std::vector<size_t>{}, std::vector<size_t>{32, 32}}) {
+    MethodHarness harness;
+    LogCapture logs;
+    EXPECT_EQ(harness.load(add_one_program(), "forward", sizes),
+              Error::InvalidArgument);
+    EXPECT_TRUE(logs.contains({"forward",
+                               "needs 1 planned memory buffers",
+                               std::to_string(sizes.size())}));
+  }
+}
+
+TEST_F(PlannedMemoryTest, SmallBufferIsRejected) {
+  MethodHarness harness;
+  LogCapture logs;
+  EXPECT_EQ(harness.load(add_one_program(), "forward", std::vector<size_t>{16}),
+            Error::InvalidArgument);
+  EXPECT_TRUE(logs.contains({"planned buffer 0", "32 bytes"}));
+}
+
+TEST_F(PlannedMemoryTest, ExhaustedMethodAllocatorFailsCleanly) {
+  ProgramSpec spec = add_one_program();
+  // Far more values than the test pool of 64 KiB can hold.
+  for (int i = 0; i < 4000; ++i) {
+    spec.methods[0].values.push_back(ValueSpec::Int(i));
+  }
+  MethodHarness harness;
+  EXPECT_EQ(harness.load(spec), Error::MemoryAllocationFailed);
+}
+
+} // namespace
