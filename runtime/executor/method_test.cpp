@@ -320,4 +320,21 @@ TEST_F(MethodTest, KernelCanWriteScalarOutputs) {
   EXPECT_EQ(harness_.method().get_output(0).toInt(), 5);
 }
 
+TEST_F(MethodTest, PlannedTensorLoadsInitialStateFromMutableSegment) {
+  ProgramSpec spec = add_one_program();
+  spec.mutable_data = {float_bytes({7, 8, 9, 10})};
+  // The input doubles as a mutable buffer whose initial state is stored.
+  spec.methods[0].values[0].tensor.data_buffer_idx = 1;
+  spec.methods[0].inputs = {};
+  ASSERT_EQ(harness_.load(spec), Error::Ok);
+  ASSERT_EQ(harness_.method().execute(), Error::Ok);
+  EXPECT_EQ(output_floats(), (std::vector<float>{8, 9, 10, 11}));
+
+  // An index past the mutable data is rejected at load.
+  spec.methods[0].values[0].tensor.data_buffer_idx = 2;
+  LogCapture logs;
+  EXPECT_EQ(harness_.load(spec), Error::InvalidProgram);
+  EXPECT_TRUE(logs.contains({"value 0", "mutable tensor"}));
+}
+
 } // namespace

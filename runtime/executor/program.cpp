@@ -376,6 +376,59 @@ Result<FreeableBuffer> Program::LoadSegment(
       segment_base_offset_ + segment->offset(), segment->size(), segment_info);
 }
 
+Error Program::load_mutable_subsegment_into(size_t mutable_data_segments_index,
+                                            size_t offset_index,
+                                            size_t size,
+                                            void* buffer) const {
+  const auto* mutable_segments = internal_program_->mutable_data_segments();
+  const size_t count =
+      mutable_segments == nullptr ? 0 : mutable_segments->size();
+  ET_CHECK_OR_RETURN_ERROR(mutable_data_segments_index < count,
+                           InvalidProgram,
+                           "mutable_data_segments index %zu out of range: %zu "
+                           "entries",
+                           mutable_data_segments_index,
+                           count);
+  const auto* subsegment = mutable_segments->Get(mutable_data_segments_index);
+  const auto* offsets = subsegment->offsets();
+  const size_t num_offsets = offsets == nullptr ? 0 : offsets->size();
+  ET_CHECK_OR_RETURN_ERROR(offset_index < num_offsets,
+                           InvalidProgram,
+                           "Mutable data index %zu out of range: %zu entries "
+                           "in mutable_data_segments[%zu]",
+                           offset_index,
+                           num_offsets,
+                           mutable_data_segments_index);
+  const auto* segments = internal_program_->segments();
+  const size_t num_segments = segments == nullptr ? 0 : segments->size();
+  const uint32_t segment_index = subsegment->segment_index();
+  ET_CHECK_OR_RETURN_ERROR(segment_index < num_segments,
+                           InvalidProgram,
+                           "mutable_data_segments[%zu].segment_index %u out of "
+                           "range: %zu segments",
+                           mutable_data_segments_index,
+                           segment_index,
+                           num_segments);
+  const auto* segment = segments->Get(segment_index);
+  const uint64_t offset = offsets->Get(offset_index);
+  ET_CHECK_OR_RETURN_ERROR(
+      range_fits(offset, size, segment->size()),
+      InvalidProgram,
+      "Mutable data %zu (offset %llu, %zu bytes) extends past the end of the "
+      "%llu-byte segment %u",
+      offset_index,
+      static_cast<unsigned long long>(offset),
+      size,
+      static_cast<unsigned long long>(segment->size()),
+      segment_index);
+  return loader_->load_into(
+      segment_base_offset_ + segment->offset() + offset,
+      size,
+      DataLoader::SegmentInfo(DataLoader::SegmentInfo::Type::Mutable,
+                              segment_index),
+      buffer);
+}
+
 Result<FreeableBuffer> Program::get_inline_delegate_data(size_t index) const {
   const auto* data = internal_program_->backend_delegate_data();
   const size_t count = data == nullptr ? 0 : data->size();

@@ -27,10 +27,12 @@ class EventTracer;
 class Program final {
  public:
   enum class Verification : uint8_t {
-    // Check the header and that the flatbuffer's root is in range; indices
-    // are still checked as they are used.
+    // Check the header and verify the flatbuffer's structure (every table,
+    // vector and string lies inside the data). Indices between tables are
+    // checked as methods load.
     Minimal,
-    // Also run the full flatbuffer verifier over every table.
+    // Currently the same checks as Minimal: the structural verification is
+    // always run because the file is untrusted.
     InternalConsistency,
   };
 
@@ -73,6 +75,15 @@ class Program final {
   // Loads segment `segment_info.segment_index` through the data loader.
   ET_NODISCARD Result<FreeableBuffer> LoadSegment(
       const DataLoader::SegmentInfo& segment_info) const;
+
+  // Copies `size` bytes of the initial state of a mutable tensor into
+  // `buffer`: entry `offset_index` of mutable_data_segments
+  // `mutable_data_segments_index`, checked to lie inside its segment.
+  ET_NODISCARD Error
+  load_mutable_subsegment_into(size_t mutable_data_segments_index,
+                               size_t offset_index,
+                               size_t size,
+                               void* buffer) const;
 
   // Bytes of inline delegate data `index` (Program.backend_delegate_data).
   ET_NODISCARD Result<FreeableBuffer> get_inline_delegate_data(

@@ -61,6 +61,22 @@ Result<void*> tensor_data(const Program* program,
              nbytes);
       return Error::InvalidProgram;
     }
+    // A planned tensor with a data_buffer_idx is a mutable buffer with an
+    // initial state stored in a mutable data segment.
+    if (s_tensor->data_buffer_idx() > 0) {
+      const auto* extra = s_tensor->extra_tensor_info();
+      const size_t segments_index =
+          extra == nullptr ? 0 : extra->mutable_data_segments_idx();
+      const Error loaded = program->load_mutable_subsegment_into(
+          segments_index, s_tensor->data_buffer_idx(), nbytes, *address);
+      ET_CHECK_OR_RETURN_ERROR(loaded == Error::Ok,
+                               InvalidProgram,
+                               "Method '%s' value %zu: cannot load the initial "
+                               "state of a mutable tensor (data_buffer_idx %u)",
+                               where.method_name,
+                               where.value_index,
+                               s_tensor->data_buffer_idx());
+    }
     return *address;
   }
   if (s_tensor->data_buffer_idx() > 0) {

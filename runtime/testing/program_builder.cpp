@@ -202,6 +202,21 @@ bool has_constant_segment(const ProgramSpec& spec) {
   return !spec.constants.empty() && !spec.inline_constants;
 }
 
+// Packs `buffers` into one segment after an empty placeholder (index 0 is
+// reserved), returning the segment and each buffer's offset.
+std::vector<uint8_t> pack_subsegments(
+    const std::vector<std::vector<uint8_t>>& buffers,
+    std::vector<uint64_t>* offsets) {
+  std::vector<uint8_t> packed;
+  offsets->assign(1, 0);
+  for (const auto& buffer : buffers) {
+    packed.resize(align_up(packed.size(), kSegmentAlignment));
+    offsets->push_back(packed.size());
+    packed.insert(packed.end(), buffer.begin(), buffer.end());
+  }
+  return packed;
+}
+
 } // namespace
 
 ValueSpec ValueSpec::None() {
@@ -295,7 +310,8 @@ InstructionSpec InstructionSpec::Free(int32_t value_index) {
 }
 
 size_t first_extra_segment_index(const ProgramSpec& spec) {
-  return has_constant_segment(spec) ? 1 : 0;
+  return (has_constant_segment(spec) ? 1 : 0) +
+         (spec.mutable_data.empty() ? 0 : 1);
 }
 
 std::vector<uint8_t> build_program(const ProgramSpec& spec) {
@@ -303,16 +319,17 @@ std::vector<uint8_t> build_program(const ProgramSpec& spec) {
   std::vector<std::vector<uint8_t>> segment_data;
   std::vector<uint64_t> constant_offsets{0};
   if (has_constant_segment(spec)) {
-    std::vector<uint8_t> constants;
-    for (const auto& c : spec.constants) {
-      constants.resize(align_up(constants.size(), kSegmentAlignment));
-      constant_offsets.push_back(constants.size());
-      constants.insert(constants.end(), c.begin(), c.end());
-    }
-    segment_data.push_back(std::move(constants));
+    segment_data.push_back(pack_subsegments(spec.constants, &constant_offsets));
   }
   if (spec.constant_offsets) {
     constant_offsets = *spec.constant_offsets;
+  }
+  std::vector<uint64_t> mutable_offsets;
+  const uint32_t mutable_segment_index =
+      static_cast<uint32_t>(segment_data.size());
+  if (!spec.mutable_data.empty()) {
+    segment_data.push_back(
+        pack_subsegments(spec.mutable_data, &mutable_offsets));
   }
   segment_data.insert(
       segment_data.end(), spec.segments.begin(), spec.segments.end());
@@ -354,13 +371,19 @@ std::vector<uint8_t> build_program(const ProgramSpec& spec) {
     constant_segment =
         fb::CreateSubsegmentOffsets(b, 0, b.CreateVector(constant_offsets));
   }
+  std::vector<flatbuffers::Offset<fb::SubsegmentOffsets>> mutable_segments;
+  if (!spec.mutable_data.empty()) {
+    mutable_segments.push_back(fb::CreateSubsegmentOffsets(
+        b, mutable_segment_index, b.CreateVector(mutable_offsets)));
+  }
   auto program = fb::CreateProgram(b,
                                    /*version=*/0,
                                    b.CreateVector(plans),
                                    b.CreateVector(constant_buffers),
                                    b.CreateVector(inline_data),
                                    b.CreateVector(segments),
-                                   constant_segment);
+                                   constant_segment,
+                                   b.CreateVector(mutable_segments));
   b.Finish(program, spec.file_identifier.c_str());
 
   std::vector<uint8_t> file(b.GetBufferPointer(),

@@ -128,9 +128,13 @@ struct ProgramSpec {
   // Store constants inline in Program.constant_buffer (older files) rather
   // than in a constant segment.
   bool inline_constants = false;
+  // Initial states of mutable (planned) tensors, stored in one mutable data
+  // segment; entry k is data_buffer_idx k + 1 of a planned tensor.
+  std::vector<std::vector<uint8_t>> mutable_data;
   std::vector<std::vector<uint8_t>> inline_delegate_data;
   // Extra segments (after the constant segment, if any), e.g. delegate
-  // blobs. Segment indices: constant segment first when there are constants.
+  // blobs. Segment indices: the constant segment (if any), the mutable data
+  // segment (if any), then these.
   std::vector<std::vector<uint8_t>> segments;
   bool extended_header = true;
   std::string file_identifier = "ET12";
