@@ -7,6 +7,7 @@
 
 #include <executorch/runtime/testing/buffer_data_loader.h>
 #include <executorch/runtime/testing/managed_memory.h>
+#include <executorch/runtime/testing/method_harness.h>
 #include <executorch/runtime/testing/test_kernels.h>
 #include <executorch/runtime/testing/test_programs.h>
 
@@ -234,7 +235,22 @@ TEST_F(ProgramTest, ConstantSegmentIndexOutOfRangeIsRejected) {
 // Every single-byte corruption of a small program either loads or fails
 // with an error; none crashes (run under sanitizers to catch silent UB).
 TEST_F(ProgramTest, CorruptedBytesNeverCrash) {
-  const auto good = build_program(program_with_constants());
+  ProgramSpec spec = program_with_constants();
+  // Lists and control flow too, so their parsers see corrupt input.
+  MethodSpec& m = spec.methods[0];
+  m.values.push_back(ValueSpec::IntList({2}));
+  m.values.push_back(ValueSpec::TensorList({0, 1}));
+  m.values.push_back(ValueSpec::OptionalTensorList({-1, 3}));
+  m.values.push_back(ValueSpec::BoolList({true}));
+  m.values.push_back(ValueSpec::Bool(true));
+  m.chains[0].push_back(InstructionSpec::JumpFalse(8, 0));
+  m.chains[0].push_back(InstructionSpec::Move(2, 2));
+  m.chains[0].push_back(InstructionSpec::Free(0));
+  const auto good = build_program(spec);
+  {
+    MethodHarness harness;
+    ASSERT_EQ(harness.load(spec, "add_constant"), Error::Ok);
+  }
   for (size_t i = 0; i < good.size(); ++i) {
     for (uint8_t flip : {0xffu, 0x01u, 0x80u}) {
       auto bytes = good;
