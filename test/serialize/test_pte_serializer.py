@@ -142,3 +142,22 @@ def test_parser_names_bad_fields():
     pte[8:12] = b"xx00"
     with pytest.raises(ValueError, match="No extended header"):
         deserialize_pte_binary(bytes(pte))
+
+
+def test_parses_upstream_pte(export_with_upstream):
+    pte = export_with_upstream("""
+        import torch
+        model = torch.nn.Linear(4, 3)
+        inputs = (torch.ones(2, 4),)
+        """)
+    parsed = deserialize_pte_binary(pte)
+    (plan,) = parsed.program.executionPlan
+    assert plan.name == b"forward"
+    operators = {(op.name, op.overload) for op in plan.operators}
+    assert (b"aten::addmm", b"out") in operators or (
+        b"aten::linear",
+        b"out",
+    ) in operators
+    # Weight (3x4) and bias (3) float32 constants sit in the constant segment.
+    sizes = sorted(len(data) for data in parsed.constant_data[1:])
+    assert sizes[0] >= 3 * 4 and sizes[-1] >= 3 * 4 * 4
