@@ -1,0 +1,136 @@
+#include <executorch/extension/data_loader/file_data_loader.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <unistd.h>
+
+#include <executorch/extension/data_loader/loader_util.h>
+
+using ::executorch::runtime::Error;
+using ::executorch::runtime::FreeableBuffer;
+using ::executorch::runtime::Result;
+
+namespace executorch {
+namespace extension {
+
+namespace {
+
+constexpr const char* kLoader = "FileDataLoader";
+
+bool is_power_of_two(size_t value) {
+  return value != 0 && (value & (value - 1)) == 0;
+}
+
+// FreeableBuffer hands back the aligned pointer; the allocation itself
+// started at `context`.
+void free_aligned(void* context, void*, size_t) {
+  std::free(context);
+}
+
+} // namespace
+
+Result<FileDataLoader> FileDataLoader::from(const char* file_name,
+                                            size_t alignment) {
+  ET_CHECK_OR_RETURN_ERROR(is_power_of_two(alignment),
+                           InvalidArgument,
+                           "%s: alignment %zu for '%s' is not a power of two",
+                           kLoader,
+                           alignment,
+                           file_name == nullptr ? "(null)" : file_name);
+  Result<internal::OpenedFile> file = internal::open_file(kLoader, file_name);
+  if (!file.ok()) {
+    return file.error();
+  }
+  return FileDataLoader(file->fd, file->size, alignment, file->name);
+}
+
+FileDataLoader::FileDataLoader(FileDataLoader&& other) noexcept
+    : fd_(other.fd_),
+      file_size_(other.file_size_),
+      alignment_(other.alignment_),
+      file_name_(other.file_name_) {
+  other.fd_ = -1;
+  other.file_name_ = nullptr;
+}
+
+FileDataLoader::~FileDataLoader() {
+  internal::close_file(fd_, file_name_);
+}
+
+Result<FreeableBuffer> FileDataLoader::load(
+    size_t offset, size_t size, const SegmentInfo& segment_info) const {
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      internal::check_range(kLoader, file_name_, offset, size, file_size_));
+  if (size == 0) {
+    return FreeableBuffer(nullptr, 0, nullptr);
+  }
+  // Over-allocate so that an aligned start exists inside the block.
+  ET_CHECK_OR_RETURN_ERROR(size <= SIZE_MAX - alignment_,
+                           MemoryAllocationFailed,
+                           "%s: %zu bytes from '%s' is too large",
+                           kLoader,
+                           size,
+                           file_name_);
+  void* block = std::malloc(size + alignment_ - 1);
+  ET_CHECK_OR_RETURN_ERROR(block != nullptr,
+                           MemoryAllocationFailed,
+                           "%s: cannot allocate %zu bytes for '%s'",
+                           kLoader,
+                           size,
+                           file_name_);
+  const uintptr_t start = reinterpret_cast<uintptr_t>(block);
+  void* aligned = reinterpret_cast<void*>((start + alignment_ - 1) &
+                                          ~(uintptr_t)(alignment_ - 1));
+  const Error read = load_into(offset, size, segment_info, aligned);
+  if (read != Error::Ok) {
+    std::free(block);
+    return read;
+  }
+  return FreeableBuffer(aligned, size, free_aligned, block);
+}
+
+Error FileDataLoader::load_into(size_t offset,
+                                size_t size,
+                                const SegmentInfo&,
+                                void* buffer) const {
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      internal::check_range(kLoader, file_name_, offset, size, file_size_));
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr || size == 0,
+                           InvalidArgument,
+                           "%s: null destination buffer",
+                           kLoader);
+  uint8_t* out = static_cast<uint8_t*>(buffer);
+  size_t done = 0;
+  // pread may return fewer bytes than asked (signals, large requests).
+  while (done < size) {
+    const ssize_t n = ::pread(
+        fd_, out + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      ET_LOG(Error,
+             "%s: reading %zu bytes at offset %zu from '%s' failed after %zu "
+             "bytes: %s",
+             kLoader,
+             size,
+             offset,
+             file_name_,
+             done,
+             n == 0 ? "unexpected end of file" : std::strerror(errno));
+      return Error::AccessFailed;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Error::Ok;
+}
+
+Result<size_t> FileDataLoader::size() const {
+  return file_size_;
+}
+
+} // namespace extension
+} // namespace executorch

@@ -1,0 +1,41 @@
+#pragma once
+
+// Helpers shared by the data loaders in this directory; not a public API.
+
+#include <cstddef>
+
+#include <executorch/runtime/core/error.h>
+#include <executorch/runtime/core/result.h>
+
+namespace executorch {
+namespace extension {
+namespace internal {
+
+// Checks that [offset, offset + size) lies inside `total` bytes; otherwise
+// logs which loader, source, range and actual size, and returns
+// InvalidArgument.
+ET_NODISCARD ::executorch::runtime::Error check_range(const char* loader,
+                                                      const char* source,
+                                                      size_t offset,
+                                                      size_t size,
+                                                      size_t total);
+
+// A file opened read-only, with its size and a heap copy of its name (which
+// the caller frees with std::free).
+struct OpenedFile {
+  int fd;
+  size_t size;
+  char* name;
+};
+
+// Opens `file_name` for reading; logs the reason (with the loader's name) on
+// failure: NotFound when the file does not exist, AccessFailed otherwise.
+ET_NODISCARD ::executorch::runtime::Result<OpenedFile> open_file(
+    const char* loader, const char* file_name);
+
+// Closes the descriptor and frees the name of a file from open_file().
+void close_file(int fd, char* name);
+
+} // namespace internal
+} // namespace extension
+} // namespace executorch
