@@ -1,0 +1,1 @@
+"""Extensions of the runtime: data loaders, memory allocators, Python bindings."""

@@ -1,0 +1,1 @@
+"""Python bindings of the runtime; see portable_lib."""

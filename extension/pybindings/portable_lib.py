@@ -1,0 +1,258 @@
+"""Run ExecuTorch programs from Python with the portable kernels.
+
+The module-style API of ExecuTorch's ``portable_lib``::
+
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch,
+        _load_for_executorch_from_buffer,
+    )
+
+    module = _load_for_executorch("model.pte")
+    outputs = module.forward((torch.randn(2, 3),))
+    outputs = module.run_method("forward", (torch.randn(2, 3),))
+    meta = module.method_meta("forward")  # num_inputs(), input_tensor_meta(i)
+
+Inputs may be torch tensors, numpy arrays or Python scalars (bool, int,
+float); tensor outputs are torch tensors (numpy arrays when torch is not
+installed). Outputs are always copies, independent of the method's memory.
+
+The C++ extension ``_portable_lib`` knows nothing about torch: it exchanges
+numpy arrays. This module converts between torch and numpy, importing torch
+only when a torch tensor is seen or a tensor output is returned. Dtypes numpy
+lacks (bfloat16, the float8 kinds) cross as ``TypedArray``: the raw bits in
+an unsigned integer array of the same width, tagged with the ExecuTorch
+dtype.
+
+Errors raise exceptions that name the method, the input, what was expected
+and what was given, and the runtime's error code.
+"""
+
+import importlib
+import sys
+from typing import Any, Dict, List, Optional, Sequence
+
+from executorch.extension.pybindings import _portable_lib as _C
+from executorch.extension.pybindings._portable_lib import (  # noqa: F401
+    _get_operator_names,
+    _get_registered_backend_names,
+    _is_available,
+    MethodMeta,
+    TensorInfo,
+    TypedArray,
+    Verification,
+)
+
+# ExecuTorch ScalarType codes of the torch dtypes numpy has no type for,
+# with the unsigned torch dtype of the same width that carries their bits.
+_BITS_DTYPES = {
+    "bfloat16": (15, "uint16"),
+    "float8_e5m2": (23, "uint8"),
+    "float8_e4m3fn": (24, "uint8"),
+    "float8_e5m2fnuz": (25, "uint8"),
+    "float8_e4m3fnuz": (26, "uint8"),
+}
+
+
+def _torch():
+    """The torch module, imported on first use; None without torch."""
+    if "torch" in sys.modules:
+        return sys.modules["torch"]
+    try:
+        return importlib.import_module("torch")
+    except ImportError:
+        return None
+
+
+def _to_runtime(value: Any) -> Any:
+    """Converts one input for the extension: torch tensors become numpy
+    arrays (or TypedArrays); anything else is passed on unchanged."""
+    # A torch tensor can only come from a torch that is already imported.
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(value, torch.Tensor):
+        return value
+    tensor = value.detach().cpu().contiguous()
+    name = str(tensor.dtype).removeprefix("torch.")
+    if name in _BITS_DTYPES:
+        code, bits = _BITS_DTYPES[name]
+        return TypedArray(tensor.view(getattr(torch, bits)).numpy(), code)
+    return tensor.numpy()
+
+
+def _from_runtime(value: Any) -> Any:
+    """Converts one output of the extension: arrays become torch tensors
+    when torch is available; lists are converted element by element."""
+    if isinstance(value, list):
+        return [_from_runtime(v) for v in value]
+    is_typed = isinstance(value, TypedArray)
+    if not is_typed and not hasattr(value, "__array_interface__"):
+        return value
+    torch = _torch()
+    if torch is None:
+        return value
+    if is_typed:
+        name = next(n for n, (code, _) in _BITS_DTYPES.items() if code == value.dtype)
+        return torch.from_numpy(value.array).view(getattr(torch, name))
+    return torch.from_numpy(value)
+
+
+def _run(method: "_C.Method", inputs: Sequence[Any]) -> List[Any]:
+    outputs = method.call([_to_runtime(v) for v in inputs])
+    return [_from_runtime(v) for v in outputs]
+
+
+class ExecuTorchMethod:
+    """One loaded method of a program, with the memory it runs in.
+
+    A method may be run many times; each run sees new inputs. Use it from one
+    thread at a time.
+    """
+
+    def __init__(self, method: "_C.Method") -> None:
+        self._method = method
+
+    def set_inputs(self, inputs: Sequence[Any]) -> None:
+        self._method.set_inputs([_to_runtime(v) for v in inputs])
+
+    def execute(self) -> None:
+        self._method.execute()
+
+    def get_outputs(self, clone_outputs: bool = True) -> List[Any]:
+        """Outputs of the last execution. They are always copies, whatever
+        `clone_outputs` says."""
+        return [_from_runtime(v) for v in self._method.get_outputs()]
+
+    def call(self, inputs: Sequence[Any] = (), clone_outputs: bool = True) -> List[Any]:
+        """Sets `inputs`, executes and returns the outputs."""
+        return _run(self._method, inputs)
+
+    __call__ = call
+
+    def method_meta(self) -> MethodMeta:
+        return self._method.method_meta()
+
+
+class ExecuTorchProgram:
+    """A loaded program: its methods' names and metadata, and a way to load
+    each method."""
+
+    def __init__(self, program: "_C.Program") -> None:
+        self._program = program
+
+    def num_methods(self) -> int:
+        return self._program.num_methods()
+
+    def get_method_name(self, method_index: int) -> str:
+        return self._program.get_method_name(method_index)
+
+    def method_names(self) -> List[str]:
+        return self._program.method_names()
+
+    def method_meta(self, method_name: str) -> MethodMeta:
+        return self._program.method_meta(method_name)
+
+    def load_method(self, method_name: str) -> ExecuTorchMethod:
+        return ExecuTorchMethod(self._program.load_method(method_name))
+
+
+class ExecuTorchModule:
+    """A program whose methods load on first use and stay loaded."""
+
+    def __init__(self, program: ExecuTorchProgram) -> None:
+        self._program = program
+        self._methods: Dict[str, ExecuTorchMethod] = {}
+
+    def _method(self, method_name: str) -> ExecuTorchMethod:
+        method = self._methods.get(method_name)
+        if method is None:
+            method = self._program.load_method(method_name)
+            self._methods[method_name] = method
+        return method
+
+    def run_method(
+        self, method_name: str, inputs: Sequence[Any], clone_outputs: bool = True
+    ) -> List[Any]:
+        """Runs `method_name` on `inputs` and returns its outputs."""
+        return self._method(method_name).call(inputs)
+
+    def forward(self, inputs: Sequence[Any], clone_outputs: bool = True) -> List[Any]:
+        return self.run_method("forward", inputs)
+
+    def __call__(self, inputs: Any, clone_outputs: bool = True) -> List[Any]:
+        if not isinstance(inputs, (list, tuple)):
+            inputs = (inputs,)
+        return self.forward(inputs)
+
+    def method_meta(self, method_name: str) -> MethodMeta:
+        return self._program.method_meta(method_name)
+
+    def method_names(self) -> List[str]:
+        return self._program.method_names()
+
+
+def _check_unsupported(data_path: Optional[Any], enable_etdump: bool) -> None:
+    if data_path is not None:
+        raise NotImplementedError("external data files (.ptd) are not supported yet")
+    if enable_etdump:
+        raise NotImplementedError("ETDump profiling is not supported yet")
+
+
+def _load_program(
+    path: str,
+    enable_etdump: bool = False,
+    debug_buffer_size: int = 0,
+    program_verification: Verification = Verification.Minimal,
+    data_path: Optional[str] = None,
+) -> ExecuTorchProgram:
+    """Loads the .pte file at `path` (memory-mapped)."""
+    _check_unsupported(data_path, enable_etdump)
+    return ExecuTorchProgram(_C._load_program(str(path), program_verification))
+
+
+def _load_program_from_buffer(
+    buffer: bytes,
+    enable_etdump: bool = False,
+    debug_buffer_size: int = 0,
+    program_verification: Verification = Verification.Minimal,
+    data_path: Optional[str] = None,
+) -> ExecuTorchProgram:
+    """Loads a program from the bytes of a .pte file (copied)."""
+    _check_unsupported(data_path, enable_etdump)
+    return ExecuTorchProgram(_C._load_program_from_buffer(buffer, program_verification))
+
+
+def _load_for_executorch(
+    program_path: str,
+    data_path: Optional[str] = None,
+    enable_etdump: bool = False,
+    debug_buffer_size: int = 0,
+    program_verification: Verification = Verification.InternalConsistency,
+) -> ExecuTorchModule:
+    """Loads the .pte file at `program_path` as a module."""
+    return ExecuTorchModule(
+        _load_program(
+            program_path,
+            enable_etdump,
+            debug_buffer_size,
+            program_verification,
+            data_path,
+        )
+    )
+
+
+def _load_for_executorch_from_buffer(
+    buffer: bytes,
+    data_map_buffer: Optional[bytes] = None,
+    enable_etdump: bool = False,
+    debug_buffer_size: int = 0,
+    program_verification: Verification = Verification.InternalConsistency,
+) -> ExecuTorchModule:
+    """Loads a module from the bytes of a .pte file (copied)."""
+    return ExecuTorchModule(
+        _load_program_from_buffer(
+            buffer,
+            enable_etdump,
+            debug_buffer_size,
+            program_verification,
+            data_map_buffer,
+        )
+    )

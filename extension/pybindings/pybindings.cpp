@@ -1,0 +1,903 @@
+// _portable_lib: Python bindings for the runtime, the data loaders and the
+// portable kernels.
+//
+// This module links no libtorch. Tensors cross the boundary as numpy arrays
+// (any object with the buffer protocol is accepted as input); dtypes numpy
+// has no type for (BFloat16, the Float8 kinds) travel as a TypedArray: an
+// array of same-width integers plus the ExecuTorch dtype. Outputs are always
+// copied out of the method's memory, so they stay valid after the next run.
+// The torch-facing API (portable_lib.py, executorch.runtime) is a thin Python
+// layer over this one.
+//
+// Failures raise Python exceptions whose text names the operation, the
+// method and the input concerned, the runtime Error code, and the error
+// lines the runtime logged while failing (which say what was expected and
+// what was found).
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <executorch/extension/data_loader/buffer_data_loader.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/kernels/portable/register_portable_kernels.h>
+#include <executorch/kernels/prim_ops/register_prim_ops.h>
+#include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/platform/platform.h>
+#include <executorch/runtime/platform/runtime.h>
+
+namespace py = pybind11;
+
+using ::executorch::aten::ScalarType;
+using ::executorch::aten::Tensor;
+using ::executorch::aten::TensorImpl;
+using ::executorch::extension::BufferDataLoader;
+using ::executorch::extension::MallocMemoryAllocator;
+using ::executorch::extension::MmapDataLoader;
+using ::executorch::runtime::DataLoader;
+using ::executorch::runtime::Error;
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::HierarchicalAllocator;
+using ::executorch::runtime::MemoryManager;
+using ::executorch::runtime::Method;
+using ::executorch::runtime::MethodMeta;
+using ::executorch::runtime::Program;
+using ::executorch::runtime::Result;
+using ::executorch::runtime::Span;
+using ::executorch::runtime::Tag;
+using ::executorch::runtime::TensorInfo;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Runtime log lines become part of exception messages.
+
+// While alive, collects the Error and Fatal lines the runtime logs on this
+// thread instead of printing them, so the exception raised for a failed call
+// can carry them. Nests: an inner capture hides lines from the outer one.
+class ErrorLogCapture {
+ public:
+  ErrorLogCapture() : outer_(active_) {
+    active_ = this;
+  }
+  ~ErrorLogCapture() {
+    active_ = outer_;
+  }
+  ErrorLogCapture(const ErrorLogCapture&) = delete;
+  ErrorLogCapture& operator=(const ErrorLogCapture&) = delete;
+
+  // Records the line if a capture is active; false if none is.
+  static bool record(const char* message, size_t length) {
+    if (active_ == nullptr) {
+      return false;
+    }
+    active_->lines_.emplace_back(message, length);
+    return true;
+  }
+
+  std::string joined() const {
+    std::string text;
+    for (const std::string& line : lines_) {
+      text += text.empty() ? "" : "; ";
+      text += line;
+    }
+    return text;
+  }
+
+ private:
+  static thread_local ErrorLogCapture* active_;
+  ErrorLogCapture* outer_;
+  std::vector<std::string> lines_;
+};
+
+thread_local ErrorLogCapture* ErrorLogCapture::active_ = nullptr;
+
+// Raises RuntimeError: "<what>: <ErrorName> (0x..): <logged lines>".
+[[noreturn]] void raise_error(const std::string& what,
+                              Error error,
+                              const ErrorLogCapture& logs) {
+  char code[32];
+  std::snprintf(code,
+                sizeof(code),
+                " (0x%x)",
+                static_cast<unsigned>(static_cast<uint32_t>(error)));
+  std::string message =
+      what + ": " + ::executorch::runtime::to_string(error) + code;
+  const std::string logged = logs.joined();
+  if (!logged.empty()) {
+    message += ": " + logged;
+  }
+  throw std::runtime_error(message);
+}
+
+void check_ok(Error error,
+              const std::string& what,
+              const ErrorLogCapture& logs) {
+  if (error != Error::Ok) {
+    raise_error(what, error, logs);
+  }
+}
+
+template <typename T>
+T unwrap(Result<T>&& result,
+         const std::string& what,
+         const ErrorLogCapture& logs) {
+  if (!result.ok()) {
+    raise_error(what, result.error(), logs);
+  }
+  return std::move(*result);
+}
+
+std::string quoted(const std::string& name) {
+  return "'" + name + "'";
+}
+
+// ---------------------------------------------------------------------------
+// dtypes.
+
+// The ExecuTorch dtype of a numpy dtype, if there is one.
+std::optional<ScalarType> scalar_type_of(const py::dtype& dtype) {
+  const char kind = dtype.kind();
+  const size_t size = static_cast<size_t>(dtype.itemsize());
+  switch (kind) {
+    case 'b':
+      return ScalarType::Bool;
+    case 'f':
+      return size == 2   ? std::optional(ScalarType::Half)
+             : size == 4 ? std::optional(ScalarType::Float)
+             : size == 8 ? std::optional(ScalarType::Double)
+                         : std::nullopt;
+    case 'i':
+      return size == 1   ? std::optional(ScalarType::Char)
+             : size == 2 ? std::optional(ScalarType::Short)
+             : size == 4 ? std::optional(ScalarType::Int)
+             : size == 8 ? std::optional(ScalarType::Long)
+                         : std::nullopt;
+    case 'u':
+      return size == 1   ? std::optional(ScalarType::Byte)
+             : size == 2 ? std::optional(ScalarType::UInt16)
+             : size == 4 ? std::optional(ScalarType::UInt32)
+             : size == 8 ? std::optional(ScalarType::UInt64)
+                         : std::nullopt;
+    case 'c':
+      return size == 8    ? std::optional(ScalarType::ComplexFloat)
+             : size == 16 ? std::optional(ScalarType::ComplexDouble)
+                          : std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+// The numpy dtype holding elements of `type`, if numpy has one.
+std::optional<py::dtype> numpy_dtype_of(ScalarType type) {
+  switch (type) {
+    case ScalarType::Bool:
+      return py::dtype("bool");
+    case ScalarType::Half:
+      return py::dtype("float16");
+    case ScalarType::Float:
+      return py::dtype("float32");
+    case ScalarType::Double:
+      return py::dtype("float64");
+    case ScalarType::Char:
+      return py::dtype("int8");
+    case ScalarType::Short:
+      return py::dtype("int16");
+    case ScalarType::Int:
+      return py::dtype("int32");
+    case ScalarType::Long:
+      return py::dtype("int64");
+    case ScalarType::Byte:
+      return py::dtype("uint8");
+    case ScalarType::UInt16:
+      return py::dtype("uint16");
+    case ScalarType::UInt32:
+      return py::dtype("uint32");
+    case ScalarType::UInt64:
+      return py::dtype("uint64");
+    case ScalarType::ComplexFloat:
+      return py::dtype("complex64");
+    case ScalarType::ComplexDouble:
+      return py::dtype("complex128");
+    default:
+      return std::nullopt;
+  }
+}
+
+// Unsigned integers as wide as one element of `type`: how elements of a
+// dtype numpy lacks are carried.
+py::dtype bits_dtype_of(ScalarType type) {
+  switch (::executorch::runtime::etensor::elementSize(type)) {
+    case 1:
+      return py::dtype("uint8");
+    case 2:
+      return py::dtype("uint16");
+    case 4:
+      return py::dtype("uint32");
+    case 8:
+      return py::dtype("uint64");
+    default:
+      throw std::invalid_argument(
+          std::string("dtype ") + ::executorch::runtime::toString(type) +
+          " has no fixed element size and cannot cross to Python");
+  }
+}
+
+std::string dtype_name(ScalarType type) {
+  return ::executorch::runtime::toString(type);
+}
+
+// An array whose elements are of ExecuTorch dtype `dtype`, held as
+// same-width unsigned integers; for dtypes numpy has no type for.
+struct TypedArray {
+  py::array array;
+  ScalarType dtype;
+};
+
+// ---------------------------------------------------------------------------
+// Programs and methods.
+
+// A loaded program and the bytes it reads from. Shared by its methods and
+// metadata objects, which point into it.
+struct ProgramState {
+  // The program's bytes when loaded from a Python buffer (copied, so that
+  // the caller may drop or change theirs).
+  std::unique_ptr<uint8_t, decltype(&std::free)> bytes{nullptr, &std::free};
+  std::unique_ptr<DataLoader> loader;
+  std::optional<Program> program;
+  // Where the program came from, for messages.
+  std::string origin;
+};
+
+// Alignment of the copy of a program loaded from a buffer: at least what
+// constant data and segments in the file are aligned to relative to its
+// start, so that kernels may use constants in place.
+constexpr size_t kProgramBufferAlignment = 64;
+
+std::shared_ptr<ProgramState> load_program(std::shared_ptr<ProgramState> state,
+                                           Program::Verification verification) {
+  ErrorLogCapture logs;
+  state->program.emplace(
+      unwrap(Program::load(state->loader.get(), verification),
+             "Loading program from " + state->origin,
+             logs));
+  return state;
+}
+
+std::shared_ptr<ProgramState> load_program_from_file(
+    const std::string& path, Program::Verification verification) {
+  auto state = std::make_shared<ProgramState>();
+  state->origin = quoted(path);
+  {
+    ErrorLogCapture logs;
+    // Locking pages is best effort: containers often forbid it.
+    state->loader = std::make_unique<MmapDataLoader>(unwrap(
+        MmapDataLoader::from(path.c_str(),
+                             MmapDataLoader::MlockConfig::UseMlockIgnoreErrors),
+        "Opening program file " + quoted(path),
+        logs));
+  }
+  return load_program(std::move(state), verification);
+}
+
+std::shared_ptr<ProgramState> load_program_from_buffer(
+    const py::buffer& buffer, Program::Verification verification) {
+  const py::buffer_info info = buffer.request();
+  const size_t size = static_cast<size_t>(info.size * info.itemsize);
+  auto state = std::make_shared<ProgramState>();
+  state->origin = "a buffer of " + std::to_string(size) + " bytes";
+  // aligned_alloc wants a multiple of the alignment (and non-zero).
+  const size_t padded =
+      (size / kProgramBufferAlignment + 1) * kProgramBufferAlignment;
+  state->bytes.reset(static_cast<uint8_t*>(
+      std::aligned_alloc(kProgramBufferAlignment, padded)));
+  if (!state->bytes) {
+    throw std::bad_alloc();
+  }
+  std::memcpy(state->bytes.get(), info.ptr, size);
+  state->loader = std::make_unique<BufferDataLoader>(state->bytes.get(), size);
+  return load_program(std::move(state), verification);
+}
+
+// A contiguous input tensor built from a Python array, with the metadata
+// arrays a TensorImpl points to. Unplanned inputs borrow the data, so it
+// lives until the next set_inputs.
+struct InputTensor {
+  py::array array;
+  std::vector<TensorImpl::SizesType> sizes;
+  std::vector<TensorImpl::DimOrderType> dim_order;
+  std::vector<TensorImpl::StridesType> strides;
+  std::unique_ptr<TensorImpl> impl;
+};
+
+// Python view of a MethodMeta; keeps the program it reads from alive.
+struct PyMethodMeta {
+  std::shared_ptr<ProgramState> program;
+  MethodMeta meta;
+};
+
+// Python view of a TensorInfo; keeps the program it reads from alive.
+struct PyTensorInfo {
+  std::shared_ptr<ProgramState> program;
+  TensorInfo info;
+};
+
+PyMethodMeta method_meta_of(const std::shared_ptr<ProgramState>& program,
+                            const std::string& name) {
+  ErrorLogCapture logs;
+  return PyMethodMeta{
+      program,
+      unwrap(program->program->method_meta(name.c_str()),
+             "Method " + quoted(name) + " of program from " + program->origin,
+             logs)};
+}
+
+// One loaded method with the memory it runs in: planned buffers sized from
+// its MethodMeta, and heap-backed method and scratch allocators.
+class MethodState {
+ public:
+  MethodState(std::shared_ptr<ProgramState> program, const std::string& name)
+      : program_(std::move(program)), name_(name) {
+    const PyMethodMeta meta = method_meta_of(program_, name);
+    ErrorLogCapture logs;
+    for (size_t i = 0; i < meta.meta.num_memory_planned_buffers(); ++i) {
+      const int64_t size = unwrap(
+          meta.meta.memory_planned_buffer_size(i),
+          "Method " + quoted(name) + ": planned buffer " + std::to_string(i),
+          logs);
+      planned_.emplace_back(static_cast<size_t>(size < 0 ? 0 : size));
+    }
+    for (auto& buffer : planned_) {
+      spans_.emplace_back(buffer.data(), buffer.size());
+    }
+    planned_memory_ = std::make_unique<HierarchicalAllocator>(
+        Span<Span<uint8_t>>(spans_.data(), spans_.size()));
+    memory_ = std::make_unique<MemoryManager>(
+        &method_allocator_, planned_memory_.get(), &temp_allocator_);
+    method_.emplace(
+        unwrap(program_->program->load_method(name.c_str(), memory_.get()),
+               "Loading method " + quoted(name) + " of program from " +
+                   program_->origin,
+               logs));
+  }
+
+  MethodState(const MethodState&) = delete;
+  MethodState& operator=(const MethodState&) = delete;
+
+  const std::string& name() const {
+    return name_;
+  }
+
+  void set_inputs(const py::sequence& inputs) {
+    const size_t expected = method_->inputs_size();
+    if (inputs.size() != expected) {
+      throw std::invalid_argument("Method " + quoted(name_) + " takes " +
+                                  std::to_string(expected) + " inputs, got " +
+                                  std::to_string(inputs.size()));
+    }
+    inputs_.clear();
+    for (size_t i = 0; i < expected; ++i) {
+      const EValue value = to_evalue(inputs[i], i);
+      ErrorLogCapture logs;
+      check_ok(method_->set_input(value, i), input_context(i), logs);
+    }
+  }
+
+  void execute() {
+    ErrorLogCapture logs;
+    Error status;
+    {
+      // The method touches no Python objects: other threads may run.
+      py::gil_scoped_release release;
+      status = method_->execute();
+    }
+    check_ok(status, "Executing method " + quoted(name_), logs);
+  }
+
+  py::list get_outputs() const {
+    py::list outputs;
+    for (size_t i = 0; i < method_->outputs_size(); ++i) {
+      outputs.append(to_python(method_->get_output(i)));
+    }
+    return outputs;
+  }
+
+  py::list call(const py::sequence& inputs) {
+    set_inputs(inputs);
+    execute();
+    return get_outputs();
+  }
+
+  PyMethodMeta method_meta() const {
+    return PyMethodMeta{program_, method_->method_meta()};
+  }
+
+ private:
+  std::string input_context(size_t index) const {
+    return "Method " + quoted(name_) + " input " + std::to_string(index);
+  }
+
+  EValue to_evalue(const py::handle& value, size_t index) {
+    const EValue& expected = method_->get_input(index);
+    switch (expected.tag) {
+      case Tag::Tensor:
+        return to_tensor(value, index, expected.toTensor());
+      case Tag::Bool:
+        if (py::isinstance<py::bool_>(value)) {
+          return EValue(value.cast<bool>());
+        }
+        break;
+      case Tag::Int:
+        if (py::isinstance<py::int_>(value) &&
+            !py::isinstance<py::bool_>(value)) {
+          return EValue(value.cast<int64_t>());
+        }
+        break;
+      case Tag::Double:
+        if (py::isinstance<py::float_>(value) ||
+            (py::isinstance<py::int_>(value) &&
+             !py::isinstance<py::bool_>(value))) {
+          return EValue(value.cast<double>());
+        }
+        break;
+      case Tag::None:
+        if (value.is_none()) {
+          return EValue();
+        }
+        break;
+      default:
+        break;
+    }
+    throw py::type_error(
+        input_context(index) + ": expected " +
+        ::executorch::runtime::tag_to_string(expected.tag) + ", got Python " +
+        std::string(py::str(py::type::of(value).attr("__name__"))));
+  }
+
+  // Builds a tensor laid out in the dim order the method expects (so a
+  // channels-last input needs no caller-side permute).
+  EValue to_tensor(const py::handle& value,
+                   size_t index,
+                   const Tensor& expected) {
+    py::array array;
+    std::optional<ScalarType> dtype;
+    if (py::isinstance<TypedArray>(value)) {
+      const TypedArray& typed = value.cast<const TypedArray&>();
+      array = typed.array;
+      dtype = typed.dtype;
+    } else if (py::isinstance<py::array>(value)) {
+      array = py::array::ensure(value);
+      dtype = scalar_type_of(array.dtype());
+      if (!dtype) {
+        throw py::type_error(input_context(index) + ": numpy dtype " +
+                             std::string(py::str(array.dtype())) +
+                             " has no ExecuTorch equivalent; expected " +
+                             dtype_name(expected.scalar_type()));
+      }
+    } else {
+      throw py::type_error(
+          input_context(index) + ": expected a tensor (" +
+          dtype_name(expected.scalar_type()) + "), got Python " +
+          std::string(py::str(py::type::of(value).attr("__name__"))));
+    }
+
+    auto input = std::make_unique<InputTensor>();
+    const size_t rank = static_cast<size_t>(array.ndim());
+    for (size_t d = 0; d < rank; ++d) {
+      const py::ssize_t size = array.shape(static_cast<py::ssize_t>(d));
+      if (size > INT32_MAX) {
+        throw std::invalid_argument(input_context(index) + ": dimension " +
+                                    std::to_string(d) + " is too large");
+      }
+      input->sizes.push_back(static_cast<TensorImpl::SizesType>(size));
+    }
+    // Use the expected dim order when the rank matches; otherwise the
+    // runtime reports the rank mismatch.
+    const auto expected_order = expected.dim_order();
+    bool permuted = false;
+    for (size_t d = 0; d < rank; ++d) {
+      const auto axis = rank == expected_order.size()
+                            ? expected_order[d]
+                            : static_cast<TensorImpl::DimOrderType>(d);
+      input->dim_order.push_back(axis);
+      permuted = permuted || axis != d;
+    }
+    if (permuted) {
+      array = array.attr("transpose")(py::tuple(py::cast(input->dim_order)));
+    }
+    input->array = py::array::ensure(array, py::array::c_style);
+    input->strides.resize(rank);
+    if (rank > 0) {
+      ErrorLogCapture logs;
+      check_ok(
+          ::executorch::runtime::dim_order_to_stride(input->sizes.data(),
+                                                     input->dim_order.data(),
+                                                     rank,
+                                                     input->strides.data()),
+          input_context(index),
+          logs);
+    }
+    input->impl = std::make_unique<TensorImpl>(*dtype,
+                                               static_cast<ssize_t>(rank),
+                                               input->sizes.data(),
+                                               input->array.mutable_data(),
+                                               input->dim_order.data(),
+                                               input->strides.data());
+    const EValue tensor(Tensor(input->impl.get()));
+    inputs_.push_back(std::move(input));
+    return tensor;
+  }
+
+  static py::object tensor_to_python(const Tensor& tensor) {
+    const std::optional<py::dtype> dtype = numpy_dtype_of(tensor.scalar_type());
+    const py::dtype array_dtype =
+        dtype ? *dtype : bits_dtype_of(tensor.scalar_type());
+    std::vector<py::ssize_t> shape;
+    std::vector<py::ssize_t> strides;
+    for (ssize_t d = 0; d < tensor.dim(); ++d) {
+      shape.push_back(tensor.size(d));
+      strides.push_back(static_cast<py::ssize_t>(tensor.strides()[d]) *
+                        tensor.element_size());
+    }
+    // No base object: numpy copies the data, so the result outlives the
+    // method's memory.
+    py::array array(array_dtype, shape, strides, tensor.const_data_ptr());
+    if (dtype) {
+      return std::move(array);
+    }
+    return py::cast(TypedArray{std::move(array), tensor.scalar_type()});
+  }
+
+  static py::object to_python(const EValue& value) {
+    switch (value.tag) {
+      case Tag::None:
+        return py::none();
+      case Tag::Int:
+        return py::int_(value.toInt());
+      case Tag::Double:
+        return py::float_(value.toDouble());
+      case Tag::Bool:
+        return py::bool_(value.toBool());
+      case Tag::String:
+        return py::str(std::string(value.toString()));
+      case Tag::Tensor:
+        return tensor_to_python(value.toTensor());
+      case Tag::ListInt:
+        return py::cast(std::vector<int64_t>(value.toIntList().begin(),
+                                             value.toIntList().end()));
+      case Tag::ListDouble:
+        return py::cast(std::vector<double>(value.toDoubleList().begin(),
+                                            value.toDoubleList().end()));
+      case Tag::ListBool: {
+        py::list list;
+        for (bool b : value.toBoolList()) {
+          list.append(py::bool_(b));
+        }
+        return std::move(list);
+      }
+      case Tag::ListTensor: {
+        py::list list;
+        for (const Tensor& t : value.toTensorList()) {
+          list.append(tensor_to_python(t));
+        }
+        return std::move(list);
+      }
+      case Tag::ListOptionalTensor: {
+        py::list list;
+        for (const auto& t : value.toListOptionalTensor()) {
+          list.append(t ? tensor_to_python(*t) : py::none());
+        }
+        return std::move(list);
+      }
+    }
+    throw std::runtime_error(std::string("Output of kind ") +
+                             ::executorch::runtime::tag_to_string(value.tag) +
+                             " cannot be converted to Python");
+  }
+
+  std::shared_ptr<ProgramState> program_;
+  std::string name_;
+  std::vector<std::vector<uint8_t>> planned_;
+  std::vector<Span<uint8_t>> spans_;
+  std::unique_ptr<HierarchicalAllocator> planned_memory_;
+  MallocMemoryAllocator method_allocator_;
+  MallocMemoryAllocator temp_allocator_;
+  std::unique_ptr<MemoryManager> memory_;
+  std::optional<Method> method_;
+  std::vector<std::unique_ptr<InputTensor>> inputs_;
+};
+
+// Python handle of a loaded program.
+struct PyProgram {
+  std::shared_ptr<ProgramState> state;
+
+  size_t num_methods() const {
+    return state->program->num_methods();
+  }
+
+  std::string get_method_name(size_t index) const {
+    ErrorLogCapture logs;
+    return unwrap(state->program->get_method_name(index),
+                  "Method index " + std::to_string(index) +
+                      " of program from " + state->origin,
+                  logs);
+  }
+
+  std::vector<std::string> method_names() const {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < num_methods(); ++i) {
+      names.push_back(get_method_name(i));
+    }
+    return names;
+  }
+};
+
+std::string tensor_info_repr(const TensorInfo& info) {
+  std::string sizes;
+  for (int32_t size : info.sizes()) {
+    sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
+  }
+  return "TensorInfo(sizes=[" + sizes +
+         "], dtype=" + dtype_name(info.scalar_type()) + ", is_memory_planned=" +
+         (info.is_memory_planned() ? "True" : "False") +
+         ", nbytes=" + std::to_string(info.nbytes()) + ")";
+}
+
+std::string method_meta_repr(const MethodMeta& meta) {
+  return "MethodMeta(name='" + std::string(meta.name()) +
+         "', num_inputs=" + std::to_string(meta.num_inputs()) +
+         ", num_outputs=" + std::to_string(meta.num_outputs()) +
+         ", num_memory_planned_buffers=" +
+         std::to_string(meta.num_memory_planned_buffers()) + ")";
+}
+
+PyTensorInfo tensor_meta(const PyMethodMeta& self, size_t index, bool input) {
+  ErrorLogCapture logs;
+  const std::string what = "Method '" + std::string(self.meta.name()) + "' " +
+                           (input ? "input " : "output ") +
+                           std::to_string(index);
+  return PyTensorInfo{self.program,
+                      unwrap(input ? self.meta.input_tensor_meta(index)
+                                   : self.meta.output_tensor_meta(index),
+                             what,
+                             logs)};
+}
+
+void register_kernel_libraries() {
+  ErrorLogCapture logs;
+  check_ok(::executorch::kernels::register_portable_kernels(),
+           "Registering the portable kernels",
+           logs);
+  check_ok(::executorch::kernels::register_prim_ops(),
+           "Registering the prim ops",
+           logs);
+}
+
+} // namespace
+
+// Log lines the runtime emits outside a capture go to stderr, as the default
+// PAL would print them; inside one they become part of the exception.
+extern "C" void et_pal_emit_log_message(et_timestamp_t timestamp,
+                                        et_pal_log_level_t level,
+                                        const char* filename,
+                                        const char* function,
+                                        size_t line,
+                                        const char* message,
+                                        size_t length) {
+  (void)timestamp;
+  (void)function;
+  if ((level == kError || level == kFatal) &&
+      ErrorLogCapture::record(message, length)) {
+    return;
+  }
+  std::fprintf(stderr,
+               "%c executorch:%s:%zu] %.*s\n",
+               static_cast<char>(level),
+               filename,
+               line,
+               static_cast<int>(length),
+               message);
+}
+
+PYBIND11_MODULE(_portable_lib, m) {
+  m.doc() =
+      "Bindings of the ExecuTorch-compatible runtime with the portable "
+      "kernels. Tensors are numpy arrays here; see portable_lib for the "
+      "torch-facing API.";
+
+  ::executorch::runtime::runtime_init();
+  register_kernel_libraries();
+
+  py::enum_<Program::Verification>(m, "Verification")
+      .value("Minimal", Program::Verification::Minimal)
+      .value("InternalConsistency", Program::Verification::InternalConsistency);
+
+  py::class_<TypedArray>(m,
+                         "TypedArray",
+                         "Elements of an ExecuTorch dtype numpy has no type "
+                         "for (e.g. BFloat16), stored as same-width unsigned "
+                         "integers.")
+      .def(py::init([](py::array array, int dtype) {
+             const auto type = static_cast<ScalarType>(dtype);
+             if (dtype < 0 ||
+                 dtype >= static_cast<int>(ScalarType::NumOptions) ||
+                 bits_dtype_of(type).itemsize() != array.itemsize()) {
+               throw std::invalid_argument(
+                   "TypedArray: dtype " + std::to_string(dtype) +
+                   " does not match elements of " +
+                   std::to_string(array.itemsize()) + " bytes");
+             }
+             return TypedArray{std::move(array), type};
+           }),
+           py::arg("array"),
+           py::arg("dtype"))
+      .def_readonly("array", &TypedArray::array)
+      .def_property_readonly("dtype", [](const TypedArray& t) {
+        return static_cast<int>(t.dtype);
+      });
+
+  py::class_<PyTensorInfo>(m, "TensorInfo")
+      .def("sizes",
+           [](const PyTensorInfo& self) {
+             return py::tuple(py::cast(std::vector<int32_t>(
+                 self.info.sizes().begin(), self.info.sizes().end())));
+           })
+      .def("dim_order",
+           [](const PyTensorInfo& self) {
+             return py::tuple(py::cast(std::vector<int>(
+                 self.info.dim_order().begin(), self.info.dim_order().end())));
+           })
+      .def("dtype",
+           [](const PyTensorInfo& self) {
+             return static_cast<int>(self.info.scalar_type());
+           })
+      .def("dtype_name",
+           [](const PyTensorInfo& self) {
+             return dtype_name(self.info.scalar_type());
+           })
+      .def("is_memory_planned",
+           [](const PyTensorInfo& self) {
+             return self.info.is_memory_planned();
+           })
+      .def("nbytes",
+           [](const PyTensorInfo& self) { return self.info.nbytes(); })
+      .def("__repr__", [](const PyTensorInfo& self) {
+        return tensor_info_repr(self.info);
+      });
+
+  py::class_<PyMethodMeta>(m, "MethodMeta")
+      .def("name",
+           [](const PyMethodMeta& self) {
+             return std::string(self.meta.name());
+           })
+      .def("num_inputs",
+           [](const PyMethodMeta& self) { return self.meta.num_inputs(); })
+      .def("num_outputs",
+           [](const PyMethodMeta& self) { return self.meta.num_outputs(); })
+      .def(
+          "input_tensor_meta",
+          [](const PyMethodMeta& self, size_t i) {
+            return tensor_meta(self, i, true);
+          },
+          py::arg("index"))
+      .def(
+          "output_tensor_meta",
+          [](const PyMethodMeta& self, size_t i) {
+            return tensor_meta(self, i, false);
+          },
+          py::arg("index"))
+      .def("num_memory_planned_buffers",
+           [](const PyMethodMeta& self) {
+             return self.meta.num_memory_planned_buffers();
+           })
+      .def(
+          "memory_planned_buffer_size",
+          [](const PyMethodMeta& self, size_t i) {
+            ErrorLogCapture logs;
+            return unwrap(self.meta.memory_planned_buffer_size(i),
+                          "Method '" + std::string(self.meta.name()) +
+                              "' planned buffer " + std::to_string(i),
+                          logs);
+          },
+          py::arg("index"))
+      .def(
+          "num_instructions",
+          [](const PyMethodMeta& self) { return self.meta.num_instructions(); })
+      .def(
+          "uses_backend",
+          [](const PyMethodMeta& self, const std::string& name) {
+            return self.meta.uses_backend(name.c_str());
+          },
+          py::arg("backend_name"))
+      .def("__repr__", [](const PyMethodMeta& self) {
+        return method_meta_repr(self.meta);
+      });
+
+  py::class_<MethodState, std::shared_ptr<MethodState>>(m, "Method")
+      .def("name", &MethodState::name)
+      .def("set_inputs", &MethodState::set_inputs, py::arg("inputs"))
+      .def("execute", &MethodState::execute)
+      .def("get_outputs", &MethodState::get_outputs)
+      .def("call", &MethodState::call, py::arg("inputs"))
+      .def("method_meta", &MethodState::method_meta);
+
+  py::class_<PyProgram>(m, "Program")
+      .def("num_methods", &PyProgram::num_methods)
+      .def("get_method_name", &PyProgram::get_method_name, py::arg("index"))
+      .def("method_names", &PyProgram::method_names)
+      .def(
+          "method_meta",
+          [](const PyProgram& self, const std::string& name) {
+            return method_meta_of(self.state, name);
+          },
+          py::arg("method_name"))
+      .def(
+          "load_method",
+          [](const PyProgram& self, const std::string& name) {
+            return std::make_shared<MethodState>(self.state, name);
+          },
+          py::arg("method_name"));
+
+  m.def(
+      "_load_program",
+      [](const std::string& path, Program::Verification verification) {
+        return PyProgram{load_program_from_file(path, verification)};
+      },
+      py::arg("path"),
+      py::arg("program_verification") = Program::Verification::Minimal,
+      "Loads a .pte file (memory-mapped).");
+  m.def(
+      "_load_program_from_buffer",
+      [](const py::buffer& buffer, Program::Verification verification) {
+        return PyProgram{load_program_from_buffer(buffer, verification)};
+      },
+      py::arg("buffer"),
+      py::arg("program_verification") = Program::Verification::Minimal,
+      "Loads a program from bytes (copied).");
+  m.def(
+      "_get_operator_names",
+      []() {
+        std::set<std::string> names;
+        for (const auto& kernel :
+             ::executorch::runtime::get_registered_kernels()) {
+          names.emplace(kernel.name_);
+        }
+        return std::vector<std::string>(names.begin(), names.end());
+      },
+      "Names of the operators that have at least one registered kernel, "
+      "sorted.");
+  m.def("_get_registered_backend_names", []() {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < ::executorch::runtime::get_num_registered_backends();
+         ++i) {
+      auto name = ::executorch::runtime::get_backend_name(i);
+      if (name.ok()) {
+        names.emplace_back(*name);
+      }
+    }
+    return names;
+  });
+  m.def(
+      "_is_available",
+      [](const std::string& name) {
+        auto* backend = ::executorch::runtime::get_backend_class(name.c_str());
+        return backend != nullptr && backend->is_available();
+      },
+      py::arg("backend_name"));
+}
