@@ -1,0 +1,391 @@
+"""Generates kernel registration code from functions.yaml files.
+
+For every operator entry the output has a boxed wrapper
+`void(KernelRuntimeContext&, Span<EValue*>)` that checks the stack, unboxes
+each argument in schema order and calls the kernel, plus a table of
+`Kernel`s registered by one explicit function (no static initializers, so
+nothing is lost when the library is linked statically).
+
+    python -m codegen.gen --functions-yaml kernels/portable/functions.yaml \
+        --schemas codegen/aten_schemas.txt --output-dir out \
+        --register-function executorch::kernels::register_portable_kernels
+
+Needs only PyYAML.
+"""
+
+import argparse
+import os
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Sequence
+
+import yaml
+
+try:
+    from .schema import Argument, Schema, SchemaError, Type, load_schema_file
+    from .schema import parse_schema
+except ImportError:  # run as a script from CMake
+    from schema import Argument, Schema, SchemaError, Type, load_schema_file
+    from schema import parse_schema
+
+
+@dataclass(frozen=True)
+class CppType:
+    """How one schema type crosses the boxed boundary: the ArgKind the
+    stack is checked against, the kernel's parameter type and the
+    expression that unboxes `stack[i]` ("{v}" stands for `*stack[i]`)."""
+
+    kind: str
+    param: str
+    unbox: str
+
+
+def _optional(value_type: str, by_ref: bool = False) -> str:
+    wrapped = f"std::optional<{value_type}>"
+    return f"const {wrapped}&" if by_ref else wrapped
+
+
+# (base, is_list, optional) -> CppType. Schema types not listed here are
+# rejected with the operator named, so the build fails at generation time.
+_TYPES: Dict[tuple, CppType] = {
+    ("Tensor", False, False): CppType("Tensor", "const Tensor&", "{v}.toTensor()"),
+    ("Tensor", False, True): CppType(
+        "OptionalTensor",
+        _optional("Tensor", by_ref=True),
+        "{v}.to<std::optional<Tensor>>()",
+    ),
+    ("Tensor", True, False): CppType(
+        "TensorList", "ArrayRef<Tensor>", "{v}.toTensorList()"
+    ),
+    ("int", False, False): CppType("Int", "int64_t", "{v}.toInt()"),
+    ("int", False, True): CppType(
+        "OptionalInt", _optional("int64_t"), "{v}.to<std::optional<int64_t>>()"
+    ),
+    ("int", True, False): CppType("IntList", "IntArrayRef", "{v}.toIntList()"),
+    ("int", True, True): CppType(
+        "OptionalIntList",
+        _optional("IntArrayRef"),
+        "{v}.to<std::optional<IntArrayRef>>()",
+    ),
+    # Python ints may reach a float argument; unboxing converts them.
+    ("float", False, False): CppType(
+        "Double", "double", "::executorch::codegen::to_double({v})"
+    ),
+    ("float", False, True): CppType(
+        "OptionalDouble",
+        _optional("double"),
+        "::executorch::codegen::to_optional_double({v})",
+    ),
+    ("float", True, False): CppType(
+        "DoubleList", "ArrayRef<double>", "{v}.toDoubleList()"
+    ),
+    ("float", True, True): CppType(
+        "OptionalDoubleList",
+        _optional("ArrayRef<double>"),
+        "{v}.to<std::optional<ArrayRef<double>>>()",
+    ),
+    ("bool", False, False): CppType("Bool", "bool", "{v}.toBool()"),
+    ("bool", False, True): CppType(
+        "OptionalBool", _optional("bool"), "{v}.to<std::optional<bool>>()"
+    ),
+    ("bool", True, False): CppType("BoolList", "ArrayRef<bool>", "{v}.toBoolList()"),
+    ("Scalar", False, False): CppType("Scalar", "const Scalar&", "{v}.toScalar()"),
+    ("Scalar", False, True): CppType(
+        "OptionalScalar",
+        _optional("Scalar", by_ref=True),
+        "{v}.to<std::optional<Scalar>>()",
+    ),
+    ("ScalarType", False, False): CppType("Int", "ScalarType", "{v}.to<ScalarType>()"),
+    ("ScalarType", False, True): CppType(
+        "OptionalInt",
+        _optional("ScalarType"),
+        "{v}.to<std::optional<ScalarType>>()",
+    ),
+    ("str", False, False): CppType("String", "std::string_view", "{v}.toString()"),
+    ("str", False, True): CppType(
+        "OptionalString",
+        _optional("std::string_view"),
+        "{v}.to<std::optional<std::string_view>>()",
+    ),
+}
+_TYPES[("SymInt", False, False)] = _TYPES[("int", False, False)]
+_TYPES[("SymInt", False, True)] = _TYPES[("int", False, True)]
+_TYPES[("SymInt", True, False)] = _TYPES[("int", True, False)]
+_TYPES[("SymInt", True, True)] = _TYPES[("int", True, True)]
+# Enums the runtime has no C++ types for yet: kernels get the raw value, or
+# nullopt for None or anything that is not an int.
+for _enum in ("MemoryFormat", "Layout", "Device", "Generator"):
+    _TYPES[(_enum, False, True)] = CppType(
+        "Any", _optional("int64_t"), "::executorch::codegen::to_optional_enum({v})"
+    )
+
+_OPTIONAL_TENSOR_LIST = CppType(
+    "OptionalTensorList",
+    "ArrayRef<std::optional<Tensor>>",
+    "{v}.toListOptionalTensor()",
+)
+
+
+class GenError(ValueError):
+    pass
+
+
+def cpp_type(schema: Schema, arg: Argument) -> CppType:
+    t: Type = arg.type
+    if t.base == "Tensor" and t.is_list and t.elem_optional and not t.optional:
+        return _OPTIONAL_TENSOR_LIST
+    found = _TYPES.get((t.base, t.is_list, t.optional))
+    if found is None:
+        raise GenError(
+            f"{schema.qualified_name}: argument '{arg.name}' has type "
+            f"{t.base}{'[]' if t.is_list else ''}{'?' if t.optional else ''}, "
+            "which the code generator does not support"
+        )
+    if arg.mutable and t.base == "Tensor" and not t.is_list:
+        return CppType(found.kind, "Tensor&", found.unbox)
+    return found
+
+
+def return_type(schema: Schema) -> str:
+    """The kernel's C++ return type. Out variants return their out tensors."""
+    rets = schema.returns
+    if not rets:
+        return "void"
+    names = []
+    for ret in rets:
+        if ret.type.base != "Tensor" or ret.type.optional:
+            raise GenError(
+                f"{schema.qualified_name}: only Tensor returns are supported"
+            )
+        if ret.type.is_list:
+            raise GenError(f"{schema.qualified_name}: list returns are not supported")
+        names.append("Tensor&" if ret.mutable else "Tensor")
+    if len(names) == 1:
+        return names[0]
+    return "std::tuple<" + ", ".join(names) + ">"
+
+
+@dataclass(frozen=True)
+class KernelEntry:
+    schema: Schema
+    kernel_name: str  # as in the YAML: "torch::executor::add_out"
+
+    @property
+    def cpp_function(self) -> str:
+        """Kernels live in a `native` namespace below the YAML's namespace."""
+        namespace, _, function = self.kernel_name.rpartition("::")
+        return f"{namespace}::native::{function}" if namespace else function
+
+    @property
+    def wrapper_name(self) -> str:
+        return "wrap_" + self.schema.qualified_name.replace("::", "_").replace(".", "_")
+
+
+def parse_functions_yaml(
+    text: str, schemas: Dict[str, Schema], source: str = "functions.yaml"
+) -> List[KernelEntry]:
+    """Reads `- op:` / `- func:` entries. `op:` entries take their schema
+    from `schemas`; `func:` entries carry their own."""
+    entries = []
+    for item in yaml.safe_load(text) or []:
+        if "func" in item:
+            schema = parse_schema(item["func"])
+        elif "op" in item:
+            op = item["op"]
+            qualified = op if "::" in op else f"aten::{op}"
+            if qualified not in schemas:
+                raise GenError(f"{source}: no schema known for operator '{op}'")
+            schema = schemas[qualified]
+        else:
+            raise GenError(f"{source}: entry without 'op' or 'func': {item}")
+        kernels = item.get("kernels") or []
+        if len(kernels) != 1 or kernels[0].get("arg_meta") is not None:
+            raise GenError(
+                f"{source}: {schema.qualified_name} needs exactly one kernel "
+                "with arg_meta: null (dtype-specialized kernels are not "
+                "supported yet)"
+            )
+        entries.append(KernelEntry(schema, kernels[0]["kernel_name"]))
+    return entries
+
+
+def select_entries(
+    entries: Sequence[KernelEntry], root_ops: Optional[Iterable[str]]
+) -> List[KernelEntry]:
+    """Keeps the entries named in `root_ops` ("aten::add.out" or "add.out");
+    all of them when `root_ops` is None. Unknown names are an error."""
+    if root_ops is None:
+        return list(entries)
+    wanted = {op if "::" in op else f"aten::{op}" for op in root_ops}
+    known = {e.schema.qualified_name for e in entries}
+    missing = sorted(wanted - known)
+    if missing:
+        raise GenError("selected operators without a kernel: " + ", ".join(missing))
+    return [e for e in entries if e.schema.qualified_name in wanted]
+
+
+def _declaration(entry: KernelEntry) -> str:
+    params = ["KernelRuntimeContext& context"] + [
+        f"{cpp_type(entry.schema, a).param} {a.name}" for a in entry.schema.arguments
+    ]
+    return f"{return_type(entry.schema)} {entry.cpp_function.rpartition('::')[2]}({', '.join(params)});"
+
+
+def gen_declarations(entries: Sequence[KernelEntry]) -> str:
+    by_namespace: Dict[str, List[str]] = {}
+    for entry in entries:
+        namespace = entry.cpp_function.rpartition("::")[0]
+        by_namespace.setdefault(namespace, []).append(_declaration(entry))
+    out = [
+        "// Generated by codegen/gen.py. Do not edit.",
+        "#pragma once",
+        "",
+        "#include <optional>",
+        "#include <string_view>",
+        "#include <tuple>",
+        "",
+        "#include <executorch/runtime/kernel/kernel_includes.h>",
+        "",
+    ]
+    for namespace in sorted(by_namespace):
+        out.append(f"namespace {namespace} {{")
+        out.append("using ::executorch::aten::ArrayRef;")
+        out.append("using ::executorch::aten::IntArrayRef;")
+        out.append("using ::executorch::aten::Scalar;")
+        out.append("using ::executorch::aten::ScalarType;")
+        out.append("using ::executorch::aten::Tensor;")
+        out.append("using ::executorch::runtime::KernelRuntimeContext;")
+        out.extend(sorted(set(by_namespace[namespace])))
+        out.append(f"}} // namespace {namespace}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _wrapper(entry: KernelEntry) -> str:
+    schema = entry.schema
+    kinds = [cpp_type(schema, a).kind for a in schema.arguments]
+    call_args = ["context"] + [
+        cpp_type(schema, a).unbox.format(v=f"(*stack[{i}])")
+        for i, a in enumerate(schema.arguments)
+    ]
+    kind_list = ", ".join(f"ArgKind::{k}" for k in kinds) or ""
+    lines = [
+        f"// {schema.qualified_name}",
+        f"void {entry.wrapper_name}(KernelRuntimeContext& context, Span<EValue*> stack) {{",
+    ]
+    if kinds:
+        lines.append(f"  static constexpr ArgKind kKinds[] = {{{kind_list}}};")
+        kinds_expr = "Span<const ArgKind>(kKinds)"
+    else:
+        kinds_expr = "Span<const ArgKind>()"
+    lines += [
+        f'  if (!check_stack(context, "{schema.qualified_name}", stack, {kinds_expr}, {len(schema.returns)})) {{',
+        "    return;",
+        "  }",
+        f"  {entry.cpp_function}(",
+        "      " + ",\n      ".join(call_args) + ");",
+        "}",
+    ]
+    return "\n".join(lines)
+
+
+def gen_registration(
+    entries: Sequence[KernelEntry], register_function: str, declarations_header: str
+) -> str:
+    namespace, _, function = register_function.rpartition("::")
+    out = [
+        "// Generated by codegen/gen.py. Do not edit.",
+        f'#include "{declarations_header}"',
+        "",
+        "#include <executorch/codegen/unboxing.h>",
+        "",
+        "namespace {",
+        "",
+        "using ::executorch::aten::ArrayRef;",
+        "using ::executorch::aten::IntArrayRef;",
+        "using ::executorch::aten::Scalar;",
+        "using ::executorch::aten::ScalarType;",
+        "using ::executorch::aten::Tensor;",
+        "using ::executorch::codegen::ArgKind;",
+        "using ::executorch::codegen::check_stack;",
+        "using ::executorch::runtime::EValue;",
+        "using ::executorch::runtime::Kernel;",
+        "using ::executorch::runtime::KernelRuntimeContext;",
+        "using ::executorch::runtime::Span;",
+        "",
+    ]
+    for entry in entries:
+        out.append(_wrapper(entry))
+        out.append("")
+    out.append("const Kernel kKernels[] = {")
+    for entry in entries:
+        out.append(
+            f'    Kernel("{entry.schema.qualified_name}", {entry.wrapper_name}),'
+        )
+    if not entries:
+        out.append("    Kernel(),")
+    out += [
+        "};",
+        "",
+        "} // namespace",
+        "",
+    ]
+    if namespace:
+        out.append(f"namespace {namespace} {{")
+    count = len(entries)
+    out += [
+        "",
+        f"::executorch::runtime::Error {function}() {{",
+        f"  return ::executorch::codegen::register_once(Span<const Kernel>(kKernels, {count}));",
+        "}",
+        "",
+    ]
+    if namespace:
+        out.append(f"}} // namespace {namespace}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--functions-yaml", action="append", required=True)
+    parser.add_argument("--schemas", required=True, help="file of ATen schemas")
+    parser.add_argument("--output-dir", required=True)
+    parser.add_argument(
+        "--register-function", required=True, help="qualified C++ function name"
+    )
+    parser.add_argument(
+        "--root-ops",
+        help="comma-separated operators to keep (default: all in the YAML)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        schemas = load_schema_file(args.schemas)
+        entries: List[KernelEntry] = []
+        for path in args.functions_yaml:
+            with open(path) as f:
+                entries += parse_functions_yaml(f.read(), schemas, source=path)
+        root_ops = args.root_ops.split(",") if args.root_ops is not None else None
+        entries = select_entries(entries, root_ops)
+        for entry in entries:
+            _declaration(entry)  # reject unsupported types before writing
+    except (GenError, SchemaError) as e:
+        raise SystemExit(f"codegen: {e}")
+    os.makedirs(args.output_dir, exist_ok=True)
+    outputs = {
+        "NativeFunctions.h": gen_declarations(entries),
+        "RegisterKernels.cpp": gen_registration(
+            entries, args.register_function, "NativeFunctions.h"
+        ),
+    }
+    for name, text in outputs.items():
+        path = os.path.join(args.output_dir, name)
+        # Rewriting identical output would make the build recompile it.
+        if os.path.exists(path):
+            with open(path) as f:
+                if f.read() == text:
+                    continue
+        with open(path, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+#include <gtest/gtest.h>
+
+#include <NativeFunctions.h>
+#include <executorch/kernels/portable/test/test_tensor.h>
+
+using namespace torch::executor::testing;
+namespace native = torch::executor::native;
+
+TEST(OpAddTest, BroadcastsWithAlpha) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Float, {2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6});
+  TestTensor b(ScalarType::Float, {3}, std::vector<float>{10, 20, 30});
+  TestTensor out(ScalarType::Float, {2, 3}, zeros(6));
+  native::add_out(ctx, a, b, 2.0, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{21, 42, 63, 24, 45, 66}));
+}
+
+TEST(OpAddTest, BroadcastsBothWaysAndResizesDynamicOut) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Int, {3, 1}, std::vector<int>{1, 2, 3});
+  TestTensor b(ScalarType::Int, {1, 2}, std::vector<int>{10, 20});
+  TestTensor out(
+      ScalarType::Int, {1, 1}, std::vector<int>{0}, DYN::DYNAMIC_UNBOUND);
+  native::add_out(ctx, a, b, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{3, 2}));
+  EXPECT_EQ(out.values<int>(), (std::vector<int>{11, 21, 12, 22, 13, 23}));
+}
+
+TEST(OpAddTest, PromotesIntAndFloat) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Long, {3}, std::vector<int64_t>{1, 2, 3});
+  TestTensor b(ScalarType::Float, {3}, std::vector<float>{0.5, 0.5, 0.5});
+  TestTensor out(ScalarType::Float, {3}, zeros(3));
+  native::add_out(ctx, a, b, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{1.5, 2.5, 3.5}));
+}
+
+TEST(OpAddTest, ZeroDimTensorDoesNotWidenSameCategory) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Half, {2}, std::vector<float>{1, 2});
+  TestTensor b(ScalarType::Double, {}, std::vector<double>{0.25});
+  TestTensor out(ScalarType::Half, {2}, zeros(2));
+  native::add_out(ctx, a, b, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{1.25, 2.25}));
+}
+
+TEST(OpAddTest, BoolIsLogicalOr) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Bool, {3}, std::vector<int>{1, 0, 0});
+  TestTensor b(ScalarType::Bool, {3}, std::vector<int>{1, 1, 0});
+  TestTensor out(ScalarType::Bool, {3}, std::vector<int>{0, 0, 0});
+  native::add_out(ctx, a, b, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<int>(), (std::vector<int>{1, 1, 0}));
+}
+
+TEST(OpAddTest, EmptyTensors) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Float, {0, 3}, std::vector<float>{});
+  TestTensor b(ScalarType::Float, {3}, std::vector<float>{1, 2, 3});
+  TestTensor out(ScalarType::Float, {0, 3}, std::vector<float>{});
+  native::add_out(ctx, a, b, 1, out);
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+}
+
+TEST(OpAddTest, ScalarVariantPromotesIntToFloat) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Int, {2}, std::vector<int>{1, 2});
+  TestTensor out(ScalarType::Float, {2}, zeros(2));
+  native::add_scalar_out(ctx, a, 0.5, 2, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{2, 3}));
+}
+
+TEST(OpAddTest, NonBroadcastableShapesFail) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Float, {2, 3}, zeros(6));
+  TestTensor b(ScalarType::Float, {2}, zeros(2));
+  TestTensor out(ScalarType::Float, {2, 3}, zeros(6));
+  native::add_out(ctx, a, b, 1, out);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
+TEST(OpAddTest, FloatResultIntoIntOutFails) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Float, {2}, zeros(2));
+  TestTensor out(ScalarType::Int, {2}, std::vector<int>{0, 0});
+  native::add_out(ctx, a, a, 1, out);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
+TEST(OpAddTest, StaticOutOfWrongShapeFails) {
+  KernelRuntimeContext ctx;
+  TestTensor a(ScalarType::Float, {2, 3}, zeros(6));
+  TestTensor out(ScalarType::Float, {3, 2}, zeros(6));
+  native::add_out(ctx, a, a, 1, out);
+  EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
+TEST(OpAddTest, ChannelsLastInputs) {
+  KernelRuntimeContext ctx;
+  // Logical [1, 2, 1, 2] (N, C, H, W) stored as N, H, W, C.
+  TestTensor a(ScalarType::Float,
+               {1, 2, 1, 2},
+               std::vector<float>{1, 3, 2, 4},
+               DYN::STATIC,
+               {0, 2, 3, 1});
+  TestTensor b(ScalarType::Float, {1, 2, 1, 2}, std::vector<float>{1, 2, 3, 4});
+  TestTensor out(ScalarType::Float, {1, 2, 1, 2}, zeros(4));
+  native::add_out(ctx, a, b, 1, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{2, 4, 6, 8}));
+}
