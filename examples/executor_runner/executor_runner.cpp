@@ -1,0 +1,503 @@
+// executor_runner: loads a .pte program, runs one of its methods a number of
+// times with inputs of ones (or raw tensor files), and prints the time of each
+// run and the outputs.
+//
+//   executor_runner --model_path model.pte [--method_name forward]
+//                   [--num_executions N] [--inputs a.bin,b.bin]
+//                   [--print_output]
+//
+// An input file holds the raw bytes of one tensor input, little-endian, laid
+// out in the input's dim order (plain row-major for ordinary tensors); there
+// is one file per tensor input, in input order. Flags take their value as
+// `--flag value` or `--flag=value`.
+//
+// Kernels are registered explicitly at startup, so nothing depends on static
+// initializers surviving the link.
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/kernels/portable/register_portable_kernels.h>
+#include <executorch/kernels/prim_ops/register_prim_ops.h>
+#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
+#include <executorch/runtime/executor/program.h>
+#include <executorch/runtime/platform/runtime.h>
+
+using executorch::aten::BFloat16;
+using executorch::aten::Half;
+using executorch::aten::ScalarType;
+using executorch::aten::Tensor;
+using executorch::aten::TensorImpl;
+using executorch::extension::FileDataLoader;
+using executorch::extension::MallocMemoryAllocator;
+using executorch::runtime::Error;
+using executorch::runtime::EValue;
+using executorch::runtime::HierarchicalAllocator;
+using executorch::runtime::MemoryManager;
+using executorch::runtime::Method;
+using executorch::runtime::MethodMeta;
+using executorch::runtime::Program;
+using executorch::runtime::Result;
+using executorch::runtime::Span;
+using executorch::runtime::Tag;
+using executorch::runtime::TensorInfo;
+
+namespace {
+
+// Values printed per output without --print_output.
+constexpr size_t kPreviewValues = 8;
+
+struct Options {
+  std::string model_path = "model.pte";
+  std::string method_name = "forward";
+  long num_executions = 1;
+  bool print_output = false;
+  std::vector<std::string> input_files;
+};
+
+void print_usage(const char* argv0) {
+  std::fprintf(stderr,
+               "usage: %s [--model_path model.pte] [--method_name forward]\n"
+               "          [--num_executions 1] [--inputs a.bin,b.bin] "
+               "[--print_output]\n",
+               argv0);
+}
+
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const size_t end = comma == std::string::npos ? list.size() : comma;
+    if (end > start) {
+      parts.push_back(list.substr(start, end - start));
+    }
+    start = end + 1;
+  }
+  return parts;
+}
+
+// Parses argv; nullopt (after printing why) on a bad command line.
+std::optional<Options> parse_options(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    std::optional<std::string> value;
+    const size_t equals = flag.find('=');
+    if (equals != std::string::npos) {
+      value = flag.substr(equals + 1);
+      flag = flag.substr(0, equals);
+    }
+    // Fetches the flag's value from `--flag=value` or the next argument.
+    auto take_value = [&]() -> std::optional<std::string> {
+      if (value) {
+        return value;
+      }
+      if (i + 1 < argc) {
+        return std::string(argv[++i]);
+      }
+      std::fprintf(stderr, "error: %s needs a value\n", flag.c_str());
+      return std::nullopt;
+    };
+    if (flag == "--help" || flag == "-h") {
+      print_usage(argv[0]);
+      std::exit(0);
+    } else if (flag == "--print_output") {
+      if (value && *value != "true" && *value != "false") {
+        std::fprintf(stderr,
+                     "error: --print_output takes true or false, got '%s'\n",
+                     value->c_str());
+        return std::nullopt;
+      }
+      options.print_output = !value || *value == "true";
+    } else if (flag == "--model_path" || flag == "--method_name" ||
+               flag == "--num_executions" || flag == "--inputs") {
+      const std::optional<std::string> v = take_value();
+      if (!v) {
+        return std::nullopt;
+      }
+      if (flag == "--model_path") {
+        options.model_path = *v;
+      } else if (flag == "--method_name") {
+        options.method_name = *v;
+      } else if (flag == "--inputs") {
+        options.input_files = split_commas(*v);
+      } else {
+        char* end = nullptr;
+        options.num_executions = std::strtol(v->c_str(), &end, 10);
+        if (v->empty() || *end != '\0' || options.num_executions < 1) {
+          std::fprintf(stderr,
+                       "error: --num_executions must be a positive integer, "
+                       "got '%s'\n",
+                       v->c_str());
+          return std::nullopt;
+        }
+      }
+    } else {
+      std::fprintf(stderr, "error: unknown flag '%s'\n", argv[i]);
+      print_usage(argv[0]);
+      return std::nullopt;
+    }
+  }
+  return options;
+}
+
+std::string describe(ScalarType dtype, const std::vector<int32_t>& sizes) {
+  std::string text = executorch::runtime::toString(dtype);
+  text += "[";
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    text += (d == 0 ? "" : ", ") + std::to_string(sizes[d]);
+  }
+  return text + "]";
+}
+
+// Receives the failure of an ET_SWITCH dtype dispatch (which expects a
+// kernel context) outside a kernel.
+struct DispatchStatus {
+  bool ok = true;
+  void fail(Error) {
+    ok = false;
+  }
+};
+
+// Writes the value one into `count` elements of `dtype` at `data`; false for
+// dtypes without a numeric one.
+bool fill_ones(ScalarType dtype, void* data, size_t count) {
+  DispatchStatus status;
+  ET_SWITCH_REALHBBF16_TYPES(dtype, status, "fill_ones", CTYPE, [&]() {
+    CTYPE* out = static_cast<CTYPE*>(data);
+    for (size_t i = 0; i < count; ++i) {
+      out[i] = static_cast<CTYPE>(1);
+    }
+  });
+  return status.ok;
+}
+
+// Prints up to `limit` elements of `tensor` in logical (row-major) order,
+// following its strides so that any dim order prints the same.
+void print_values(const Tensor& tensor, size_t limit) {
+  const size_t count = static_cast<size_t>(tensor.numel());
+  const size_t shown = count < limit ? count : limit;
+  const ssize_t rank = tensor.dim();
+  DispatchStatus status;
+  ET_SWITCH_REALHBBF16_TYPES(
+      tensor.scalar_type(), status, "print_values", CTYPE, [&]() {
+        const CTYPE* data = tensor.const_data_ptr<CTYPE>();
+        std::vector<ssize_t> index(static_cast<size_t>(rank), 0);
+        for (size_t n = 0; n < shown; ++n) {
+          ssize_t offset = 0;
+          for (ssize_t d = 0; d < rank; ++d) {
+            offset += index[d] * tensor.strides()[d];
+          }
+          const CTYPE value = data[offset];
+          std::printf("%s", n == 0 ? "" : ", ");
+          if constexpr (std::is_same_v<CTYPE, bool>) {
+            std::printf("%s", value ? "true" : "false");
+          } else if constexpr (std::is_integral_v<CTYPE>) {
+            std::printf("%lld", static_cast<long long>(value));
+          } else {
+            std::printf("%.9g", static_cast<double>(static_cast<float>(value)));
+          }
+          // Advance the multi-index, last dimension fastest.
+          for (ssize_t d = rank - 1; d >= 0; --d) {
+            if (++index[d] < tensor.size(d)) {
+              break;
+            }
+            index[d] = 0;
+          }
+        }
+      });
+  if (!status.ok) {
+    std::printf("<values of this dtype are not printed>");
+  } else if (shown < count) {
+    std::printf(", ... (%zu more)", count - shown);
+  }
+}
+
+void print_output(size_t index, const EValue& value, bool all_values) {
+  std::printf("Output %zu: ", index);
+  switch (value.tag) {
+    case Tag::Tensor: {
+      const Tensor& tensor = value.toTensor();
+      std::vector<int32_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
+      std::printf("tensor %s = [",
+                  describe(tensor.scalar_type(), sizes).c_str());
+      print_values(tensor, all_values ? SIZE_MAX : kPreviewValues);
+      std::printf("]\n");
+      break;
+    }
+    case Tag::Int:
+      std::printf("Int = %" PRId64 "\n", value.toInt());
+      break;
+    case Tag::Double:
+      std::printf("Double = %.17g\n", value.toDouble());
+      break;
+    case Tag::Bool:
+      std::printf("Bool = %s\n", value.toBool() ? "true" : "false");
+      break;
+    default:
+      std::printf("%s\n", executorch::runtime::tag_to_string(value.tag));
+      break;
+  }
+}
+
+// A tensor input that owns its metadata and data.
+struct InputTensor {
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
+  std::vector<int32_t> strides;
+  std::vector<uint8_t> data;
+  std::unique_ptr<TensorImpl> impl;
+};
+
+// Reads the whole of `path`; nullopt (after printing why) on failure.
+std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    std::fprintf(stderr, "error: cannot open input file '%s'\n", path.c_str());
+    return std::nullopt;
+  }
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(file),
+                              std::istreambuf_iterator<char>());
+}
+
+// Builds tensor input `index` described by `info`, from `file` when given
+// (its size must match exactly), else filled with ones.
+std::unique_ptr<InputTensor> make_input(size_t index,
+                                        const TensorInfo& info,
+                                        const std::string* file) {
+  auto input = std::make_unique<InputTensor>();
+  input->sizes.assign(info.sizes().begin(), info.sizes().end());
+  input->dim_order.assign(info.dim_order().begin(), info.dim_order().end());
+  input->strides.resize(input->sizes.size());
+  const std::string what = describe(info.scalar_type(), input->sizes);
+  if (!input->sizes.empty() && executorch::runtime::dim_order_to_stride(
+                                   input->sizes.data(),
+                                   input->dim_order.data(),
+                                   input->sizes.size(),
+                                   input->strides.data()) != Error::Ok) {
+    std::fprintf(stderr,
+                 "error: input %zu (%s) has an invalid dim order\n",
+                 index,
+                 what.c_str());
+    return nullptr;
+  }
+  if (file != nullptr) {
+    std::optional<std::vector<uint8_t>> bytes = read_file(*file);
+    if (!bytes) {
+      return nullptr;
+    }
+    if (bytes->size() != info.nbytes()) {
+      std::fprintf(stderr,
+                   "error: input %zu (%s) from '%s': expected %zu bytes, the "
+                   "file has %zu\n",
+                   index,
+                   what.c_str(),
+                   file->c_str(),
+                   info.nbytes(),
+                   bytes->size());
+      return nullptr;
+    }
+    input->data = std::move(*bytes);
+    std::printf(
+        "Input %zu: %s from '%s'\n", index, what.c_str(), file->c_str());
+  } else {
+    input->data.resize(info.nbytes());
+    const size_t count =
+        info.nbytes() /
+        executorch::runtime::etensor::elementSize(info.scalar_type());
+    if (!fill_ones(info.scalar_type(), input->data.data(), count)) {
+      std::fprintf(stderr,
+                   "error: input %zu (%s): no default value for this dtype; "
+                   "pass --inputs\n",
+                   index,
+                   what.c_str());
+      return nullptr;
+    }
+    std::printf("Input %zu: %s (ones)\n", index, what.c_str());
+  }
+  input->impl =
+      std::make_unique<TensorImpl>(info.scalar_type(),
+                                   static_cast<ssize_t>(input->sizes.size()),
+                                   input->sizes.data(),
+                                   input->data.data(),
+                                   input->dim_order.data(),
+                                   input->strides.data());
+  return input;
+}
+
+int run(const Options& options) {
+  executorch::runtime::runtime_init();
+  const Error kernels = executorch::kernels::register_portable_kernels();
+  const Error prims = executorch::kernels::register_prim_ops();
+  if (kernels != Error::Ok || prims != Error::Ok) {
+    std::fprintf(stderr, "error: registering the kernel libraries failed\n");
+    return 1;
+  }
+
+  const char* model = options.model_path.c_str();
+  const char* method_name = options.method_name.c_str();
+  Result<FileDataLoader> loader = FileDataLoader::from(model);
+  if (!loader.ok()) {
+    std::fprintf(stderr,
+                 "error: cannot open model '%s': %s\n",
+                 model,
+                 executorch::runtime::to_string(loader.error()));
+    return 1;
+  }
+  Result<Program> program = Program::load(&loader.get());
+  if (!program.ok()) {
+    std::fprintf(stderr,
+                 "error: '%s' is not a loadable program: %s\n",
+                 model,
+                 executorch::runtime::to_string(program.error()));
+    return 1;
+  }
+  Result<MethodMeta> meta = program->method_meta(method_name);
+  if (!meta.ok()) {
+    std::string names;
+    for (size_t i = 0; i < program->num_methods(); ++i) {
+      names += (i == 0 ? "" : ", ") + std::string(*program->get_method_name(i));
+    }
+    std::fprintf(stderr,
+                 "error: '%s' has no method '%s' (it has: %s)\n",
+                 model,
+                 method_name,
+                 names.c_str());
+    return 1;
+  }
+
+  // Planned memory, sized as the program asks.
+  std::vector<std::vector<uint8_t>> planned;
+  std::vector<Span<uint8_t>> spans;
+  std::string planned_sizes;
+  for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+    const int64_t size = *meta->memory_planned_buffer_size(i);
+    planned.emplace_back(static_cast<size_t>(size < 0 ? 0 : size));
+    planned_sizes += (i == 0 ? "" : ", ") + std::to_string(size);
+  }
+  for (auto& buffer : planned) {
+    spans.emplace_back(buffer.data(), buffer.size());
+  }
+  HierarchicalAllocator planned_memory({spans.data(), spans.size()});
+  MallocMemoryAllocator method_allocator;
+  MallocMemoryAllocator temp_allocator;
+  MemoryManager memory(&method_allocator, &planned_memory, &temp_allocator);
+
+  Result<Method> method = program->load_method(method_name, &memory);
+  if (!method.ok()) {
+    std::fprintf(stderr,
+                 "error: loading method '%s' of '%s' failed: %s\n",
+                 method_name,
+                 model,
+                 executorch::runtime::to_string(method.error()));
+    return 1;
+  }
+  std::printf(
+      "Loaded '%s': method '%s', %zu inputs, %zu outputs, planned "
+      "buffers [%s] bytes\n",
+      model,
+      method_name,
+      meta->num_inputs(),
+      meta->num_outputs(),
+      planned_sizes.c_str());
+
+  // One file per tensor input when --inputs is given.
+  size_t num_tensor_inputs = 0;
+  for (size_t i = 0; i < meta->num_inputs(); ++i) {
+    num_tensor_inputs += *meta->input_tag(i) == Tag::Tensor ? 1 : 0;
+  }
+  if (!options.input_files.empty() &&
+      options.input_files.size() != num_tensor_inputs) {
+    std::fprintf(stderr,
+                 "error: method '%s' has %zu tensor inputs, --inputs gave %zu "
+                 "files\n",
+                 method_name,
+                 num_tensor_inputs,
+                 options.input_files.size());
+    return 1;
+  }
+  std::vector<std::unique_ptr<InputTensor>> inputs;
+  std::vector<size_t> input_indices;
+  for (size_t i = 0; i < meta->num_inputs(); ++i) {
+    if (*meta->input_tag(i) != Tag::Tensor) {
+      // Scalar inputs keep the value the program was exported with.
+      std::printf("Input %zu: %s (value from the program)\n",
+                  i,
+                  executorch::runtime::tag_to_string(*meta->input_tag(i)));
+      continue;
+    }
+    const std::string* file = options.input_files.empty()
+                                  ? nullptr
+                                  : &options.input_files[inputs.size()];
+    inputs.push_back(make_input(i, *meta->input_tensor_meta(i), file));
+    if (inputs.back() == nullptr) {
+      return 1;
+    }
+    input_indices.push_back(i);
+  }
+
+  double total_ms = 0;
+  for (long run = 1; run <= options.num_executions; ++run) {
+    // Memory planning may reuse an input's buffer once the input is dead, so
+    // every run sets the inputs again.
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const Error set = method->set_input(EValue(Tensor(inputs[k]->impl.get())),
+                                          input_indices[k]);
+      if (set != Error::Ok) {
+        std::fprintf(stderr,
+                     "error: setting input %zu of method '%s' failed: %s\n",
+                     input_indices[k],
+                     method_name,
+                     executorch::runtime::to_string(set));
+        return 1;
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    const Error status = method->execute();
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    if (status != Error::Ok) {
+      std::fprintf(stderr,
+                   "error: run %ld of method '%s' failed: %s\n",
+                   run,
+                   method_name,
+                   executorch::runtime::to_string(status));
+      return 1;
+    }
+    total_ms += elapsed.count();
+    std::printf("Run %ld: %.3f ms\n", run, elapsed.count());
+  }
+  std::printf("Average over %ld runs: %.3f ms\n",
+              options.num_executions,
+              total_ms / static_cast<double>(options.num_executions));
+
+  for (size_t i = 0; i < method->outputs_size(); ++i) {
+    print_output(i, method->get_output(i), options.print_output);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const std::optional<Options> options = parse_options(argc, argv);
+  if (!options) {
+    return 2;
+  }
+  return run(*options);
+}
