@@ -1,0 +1,25 @@
+"""EXIR, the ahead-of-time compiler: exported PyTorch programs to `.pte`.
+
+import torch
+from executorch.exir import to_edge
+
+ep = torch.export.export(model, example_inputs)
+to_edge(ep).to_executorch().save("model.pte")
+"""
+
+from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
+from executorch.exir.program._program import (
+    EdgeProgramManager,
+    ExecutorchProgramManager,
+    to_edge,
+)
+from executorch.exir.tensor import TensorSpec
+
+__all__ = [
+    "EdgeCompileConfig",
+    "EdgeProgramManager",
+    "ExecutorchBackendConfig",
+    "ExecutorchProgramManager",
+    "TensorSpec",
+    "to_edge",
+]

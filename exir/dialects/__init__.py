@@ -1,0 +1,1 @@
+"""EXIR dialects (`executorch.exir.dialects._ops.ops.edge`)."""

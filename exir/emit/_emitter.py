@@ -1,0 +1,495 @@
+"""The emitter: from planned Edge graphs to the program's flatbuffer objects.
+
+Each method becomes an ExecutionPlan: a list of values (tensors, scalars,
+lists), one chain of KernelCall instructions, the operator table and the
+planned buffer sizes. Constant tensor data of all methods goes into one list
+of byte strings (`ConstantData`), which the serializer lays out as the
+constant segment; a Tensor value refers to it by `data_buffer_idx`.
+
+The emitter reads only the graph (its nodes, TensorSpecs and operator
+schemas) and the graph signature; it does not run torch.
+"""
+
+import dataclasses
+import hashlib
+import operator
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+from torch.export.graph_signature import ExportGraphSignature, InputKind
+from torch.utils import _pytree as pytree
+
+from executorch.exir import memory
+from executorch.exir._serialize._flatbuffer import (
+    AllocationDetailsT,
+    BoolListT,
+    BoolT,
+    ChainT,
+    ContainerMetadataT,
+    DoubleListT,
+    DoubleT,
+    EValueT,
+    ExecutionPlanT,
+    InstructionArguments,
+    InstructionT,
+    IntListT,
+    IntT,
+    KernelCallT,
+    KernelTypes,
+    NullT,
+    OperatorT,
+    OptionalTensorListT,
+    StringT,
+    TensorListT,
+    TensorShapeDynamism,
+    TensorT,
+)
+from executorch.exir.dialects.edge._ops import to_aten_op
+from executorch.exir.operator_schema import bind_arguments, out_arguments
+from executorch.exir.passes.aten_to_edge import SYM_OPS
+from executorch.exir.tensor import TensorSpec, memory_format_code, scalar_type_code
+from executorch_flatbuffer.Frame import FrameT
+from executorch_flatbuffer.FrameList import FrameListT
+
+# Python arithmetic on symbolic sizes, run by the runtime's prim ops.
+_PRIM_OPS = {
+    operator.add: "add",
+    operator.sub: "sub",
+    operator.mul: "mul",
+    operator.floordiv: "floordiv",
+    operator.truediv: "truediv",
+    operator.mod: "mod",
+    operator.eq: "eq",
+    operator.gt: "gt",
+    operator.lt: "lt",
+    operator.ge: "ge",
+    operator.le: "le",
+}
+
+_LAYOUT_CODES = {torch.strided: 0}
+
+
+class EmitError(RuntimeError):
+    """The graph has something the program format cannot express."""
+
+
+class ConstantData:
+    """Constant tensor bytes shared by all methods of a program; entry 0 is
+    the reserved empty entry. Identical bytes are stored once."""
+
+    def __init__(self):
+        self.buffers: List[bytes] = [b""]
+        self._index: Dict[bytes, int] = {}
+
+    def add(self, tensor: torch.Tensor) -> int:
+        """Stores the tensor's contiguous bytes; returns its data_buffer_idx."""
+        flat = tensor.detach().cpu().contiguous().reshape(-1)
+        data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        key = hashlib.sha256(data).digest() + str(len(data)).encode()
+        if key not in self._index:
+            self._index[key] = len(self.buffers)
+            self.buffers.append(data)
+        return self._index[key]
+
+
+@dataclasses.dataclass
+class InstructionSource:
+    """Where an emitted instruction came from, for error messages."""
+
+    operator: str
+    node: str
+    stack_trace: Optional[str]
+
+
+def _evalue(kind: int, val) -> EValueT:
+    value = EValueT()
+    value.valType = kind
+    value.val = val
+    return value
+
+
+def _scalar_val(cls, field: str, python_value):
+    obj = cls()
+    setattr(obj, field, python_value)
+    return obj
+
+
+def _frames(stack_trace: Optional[str]) -> FrameListT:
+    frames = FrameListT()
+    frames.items = []
+    lines = (stack_trace or "").splitlines()
+    for i, line in enumerate(lines):
+        match = re.match(r'\s*File "(.*)", line (\d+), in (.*)', line)
+        if match:
+            frame = FrameT()
+            frame.filename, frame.name = match.group(1), match.group(3)
+            frame.lineno = int(match.group(2))
+            frame.context = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            frames.items.append(frame)
+    return frames
+
+
+class _MethodEmitter:
+    def __init__(
+        self,
+        name: str,
+        graph_module: torch.fx.GraphModule,
+        graph_signature: ExportGraphSignature,
+        constants: Dict[str, torch.Tensor],
+        constant_data: ConstantData,
+        emit_stacktrace: bool,
+    ):
+        self.name = name
+        self.graph_module = graph_module
+        self.signature = graph_signature
+        self.constants = constants
+        self.constant_data = constant_data
+        self.emit_stacktrace = emit_stacktrace
+        self.values: List[EValueT] = []
+        self.node_values: Dict[torch.fx.Node, Any] = {}
+        self.spec_values: Dict[int, int] = {}
+        self.operators: List[OperatorT] = []
+        self.operator_index: Dict[Tuple[str, str], int] = {}
+        self.instructions: List[InstructionT] = []
+        self.sources: List[InstructionSource] = []
+        self.inputs: List[int] = []
+        self.outputs: List[int] = []
+
+    # Values.
+
+    def _add(self, kind: int, val) -> int:
+        self.values.append(_evalue(kind, val))
+        return len(self.values) - 1
+
+    def _null(self) -> int:
+        return self._add(KernelTypes.Null, NullT())
+
+    def _int(self, v: int) -> int:
+        return self._add(KernelTypes.Int, _scalar_val(IntT, "intVal", int(v)))
+
+    def _double(self, v: float) -> int:
+        return self._add(
+            KernelTypes.Double, _scalar_val(DoubleT, "doubleVal", float(v))
+        )
+
+    def _bool(self, v: bool) -> int:
+        return self._add(KernelTypes.Bool, _scalar_val(BoolT, "boolVal", bool(v)))
+
+    def _string(self, v: str) -> int:
+        return self._add(KernelTypes.String, _scalar_val(StringT, "stringVal", v))
+
+    def _list(self, kind: int, cls, items) -> int:
+        return self._add(kind, _scalar_val(cls, "items", list(items)))
+
+    def tensor(self, spec: TensorSpec, constant: Optional[torch.Tensor] = None) -> int:
+        """The Tensor value of `spec`, emitted once per spec object."""
+        if id(spec) in self.spec_values:
+            return self.spec_values[id(spec)]
+        t = TensorT()
+        t.scalarType = scalar_type_code(spec.dtype)
+        t.sizes = list(spec.shape)
+        t.dimOrder = list(spec.dim_order)
+        t.requiresGrad = spec.requires_grad
+        t.shapeDynamism = (
+            TensorShapeDynamism.DYNAMIC_BOUND
+            if spec.is_dynamic
+            else TensorShapeDynamism.STATIC
+        )
+        if constant is not None:
+            t.dataBufferIdx = self.constant_data.add(constant)
+        elif spec.planned:
+            t.allocationInfo = AllocationDetailsT()
+            t.allocationInfo.memoryId = spec.mem_id
+            t.allocationInfo.memoryOffsetLow = spec.mem_offset & 0xFFFFFFFF
+            t.allocationInfo.memoryOffsetHigh = spec.mem_offset >> 32
+        index = self._add(KernelTypes.Tensor, t)
+        self.spec_values[id(spec)] = index
+        return index
+
+    def python_value(self, value) -> int:
+        """A value for a Python scalar, string, dtype or memory format."""
+        if value is None:
+            return self._null()
+        if isinstance(value, bool):
+            return self._bool(value)
+        if isinstance(value, int):
+            return self._int(value)
+        if isinstance(value, float):
+            return self._double(value)
+        if isinstance(value, str):
+            return self._string(value)
+        if isinstance(value, torch.dtype):
+            return self._int(scalar_type_code(value))
+        if isinstance(value, torch.memory_format):
+            return self._int(memory_format_code(value))
+        if isinstance(value, torch.layout) and value in _LAYOUT_CODES:
+            return self._int(_LAYOUT_CODES[value])
+        raise EmitError(f"cannot emit {value!r} of type {type(value).__name__}")
+
+    def _list_value(self, elem_type, items, node) -> int:
+        kind = str(elem_type)
+        if kind == "Tensor":
+            return self._list(
+                KernelTypes.TensorList,
+                TensorListT,
+                [self.node_values[i] for i in items],
+            )
+        if kind == "Optional[Tensor]":
+            return self._list(
+                KernelTypes.OptionalTensorList,
+                OptionalTensorListT,
+                [self._null() if i is None else self.node_values[i] for i in items],
+            )
+        if kind in ("int", "SymInt"):
+            # Each element is its own Int value: a symbolic size computed at
+            # run time updates the list through it.
+            return self._list(
+                KernelTypes.IntList,
+                IntListT,
+                [
+                    (
+                        self.node_values[i]
+                        if isinstance(i, torch.fx.Node)
+                        else self._int(i)
+                    )
+                    for i in items
+                ],
+            )
+        if kind == "float":
+            return self._list(KernelTypes.DoubleList, DoubleListT, map(float, items))
+        if kind == "bool":
+            return self._list(KernelTypes.BoolList, BoolListT, map(bool, items))
+        raise EmitError(f"node '{node.name}': cannot emit a list of {kind}")
+
+    def argument(self, arg: torch._C.Argument, value, node: torch.fx.Node) -> int:
+        """The value index for `value` passed as schema argument `arg`."""
+        arg_type = arg.type
+        if isinstance(arg_type, torch.OptionalType):
+            if value is None:
+                return self._null()
+            arg_type = arg_type.getElementType()
+        if isinstance(value, torch.fx.Node):
+            emitted = self.node_values[value]
+            if isinstance(emitted, list):
+                # A Tensor[] out argument: the list of its allocated tensors.
+                return self._list(KernelTypes.TensorList, TensorListT, emitted)
+            return emitted
+        if isinstance(arg_type, torch.ListType):
+            return self._list_value(arg_type.getElementType(), value, node)
+        if isinstance(arg_type, torch.TensorType):
+            raise EmitError(
+                f"node '{node.name}': argument '{arg.name}' is a Tensor but got "
+                f"{value!r}"
+            )
+        if isinstance(arg_type, torch.FloatType) and not isinstance(value, bool):
+            return self._double(value)
+        return self.python_value(value)
+
+    # Instructions.
+
+    def _operator(self, name: str, overload: str) -> int:
+        key = (name, overload)
+        if key not in self.operator_index:
+            op = OperatorT()
+            op.name, op.overload = name, overload
+            self.operator_index[key] = len(self.operators)
+            self.operators.append(op)
+        return self.operator_index[key]
+
+    def _kernel_call(self, name: str, overload: str, args: List[int], node) -> None:
+        call = KernelCallT()
+        call.opIndex = self._operator(name, overload)
+        call.args = args
+        instruction = InstructionT()
+        instruction.instrArgsType = InstructionArguments.KernelCall
+        instruction.instrArgs = call
+        self.instructions.append(instruction)
+        qualified = f"{name}.{overload}" if overload else name
+        self.sources.append(
+            InstructionSource(qualified, node.name, node.meta.get("stack_trace"))
+        )
+
+    def _emit_operator(self, node: torch.fx.Node) -> None:
+        op = to_aten_op(node.target)
+        schema = op._schema
+        outs = out_arguments(schema)
+        if not outs:
+            raise EmitError(
+                f"node '{node.name}': {op.name()} is not an out variant; run "
+                "ToOutVarPass before emitting"
+            )
+        bound = bind_arguments(schema, node.args, node.kwargs)
+        args = [self.argument(a, bound.get(a.name), node) for a in schema.arguments]
+        out_values = [self.node_values[bound[a.name]] for a in outs]
+        if len(schema.returns) == 1:
+            args.append(out_values[0])
+            self.node_values[node] = out_values[0]
+        elif schema.returns:
+            args.append(self._list(KernelTypes.TensorList, TensorListT, out_values))
+            self.node_values[node] = out_values
+        else:
+            # `-> ()` with a Tensor[] out: the list is passed again as the
+            # return slot, which the runtime's calling convention expects.
+            args.append(self._list(KernelTypes.TensorList, TensorListT, out_values[0]))
+            self.node_values[node] = out_values[0]
+        self._kernel_call(schema.name, schema.overload_name, args, node)
+
+    def _emit_sym(self, node: torch.fx.Node, name: str, overload: str) -> None:
+        args = [
+            (
+                self.node_values[a]
+                if isinstance(a, torch.fx.Node)
+                else self.python_value(a)
+            )
+            for a in node.args
+        ]
+        hint = node.meta.get("val")
+        result = self._int(hint if isinstance(hint, int) else 0)
+        self.node_values[node] = result
+        self._kernel_call(name, overload, args + [result], node)
+
+    def _emit_call(self, node: torch.fx.Node) -> None:
+        target = node.target
+        if target is memory.alloc:
+            spec = node.meta["spec"]
+            self.node_values[node] = (
+                [self.tensor(s) for s in spec]
+                if isinstance(spec, list)
+                else self.tensor(spec)
+            )
+        elif target is operator.getitem:
+            source, index = node.args
+            self.node_values[node] = self.node_values[source][index]
+        elif target in SYM_OPS:
+            schema = target._schema
+            self._emit_sym(node, schema.name, schema.overload_name)
+        elif target in _PRIM_OPS:
+            self._emit_sym(node, f"executorch_prim::{_PRIM_OPS[target]}", "Scalar")
+        else:
+            self._emit_operator(node)
+
+    def _emit_placeholder(self, node: torch.fx.Node, input_spec) -> None:
+        spec = node.meta.get("spec")
+        if input_spec.kind == InputKind.USER_INPUT:
+            if isinstance(spec, TensorSpec):
+                index = self.tensor(spec)
+            else:
+                index = self.python_value(node.meta.get("val"))
+            self.inputs.append(index)
+        elif spec is not None and spec.const:
+            constant = self.constants.get(input_spec.target)
+            if constant is None:
+                raise EmitError(f"no data for constant '{input_spec.target}'")
+            index = self.tensor(spec, constant)
+        else:
+            raise EmitError(
+                f"input '{node.name}' ({input_spec.kind.name}) is not supported yet"
+            )
+        self.node_values[node] = index
+
+    def emit(self) -> ExecutionPlanT:
+        for kind in (s.kind.name for s in self.signature.output_specs):
+            if kind != "USER_OUTPUT":
+                raise EmitError(
+                    f"method '{self.name}': {kind} outputs (mutated buffers or "
+                    "inputs) are not supported yet"
+                )
+        input_specs = iter(self.signature.input_specs)
+        for node in self.graph_module.graph.nodes:
+            if node.op == "placeholder":
+                self._emit_placeholder(node, next(input_specs))
+            elif node.op == "call_function":
+                self._emit_call(node)
+            elif node.op == "output":
+                for out in pytree.tree_leaves(node.args[0]):
+                    self.outputs.append(
+                        self.node_values[out]
+                        if isinstance(out, torch.fx.Node)
+                        else self.python_value(out)
+                    )
+            else:
+                raise EmitError(f"cannot emit node '{node.name}' ({node.op})")
+
+        chain = ChainT()
+        chain.inputs, chain.outputs = [], []
+        chain.instructions = self.instructions
+        if self.emit_stacktrace:
+            chain.stacktrace = [_frames(s.stack_trace) for s in self.sources]
+        plan = _plan(self.name, self.values, self.inputs, self.outputs, [chain])
+        plan.operators = self.operators
+        plan.nonConstBufferSizes = list(
+            self.graph_module.meta.get("non_const_buffer_sizes", [0])
+        )
+        return plan
+
+
+def _plan(name, values, inputs, outputs, chains) -> ExecutionPlanT:
+    plan = ExecutionPlanT()
+    plan.name = name
+    plan.values = values
+    plan.inputs = inputs
+    plan.outputs = outputs
+    plan.chains = chains
+    plan.operators = []
+    plan.delegates = []
+    plan.nonConstBufferSizes = [0]
+    return plan
+
+
+def _container_metadata(in_spec, out_spec) -> ContainerMetadataT:
+    meta = ContainerMetadataT()
+    meta.encodedInpStr = pytree.treespec_dumps(in_spec) if in_spec is not None else ""
+    meta.encodedOutStr = pytree.treespec_dumps(out_spec) if out_spec is not None else ""
+    return meta
+
+
+@dataclasses.dataclass
+class EmittedMethod:
+    plan: ExecutionPlanT
+    sources: List[InstructionSource]
+
+
+def emit_method(
+    name: str,
+    graph_module: torch.fx.GraphModule,
+    graph_signature: ExportGraphSignature,
+    constants: Dict[str, torch.Tensor],
+    constant_data: ConstantData,
+    in_spec=None,
+    out_spec=None,
+    emit_stacktrace: bool = False,
+) -> EmittedMethod:
+    """Emits one planned out-variant graph as an ExecutionPlan.
+
+    `constants` maps the targets of parameter, buffer and lifted-constant
+    inputs to their tensors; their bytes are added to `constant_data`.
+    """
+    emitter = _MethodEmitter(
+        name, graph_module, graph_signature, constants, constant_data, emit_stacktrace
+    )
+    plan = emitter.emit()
+    plan.containerMetaType = _container_metadata(in_spec, out_spec)
+    return EmittedMethod(plan, emitter.sources)
+
+
+def emit_constant_method(
+    name: str, value, constant_data: ConstantData
+) -> ExecutionPlanT:
+    """A method without instructions that returns `value` (a scalar, string,
+    tensor, or a nested list/tuple of them)."""
+    emitter = _MethodEmitter(name, None, None, {}, constant_data, False)
+    leaves, spec = pytree.tree_flatten(value)
+    outputs = []
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor):
+            outputs.append(
+                emitter.tensor(TensorSpec.from_tensor(leaf, const=True), leaf)
+            )
+        else:
+            outputs.append(emitter.python_value(leaf))
+    chain = ChainT()
+    chain.inputs, chain.outputs, chain.instructions = [], [], []
+    plan = _plan(name, emitter.values, [], outputs, [chain])
+    plan.containerMetaType = _container_metadata(None, spec)
+    return plan

@@ -1,0 +1,21 @@
+"""Graph-level memory operations of the ExecuTorch dialect."""
+
+from typing import List, Tuple, Union
+
+import torch
+
+AllocSpec = Tuple[Tuple[int, ...], torch.dtype]
+
+
+def alloc(spec: Union[AllocSpec, List[AllocSpec]]):
+    """Allocates the out tensor(s) of an out-variant call.
+
+    A graph node calling `alloc` stands for planned memory: the memory planner
+    gives it an offset and the emitter turns it into a Tensor value. `spec` is
+    `(shape, dtype)`, or a list of them for a `Tensor[]` out argument. Called
+    eagerly, it returns empty tensors of that shape.
+    """
+    if isinstance(spec, list):
+        return [alloc(s) for s in spec]
+    shape, dtype = spec
+    return torch.empty(shape, dtype=dtype)

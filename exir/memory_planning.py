@@ -1,0 +1,149 @@
+"""Memory planning algorithms and the lifetime analysis they work on.
+
+A planning algorithm is any callable `algo(specs, alignment) -> buffer_sizes`
+that sets `mem_id` and `mem_offset` of each given TensorSpec so that no two
+specs of the same buffer whose lifetimes overlap share bytes, with every
+offset a multiple of `alignment`. It returns the size of each buffer by
+mem_id; entry 0 is reserved (always 0), as in the program's
+`non_const_buffer_sizes`.
+"""
+
+from typing import Callable, Iterable, List, Optional
+
+import torch
+
+from executorch.exir.tensor import TensorSpec
+
+PLANNED_MEM_ID = 1
+
+MemoryPlanningAlgorithm = Callable[[List[TensorSpec], int], List[int]]
+
+
+def flatten_specs(spec) -> List[TensorSpec]:
+    """The TensorSpecs in a node's spec (a spec, None, or a nested list)."""
+    if isinstance(spec, TensorSpec):
+        return [spec]
+    if isinstance(spec, (list, tuple)):
+        return [s for item in spec for s in flatten_specs(item)]
+    return []
+
+
+def _align(value: int, alignment: int) -> int:
+    return -(-value // alignment) * alignment
+
+
+def _overlap(a: TensorSpec, b: TensorSpec) -> bool:
+    return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
+
+
+def collect_planned_specs(
+    graph_module: torch.fx.GraphModule,
+    alloc_graph_input: bool = True,
+    alloc_graph_output: bool = True,
+) -> List[TensorSpec]:
+    """Computes the lifetime of every non-constant TensorSpec of the graph
+    (node indices from definition to last use) and returns those to plan,
+    each once, in order of first appearance.
+
+    Graph inputs are live from the start (the caller writes them before the
+    first instruction), graph outputs until the end (the caller reads them
+    after the last).
+    """
+    nodes = list(graph_module.graph.nodes)
+    end = len(nodes) - 1
+    specs = {}
+    inputs, outputs = set(), set()
+
+    def touch(spec: TensorSpec, index: int) -> None:
+        if spec.const:
+            return
+        if id(spec) not in specs:
+            specs[id(spec)] = spec
+            spec.lifetime = [index, index]
+        spec.lifetime[0] = min(spec.lifetime[0], index)
+        spec.lifetime[1] = max(spec.lifetime[1], index)
+
+    for index, node in enumerate(nodes):
+        for spec in flatten_specs(node.meta.get("spec")):
+            touch(spec, 0 if node.op == "placeholder" else index)
+            if node.op == "placeholder":
+                inputs.add(id(spec))
+        for used in node.all_input_nodes:
+            for spec in flatten_specs(used.meta.get("spec")):
+                touch(spec, end if node.op == "output" else index)
+                if node.op == "output":
+                    outputs.add(id(spec))
+    return [
+        spec
+        for key, spec in specs.items()
+        if (alloc_graph_input or key not in inputs)
+        and (alloc_graph_output or key not in outputs)
+    ]
+
+
+def greedy(specs: List[TensorSpec], alignment: int) -> List[int]:
+    """Greedy best fit: largest tensors first, each into the tightest
+    aligned gap left between tensors already placed whose lifetimes overlap
+    its own, or after all of them."""
+    placed: List[TensorSpec] = []
+    arena = 0
+    for spec in sorted(specs, key=lambda s: (-s.nbytes, s.lifetime[0])):
+        live = sorted(
+            (p for p in placed if _overlap(p, spec)), key=lambda p: p.mem_offset
+        )
+        best: Optional[int] = None
+        best_gap = None
+        cursor = 0
+        for other in live:
+            start = _align(cursor, alignment)
+            gap = other.mem_offset - start
+            if gap >= spec.nbytes and (best_gap is None or gap < best_gap):
+                best, best_gap = start, gap
+            cursor = max(cursor, other.mem_offset + other.nbytes)
+        spec.mem_offset = best if best is not None else _align(cursor, alignment)
+        spec.mem_id = PLANNED_MEM_ID
+        placed.append(spec)
+        arena = max(arena, spec.mem_offset + spec.nbytes)
+    return [0, _align(arena, alignment)]
+
+
+def naive(specs: List[TensorSpec], alignment: int) -> List[int]:
+    """Every tensor gets its own bytes (no reuse): the upper bound any
+    algorithm must beat, and a baseline for debugging a plan."""
+    cursor = 0
+    for spec in specs:
+        spec.mem_id = PLANNED_MEM_ID
+        spec.mem_offset = cursor
+        cursor = _align(cursor + spec.nbytes, alignment)
+    return [0, cursor]
+
+
+ALGORITHMS = {"greedy": greedy, "naive": naive}
+
+
+def verify_memory_plan(
+    specs: Iterable[TensorSpec], buffer_sizes: List[int], alignment: int
+) -> None:
+    """Raises ValueError if two tensors live at the same time share bytes, if
+    an offset is misaligned, or if a tensor runs past its buffer."""
+    specs = list(specs)
+    for spec in specs:
+        if spec.mem_id is None or spec.mem_id <= 0 or spec.mem_id >= len(buffer_sizes):
+            raise ValueError(f"{spec} has no valid memory id")
+        if spec.mem_offset % alignment:
+            raise ValueError(f"{spec} is not aligned to {alignment}")
+        if spec.mem_offset + spec.nbytes > buffer_sizes[spec.mem_id]:
+            raise ValueError(
+                f"{spec} ends past its buffer of {buffer_sizes[spec.mem_id]} bytes"
+            )
+    for i, a in enumerate(specs):
+        for b in specs[i + 1 :]:
+            if (
+                a.mem_id == b.mem_id
+                and _overlap(a, b)
+                and a.nbytes
+                and b.nbytes
+                and a.mem_offset < b.mem_offset + b.nbytes
+                and b.mem_offset < a.mem_offset + a.nbytes
+            ):
+                raise ValueError(f"{a} and {b} are live together and overlap")

@@ -1,0 +1,198 @@
+"""Rewrites of a Core ATen graph into the Edge dialect, applied by `to_edge`.
+
+Each function rewrites a graph module in place:
+
+- `remove_asserts`: graph-level assertions (tensor metadata, symbolic size
+  ranges) are dropped; export already checked them for the example inputs
+  and the runtime checks inputs against the method's declared shapes.
+- `replace_view_ops_with_copies`: views become their `*_copy` operators
+  (`aten.view` -> `aten.view_copy`), since the runtime has no aliasing.
+- `use_scalar_overloads`: `aten.mul.Tensor(x, 2.5)` becomes
+  `aten.mul.Scalar(x, 2.5)` (a Python number cannot be a Tensor argument of
+  an out-variant kernel).
+- `replace_memory_format_ops`: `aten._to_copy`/`aten.clone` become the
+  `dim_order_ops` operators, which describe layouts by dim order.
+- `propagate_fake_tensors`: recomputes `meta["val"]` after the rewrites (a
+  `permute_copy` is contiguous where the `permute` it replaces was strided).
+- `replace_aten_with_edge_ops`: call targets become `EdgeOpOverload`s.
+"""
+
+import numbers
+import operator
+from typing import Optional
+
+import torch
+from torch._guards import detect_fake_mode
+from torch._ops import OpOverload
+
+from executorch.exir.dialects.edge._ops import edge_op, to_aten_op
+from executorch.exir.dim_order_utils import dim_order_of
+from executorch.exir.passes import dim_order_ops_registry  # noqa: F401
+
+# Operators on symbolic sizes; they are runtime prim ops, not Edge operators.
+SYM_OPS = (
+    torch.ops.aten.sym_size.int,
+    torch.ops.aten.sym_numel.default,
+    torch.ops.aten.sym_stride.int,
+    torch.ops.aten.sym_storage_offset.default,
+)
+
+
+def _call_function_nodes(gm: torch.fx.GraphModule):
+    return [n for n in gm.graph.nodes if n.op == "call_function"]
+
+
+_ASSERT_OPS = (
+    torch.ops.aten._assert_tensor_metadata.default,
+    torch.ops.aten._assert_scalar.default,
+    torch.ops.aten._assert_async.msg,
+    torch.ops.aten.sym_constrain_range.default,
+    torch.ops.aten.sym_constrain_range_for_size.default,
+)
+
+
+def remove_asserts(gm: torch.fx.GraphModule) -> None:
+    """Erases assertion nodes (which have no users)."""
+    for node in _call_function_nodes(gm):
+        if node.target in _ASSERT_OPS and not node.users:
+            gm.graph.erase_node(node)
+
+
+def _is_view(op: OpOverload) -> bool:
+    schema = op._schema
+    returns = schema.returns
+    return (
+        not schema.is_mutable
+        and len(returns) == 1
+        and returns[0].alias_info is not None
+        and not returns[0].alias_info.is_write
+    )
+
+
+def _copy_variant(op: OpOverload) -> Optional[OpOverload]:
+    """`aten.<view>_copy.<overload>` for a view operator, if it exists."""
+    namespace = getattr(torch.ops, op.namespace)
+    base = op._schema.name.split("::")[1]
+    packet = getattr(namespace, f"{base}_copy", None)
+    if packet is None:
+        return None
+    return getattr(packet, op._overloadname, None)
+
+
+def replace_view_ops_with_copies(gm: torch.fx.GraphModule) -> None:
+    """Replaces each view operator by its copying variant."""
+    for node in _call_function_nodes(gm):
+        op = node.target
+        if isinstance(op, OpOverload) and op not in SYM_OPS and _is_view(op):
+            copy = _copy_variant(op)
+            if copy is not None:
+                node.target = copy
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Number) and not isinstance(value, torch.SymInt)
+
+
+def _scalar_overload(op: OpOverload, number_positions) -> Optional[OpOverload]:
+    """The overload of `op`'s operator that takes a Scalar exactly where `op`
+    takes the Tensors given as numbers, and is otherwise the same."""
+    wanted = op._schema.arguments
+    packet = getattr(getattr(torch.ops, op.namespace), op._schema.name.split("::")[1])
+    for name in packet.overloads():
+        candidate = getattr(packet, name)
+        args = candidate._schema.arguments
+        if candidate is op or len(args) != len(wanted) or candidate._schema.is_mutable:
+            continue
+        if all(
+            (
+                isinstance(b.type, torch.NumberType)
+                if i in number_positions
+                else (a.name == b.name and a.type == b.type)
+            )
+            for i, (a, b) in enumerate(zip(wanted, args))
+        ):
+            return candidate
+    return None
+
+
+def use_scalar_overloads(gm: torch.fx.GraphModule) -> None:
+    """Moves Python numbers passed as Tensor arguments to Scalar overloads."""
+    for node in _call_function_nodes(gm):
+        op = node.target
+        if not isinstance(op, OpOverload):
+            continue
+        arguments = op._schema.arguments
+        positions = {
+            i
+            for i, arg in enumerate(arguments)
+            if isinstance(arg.type, torch.TensorType)
+            and _is_number(
+                node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
+            )
+        }
+        if positions:
+            overload = _scalar_overload(op, positions)
+            if overload is not None:
+                node.target = overload
+
+
+def replace_memory_format_ops(gm: torch.fx.GraphModule) -> None:
+    """`aten._to_copy` -> `dim_order_ops._to_dim_order_copy` and
+    `aten.clone` -> `dim_order_ops._clone_dim_order`, with the dim order of
+    the result in place of its memory format."""
+    for node in _call_function_nodes(gm):
+        if node.target == torch.ops.aten._to_copy.default:
+            kwargs = {"dtype": node.kwargs.get("dtype")}
+            target = torch.ops.dim_order_ops._to_dim_order_copy.default
+        elif node.target == torch.ops.aten.clone.default:
+            kwargs = {}
+            target = torch.ops.dim_order_ops._clone_dim_order.default
+        else:
+            continue
+        if node.kwargs.get("non_blocking", False):
+            kwargs["non_blocking"] = True
+        kwargs["dim_order"] = dim_order_of(node.meta["val"])
+        node.target = target
+        node.args = node.args[:1]
+        node.kwargs = kwargs
+
+
+def propagate_fake_tensors(gm: torch.fx.GraphModule) -> None:
+    """Recomputes each operator node's `meta["val"]` from its inputs'."""
+    fake_mode = detect_fake_mode(
+        [n.meta["val"] for n in gm.graph.nodes if "val" in n.meta]
+    )
+    if fake_mode is None:
+        return
+    with fake_mode:
+        for node in _call_function_nodes(gm):
+            op = to_aten_op(node.target)
+            if not isinstance(op, OpOverload) and op is not operator.getitem:
+                continue
+            if op in SYM_OPS:
+                continue
+            args, kwargs = torch.fx.node.map_arg(
+                (node.args, node.kwargs), lambda n: n.meta["val"]
+            )
+            node.meta["val"] = op(*args, **kwargs)
+
+
+def replace_aten_with_edge_ops(gm: torch.fx.GraphModule) -> None:
+    """Wraps every operator target (except symbolic-size ops) as an Edge op."""
+    for node in _call_function_nodes(gm):
+        if isinstance(node.target, OpOverload) and node.target not in SYM_OPS:
+            node.target = edge_op(node.target)
+
+
+def aten_to_edge(gm: torch.fx.GraphModule, skip_dim_order: bool = False) -> None:
+    """Applies all rewrites of this module to a Core ATen graph, in place."""
+    remove_asserts(gm)
+    replace_view_ops_with_copies(gm)
+    use_scalar_overloads(gm)
+    # Layouts of the copies replacing views decide the dim orders below.
+    propagate_fake_tensors(gm)
+    if not skip_dim_order:
+        replace_memory_format_ops(gm)
+        propagate_fake_tensors(gm)
+    replace_aten_with_edge_ops(gm)
+    gm.recompile()

@@ -1,0 +1,73 @@
+"""MemoryPlanningPass: assigns planned memory to a graph's tensors."""
+
+from typing import Callable, List, Optional, Union
+
+import torch
+from torch.fx.passes.infra.pass_base import PassBase, PassResult
+
+from executorch.exir.memory_planning import (
+    ALGORITHMS,
+    collect_planned_specs,
+    verify_memory_plan,
+)
+
+
+class MemoryPlanningPass(PassBase):
+    """Plans every non-constant tensor of a graph whose specs were propagated
+    (`SpecPropPass`) into memory buffers.
+
+    Args:
+        memory_planning_algo: "greedy" (default; best fit over lifetimes),
+            "naive" (no reuse), or a callable `algo(specs, alignment) ->
+            buffer_sizes` (see `executorch.exir.memory_planning`).
+        alignment: byte alignment of every planned tensor.
+        alloc_graph_input: plan the method's inputs (the runtime copies
+            inputs into planned memory); otherwise the caller provides them.
+        alloc_graph_output: plan the method's outputs; otherwise the caller
+            provides output buffers.
+
+    After `run`, `graph_module.meta["non_const_buffer_sizes"]` holds the size
+    of each buffer (entry 0 reserved) and `self.buffer_sizes` the same list.
+    """
+
+    def __init__(
+        self,
+        memory_planning_algo: Union[str, Callable, None] = None,
+        alignment: int = 16,
+        alloc_graph_input: bool = True,
+        alloc_graph_output: bool = True,
+    ):
+        super().__init__()
+        if memory_planning_algo is None:
+            memory_planning_algo = "greedy"
+        if isinstance(memory_planning_algo, str):
+            if memory_planning_algo not in ALGORITHMS:
+                raise ValueError(
+                    f"unknown memory planning algorithm '{memory_planning_algo}'; "
+                    f"known: {sorted(ALGORITHMS)}"
+                )
+            memory_planning_algo = ALGORITHMS[memory_planning_algo]
+        if alignment <= 0 or alignment & (alignment - 1):
+            raise ValueError(f"alignment must be a power of two, got {alignment}")
+        self.memory_planning_algo = memory_planning_algo
+        self.alignment = alignment
+        self.alloc_graph_input = alloc_graph_input
+        self.alloc_graph_output = alloc_graph_output
+        self.buffer_sizes: Optional[List[int]] = None
+
+    def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
+        return self.run(graph_module)
+
+    def run(
+        self, graph_module: torch.fx.GraphModule, graph_signature=None
+    ) -> PassResult:
+        """Plans `graph_module` in place. `graph_signature` is accepted for
+        upstream compatibility; constness comes from the specs."""
+        specs = collect_planned_specs(
+            graph_module, self.alloc_graph_input, self.alloc_graph_output
+        )
+        buffer_sizes = list(self.memory_planning_algo(specs, self.alignment))
+        verify_memory_plan(specs, buffer_sizes, self.alignment)
+        graph_module.meta["non_const_buffer_sizes"] = buffer_sizes
+        self.buffer_sizes = buffer_sizes
+        return PassResult(graph_module, True)

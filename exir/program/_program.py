@@ -1,0 +1,326 @@
+"""The user-facing compilation pipeline: `to_edge` and the program managers.
+
+ExportedProgram --to_edge--> EdgeProgramManager --to_executorch-->
+ExecutorchProgramManager (.buffer, .save)
+"""
+
+import copy
+import dataclasses
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import (
+    ExportGraphSignature,
+    InputKind,
+    TensorArgument,
+)
+
+from executorch.exir._serialize import serialize_pte_binary
+from executorch.exir._serialize._flatbuffer import ProgramT
+from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
+from executorch.exir.emit import (
+    ConstantData,
+    InstructionSource,
+    emit_constant_method,
+    emit_method,
+)
+from executorch.exir.passes.aten_to_edge import aten_to_edge
+from executorch.exir.passes.spec_prop_pass import SpecPropPass
+from executorch.exir.passes.to_out_var_pass import ToOutVarPass
+from executorch.exir.verification.verifier import (
+    EXIREdgeDialectVerifier,
+    EXIRExecutorchVerifier,
+    check_edge_ops,
+)
+
+Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
+
+
+def _as_dict(programs: Programs) -> Dict[str, ExportedProgram]:
+    if isinstance(programs, ExportedProgram):
+        return {"forward": programs}
+    if isinstance(programs, dict) and all(
+        isinstance(p, ExportedProgram) for p in programs.values()
+    ):
+        return dict(programs)
+    raise TypeError(
+        "expected an ExportedProgram or a dict of method name to ExportedProgram, "
+        f"got {type(programs).__name__}"
+    )
+
+
+def _decomposition_table(config: EdgeCompileConfig):
+    table = torch.export.default_decompositions()
+    for op in config._preserve_ops:
+        table.pop(op, None)
+    return table
+
+
+def _copy_program(
+    ep: ExportedProgram,
+) -> Tuple[torch.fx.GraphModule, ExportGraphSignature]:
+    """A copy of `ep`'s graph module that can be rewritten without touching
+    `ep`, and the graph signature naming its nodes. Node metadata is copied
+    shallowly (fake tensors are shared)."""
+    graph = torch.fx.Graph()
+    output = graph.graph_copy(ep.graph, {})
+    graph.output(output)
+    copied = torch.fx.GraphModule(ep.graph_module, graph)
+    copied.meta.update(ep.graph_module.meta)
+    # Copying may rename nodes (an input called `input` becomes `input_1`).
+    placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
+    outputs = [getattr(n, "name", None) for n in output]
+    old = ep.graph_signature
+    inputs = [
+        (
+            dataclasses.replace(spec, arg=type(spec.arg)(name=name))
+            if isinstance(spec.arg, TensorArgument)
+            else spec
+        )
+        for spec, name in zip(old.input_specs, placeholders)
+    ]
+    results = [
+        (
+            dataclasses.replace(spec, arg=type(spec.arg)(name=name))
+            if isinstance(spec.arg, TensorArgument)
+            else spec
+        )
+        for spec, name in zip(old.output_specs, outputs)
+    ]
+    return copied, ExportGraphSignature(inputs, results)
+
+
+def _constants_of(ep: ExportedProgram) -> Dict[str, torch.Tensor]:
+    """Tensors of the parameter, buffer and lifted-constant inputs, by the
+    targets the graph signature names them with."""
+    constants = {}
+    for spec in ep.graph_signature.input_specs:
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            source = ep.state_dict if spec.target in ep.state_dict else ep.constants
+            constants[spec.target] = source[spec.target]
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            constants[spec.target] = ep.constants[spec.target]
+    return constants
+
+
+def _check_programs(programs, config: EdgeCompileConfig) -> None:
+    if config._check_ir_validity:
+        exceptions = list(config._core_aten_ops_exception_list) + list(
+            config._preserve_ops
+        )
+        for name, ep in programs.items():
+            check_edge_ops(ep.graph_module, exceptions, name)
+
+
+def _to_edge_program(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
+    core = ep.run_decompositions(_decomposition_table(config))
+    gm = core.graph_module
+    aten_to_edge(gm, skip_dim_order=config._skip_dim_order)
+    return core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
+
+
+def to_edge(
+    programs: Programs,
+    constant_methods: Optional[Dict[str, Any]] = None,
+    compile_config: Optional[EdgeCompileConfig] = None,
+) -> "EdgeProgramManager":
+    """Lowers exported programs to the Edge dialect.
+
+    Each program is decomposed to Core ATen (torch.export's default
+    decomposition table), its views become copies, memory formats become dim
+    orders, and its operators become Edge operators.
+
+    Args:
+        programs: an ExportedProgram (the method "forward") or a dict of
+            method name to ExportedProgram.
+        constant_methods: methods that take no input and return a constant
+            (int, float, bool, str, tensor, or lists of them), by name.
+        compile_config: options; by default the result is checked to contain
+            only Core ATen operators.
+    """
+    config = compile_config or EdgeCompileConfig()
+    edge = {
+        name: _to_edge_program(ep, config) for name, ep in _as_dict(programs).items()
+    }
+    return EdgeProgramManager(edge, constant_methods, config)
+
+
+def _apply_passes(ep: ExportedProgram, passes: Sequence[Callable]) -> ExportedProgram:
+    return ep._transform_do_not_use(*passes) if passes else ep
+
+
+class EdgeProgramManager:
+    """The methods of a program in the Edge dialect."""
+
+    def __init__(
+        self,
+        edge_programs: Programs,
+        constant_methods: Optional[Dict[str, Any]] = None,
+        compile_config: Optional[EdgeCompileConfig] = None,
+    ):
+        self.compile_config = compile_config or EdgeCompileConfig()
+        self._edge_programs = _as_dict(edge_programs)
+        self._config_methods = dict(constant_methods or {})
+        clash = set(self._edge_programs) & set(self._config_methods)
+        if clash:
+            raise ValueError(f"methods defined twice: {sorted(clash)}")
+        _check_programs(self._edge_programs, self.compile_config)
+
+    @property
+    def methods(self) -> set:
+        """Names of the methods backed by graphs."""
+        return set(self._edge_programs)
+
+    @property
+    def config_methods(self) -> set:
+        """Names of the constant methods."""
+        return set(self._config_methods)
+
+    def exported_program(self, method_name: str = "forward") -> ExportedProgram:
+        """The Edge ExportedProgram of one method."""
+        return self._edge_programs[method_name]
+
+    def transform(
+        self,
+        passes: Union[Sequence[Callable], Dict[str, Sequence[Callable]]],
+        compile_config: Optional[EdgeCompileConfig] = None,
+    ) -> "EdgeProgramManager":
+        """Runs graph passes on every method (a list) or on named methods (a
+        dict of method name to list) and returns a new manager; the result
+        is verified again.
+
+        A pass is a callable taking a GraphModule and returning a PassResult
+        (e.g. a `torch.fx.passes.infra.pass_base.PassBase`) or None when it
+        edits the graph in place.
+        """
+        if isinstance(passes, dict):
+            per_method = {name: passes.get(name, []) for name in self._edge_programs}
+        else:
+            per_method = {name: list(passes) for name in self._edge_programs}
+        programs = {
+            name: _apply_passes(ep, per_method[name])
+            for name, ep in self._edge_programs.items()
+        }
+        return EdgeProgramManager(
+            programs, self._config_methods, compile_config or self.compile_config
+        )
+
+    def to_executorch(
+        self, config: Optional[ExecutorchBackendConfig] = None
+    ) -> "ExecutorchProgramManager":
+        """Converts to out variants, plans memory and emits the program."""
+        return ExecutorchProgramManager(
+            self._edge_programs,
+            self._config_methods,
+            config or ExecutorchBackendConfig(),
+        )
+
+
+def _to_planned_program(
+    ep: ExportedProgram, config: ExecutorchBackendConfig
+) -> ExportedProgram:
+    ep = _apply_passes(ep, config.passes)
+    gm, signature = _copy_program(ep)
+    ToOutVarPass()(gm)
+    SpecPropPass(signature)(gm)
+    config.memory_planning_pass.run(gm, signature)
+    return ep._update(gm, signature, verifiers=[EXIRExecutorchVerifier])
+
+
+class ExecutorchProgramManager:
+    """A program ready to run: out variants, planned memory, emitted and
+    serialized on demand to `.pte` bytes."""
+
+    def __init__(
+        self,
+        edge_programs: Dict[str, ExportedProgram],
+        constant_methods: Dict[str, Any],
+        config: ExecutorchBackendConfig,
+    ):
+        self.config = config
+        self._programs = {
+            name: _to_planned_program(ep, config) for name, ep in edge_programs.items()
+        }
+        self._constant_data = ConstantData()
+        self._sources: Dict[str, List[InstructionSource]] = {}
+        plans = []
+        for name in sorted(list(self._programs) + list(constant_methods)):
+            if name in constant_methods:
+                plan = emit_constant_method(
+                    name, constant_methods[name], self._constant_data
+                )
+            else:
+                ep = self._programs[name]
+                emitted = emit_method(
+                    name,
+                    ep.graph_module,
+                    ep.graph_signature,
+                    _constants_of(ep),
+                    self._constant_data,
+                    ep.call_spec.in_spec,
+                    ep.call_spec.out_spec,
+                    config.emit_stacktrace,
+                )
+                plan, self._sources[name] = emitted.plan, emitted.sources
+            plans.append(plan)
+        program = ProgramT()
+        program.version = 0
+        program.executionPlan = plans
+        program.constantBuffer = []
+        program.backendDelegateData = []
+        program.segments = []
+        program.mutableDataSegments = []
+        program.namedData = []
+        self._program = program
+        self._buffer: Optional[bytes] = None
+
+    @property
+    def methods(self) -> set:
+        return set(self._programs)
+
+    def exported_program(self, method_name: str = "forward") -> ExportedProgram:
+        """The planned out-variant ExportedProgram of one method."""
+        return self._programs[method_name]
+
+    @property
+    def executorch_program(self) -> ProgramT:
+        """The emitted program (flatbuffer object API); serializing fills in
+        its segments."""
+        return self._program
+
+    @property
+    def constant_data(self) -> List[bytes]:
+        """Constant tensor bytes by data_buffer_idx (entry 0 is empty)."""
+        return list(self._constant_data.buffers)
+
+    def instruction_sources(
+        self, method_name: str = "forward"
+    ) -> List[InstructionSource]:
+        """For each instruction of the method: its operator, graph node and
+        the Python stack trace that produced it."""
+        return list(self._sources.get(method_name, []))
+
+    @property
+    def buffer(self) -> bytes:
+        """The `.pte` file contents."""
+        if self._buffer is None:
+            # The serializer fills the program's segment tables; keep the
+            # emitted object as it was.
+            self._buffer = serialize_pte_binary(
+                copy.deepcopy(self._program),
+                self._constant_data.buffers,
+                segment_alignment=self.config.segment_alignment,
+                constant_tensor_alignment=self.config.constant_tensor_alignment,
+                extract_delegate_segments=self.config.extract_delegate_segments,
+            )
+        return self._buffer
+
+    def write_to_file(self, open_file) -> None:
+        """Writes the `.pte` bytes to a binary file object."""
+        open_file.write(self.buffer)
+
+    def save(self, path: str) -> None:
+        """Writes the `.pte` file to `path`."""
+        with open(path, "wb") as f:
+            self.write_to_file(f)

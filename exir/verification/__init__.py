@@ -1,0 +1,1 @@
+"""Verifiers of EXIR programs."""

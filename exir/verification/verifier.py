@@ -1,0 +1,102 @@
+"""Verification of Edge dialect programs.
+
+`EXIREdgeDialectVerifier` is the structural verifier torch runs on every
+`ExportedProgram` of the Edge dialect (it admits Edge operators as call
+targets). `check_edge_ops` is the op-level check of
+`EdgeCompileConfig(_check_ir_validity=True)`: every operator must be Core ATen
+(or a `*_copy` of a Core ATen view, a `dim_order_ops` operator, or an allowed
+exception), and a violation names the node, its operator and the source line
+that produced it.
+"""
+
+import operator
+import types
+from typing import Iterable, Optional
+
+import torch
+from torch._export.verifier import SpecViolationError, Verifier
+from torch._ops import HigherOrderOperator, OpOverload
+
+from executorch.exir.dialects.edge._ops import EdgeOpOverload, to_aten_op
+from executorch.exir.passes.aten_to_edge import SYM_OPS
+
+# Namespaces whose operators the runtime provides beside Core ATen.
+_EXIR_NAMESPACES = ("dim_order_ops",)
+
+
+class EXIREdgeDialectVerifier(Verifier):
+    """Structural verifier of Edge programs: Edge operators are valid call
+    targets (op-level checks are `check_edge_ops`)."""
+
+    dialect = "EDGE"
+
+    def allowed_op_types(self):
+        return (OpOverload, HigherOrderOperator, EdgeOpOverload)
+
+
+class EXIRExecutorchVerifier(Verifier):
+    """Structural verifier of planned (out-variant) programs: admits Edge
+    operators wrapping out variants and the `executorch.exir.memory.alloc`
+    function."""
+
+    dialect = "EXECUTORCH"
+
+    def allowed_op_types(self):
+        return (OpOverload, HigherOrderOperator, EdgeOpOverload, types.FunctionType)
+
+
+def source_line(node: torch.fx.Node) -> str:
+    """The innermost user frame of the node's stack trace ('File "m.py",
+    line 12, in forward\\n    return x + y'), or a note that there is none."""
+    trace = node.meta.get("stack_trace")
+    if not trace:
+        return "<no stack trace recorded>"
+    lines = [line for line in trace.strip().splitlines() if line.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].lstrip().startswith("File "):
+            return "\n".join(line.strip() for line in lines[i : i + 2])
+    return lines[-1].strip()
+
+
+def _is_allowed(op: OpOverload, exceptions: Iterable) -> bool:
+    if op in exceptions or op.namespace in _EXIR_NAMESPACES:
+        return True
+    return torch.Tag.core in op.tags or torch.Tag.view_copy in op.tags
+
+
+def check_edge_ops(
+    gm: torch.fx.GraphModule,
+    exception_list: Optional[Iterable] = None,
+    method_name: str = "forward",
+) -> None:
+    """Raises `SpecViolationError` at the first operator that is not allowed
+    in an Edge program."""
+    exceptions = set(to_aten_op(op) for op in (exception_list or ()))
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if target is operator.getitem or target in SYM_OPS:
+            continue
+        if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
+            continue
+        if isinstance(target, (OpOverload, EdgeOpOverload)):
+            problem = (
+                f"operator {to_aten_op(target).name()} is not a Core ATen operator"
+            )
+        elif callable(target) and getattr(target, "__module__", "") in (
+            "_operator",
+            "math",
+            "builtins",
+        ):
+            # Arithmetic on symbolic sizes becomes runtime prim ops.
+            continue
+        else:
+            problem = f"call target {target!r} is not an operator"
+        raise SpecViolationError(
+            f"Method '{method_name}', node '{node.name}': {problem} and has no "
+            "Edge dialect equivalent (add it to "
+            "EdgeCompileConfig._core_aten_ops_exception_list, or keep it out "
+            "of the model).\n"
+            f"Source: {source_line(node)}"
+        )
