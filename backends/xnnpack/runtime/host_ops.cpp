@@ -1,0 +1,192 @@
+#include <executorch/backends/xnnpack/runtime/host_ops.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+namespace {
+
+using Dims = std::vector<size_t>;
+using xnnpack_graph::NodeKind;
+
+size_t product(const Dims& dims, size_t begin, size_t end) {
+  size_t p = 1;
+  for (size_t i = begin; i < end; ++i) {
+    p *= dims[i];
+  }
+  return p;
+}
+
+void row_major_strides(const Dims& dims, size_t* strides) {
+  size_t stride = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+}
+
+// Writes the contiguous tensor `out` of `out_dims` whose element at index
+// (i0, ..., ir) is in[base + sum(ik * step[k])]. Transpose and slice are both
+// such a walk: a transpose permutes the input strides, a slice starts at an
+// offset and keeps them.
+void gather_strided(const float* in,
+                    size_t base,
+                    const size_t* step,
+                    const Dims& out_dims,
+                    float* out) {
+  const size_t rank = out_dims.size();
+  const size_t numel = product(out_dims, 0, rank);
+  if (rank == 0 || numel == 0) {
+    std::memcpy(out, in + base, numel * sizeof(float));
+    return;
+  }
+  const size_t inner = out_dims[rank - 1];
+  const size_t inner_step = step[rank - 1];
+  size_t index[kMaxDims] = {};
+  size_t offset = base;
+  for (size_t o = 0; o < numel; o += inner) {
+    if (inner_step == 1) {
+      std::memcpy(out + o, in + offset, inner * sizeof(float));
+    } else {
+      for (size_t j = 0; j < inner; ++j) {
+        out[o + j] = in[offset + j * inner_step];
+      }
+    }
+    // Advances the outer index like an odometer.
+    for (size_t d = rank - 1; d-- > 0;) {
+      offset += step[d];
+      if (++index[d] < out_dims[d]) {
+        break;
+      }
+      offset -= step[d] * out_dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+void concatenate(const xnnpack_graph::Node* node,
+                 const CheckedGraph& graph,
+                 void* const* data,
+                 float* out) {
+  const size_t axis = node->params_as_ConcatenateParams()->axis();
+  const Dims& out_dims = graph.values[node->outputs()->Get(0)].dims;
+  const size_t outer = product(out_dims, 0, axis);
+  const auto* inputs = node->inputs();
+  for (size_t o = 0; o < outer; ++o) {
+    for (uint32_t v : *inputs) {
+      const Dims& dims = graph.values[v].dims;
+      const size_t chunk = product(dims, axis, dims.size());
+      std::memcpy(out,
+                  static_cast<const float*>(data[v]) + o * chunk,
+                  chunk * sizeof(float));
+      out += chunk;
+    }
+  }
+}
+
+struct MatmulTask {
+  const float* a;
+  const float* b;
+  float* out;
+  size_t m;
+  size_t k;
+  size_t n;
+};
+
+// One output row; the k-outer loop streams rows of b.
+void matmul_row(void* context, size_t row) {
+  const auto* t = static_cast<const MatmulTask*>(context);
+  const float* a = t->a + row * t->k;
+  const float* b = t->b + (row / t->m) * t->k * t->n;
+  float* out = t->out + row * t->n;
+  std::fill(out, out + t->n, 0.0f);
+  for (size_t kk = 0; kk < t->k; ++kk) {
+    const float scale = a[kk];
+    const float* b_row = b + kk * t->n;
+    for (size_t j = 0; j < t->n; ++j) {
+      out[j] += scale * b_row[j];
+    }
+  }
+}
+
+} // namespace
+
+void run_host_node(const xnnpack_graph::Node* node,
+                   const CheckedGraph& graph,
+                   void* const* data,
+                   pthreadpool_t pool) {
+  const uint32_t in_id = node->inputs()->Get(0);
+  const ValueInfo& in_info = graph.values[in_id];
+  const auto* in = static_cast<const float*>(data[in_id]);
+  const ValueInfo& out_info = graph.values[node->outputs()->Get(0)];
+  auto* out = static_cast<float*>(data[node->outputs()->Get(0)]);
+  const size_t numel = out_info.numel;
+  size_t strides[kMaxDims];
+  row_major_strides(in_info.dims, strides);
+  switch (node->kind()) {
+    case NodeKind::static_transpose: {
+      const auto* perm = node->params_as_TransposeParams()->perm();
+      size_t step[kMaxDims];
+      for (size_t i = 0; i < perm->size(); ++i) {
+        step[i] = strides[perm->Get(i)];
+      }
+      gather_strided(in, 0, step, out_info.dims, out);
+      break;
+    }
+    case NodeKind::static_slice: {
+      const auto* offsets = node->params_as_SliceParams()->offsets();
+      size_t base = 0;
+      for (size_t i = 0; i < offsets->size(); ++i) {
+        base += offsets->Get(i) * strides[i];
+      }
+      gather_strided(in, base, strides, out_info.dims, out);
+      break;
+    }
+    case NodeKind::concatenate:
+      concatenate(node, graph, data, out);
+      break;
+    case NodeKind::tanh:
+      for (size_t i = 0; i < numel; ++i) {
+        out[i] = std::tanh(in[i]);
+      }
+      break;
+    case NodeKind::gelu:
+      if (node->params_as_GeluParams()->tanh_approximation()) {
+        const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
+        for (size_t i = 0; i < numel; ++i) {
+          const float x = in[i];
+          out[i] =
+              0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+        }
+      } else {
+        for (size_t i = 0; i < numel; ++i) {
+          out[i] = 0.5f * in[i] *
+                   (1.0f + std::erf(in[i] * static_cast<float>(M_SQRT1_2)));
+        }
+      }
+      break;
+    case NodeKind::batch_matrix_multiply: {
+      const uint32_t b_id = node->inputs()->Get(1);
+      const Dims& a_dims = in_info.dims;
+      MatmulTask task{in,
+                      static_cast<const float*>(data[b_id]),
+                      out,
+                      a_dims[a_dims.size() - 2],
+                      a_dims.back(),
+                      out_info.dims.back()};
+      pthreadpool_parallelize_1d(
+          pool, matmul_row, &task, product(a_dims, 0, a_dims.size() - 1), 0);
+      break;
+    }
+    default:
+      // check_graph() and node_traits() admit no other host kind.
+      break;
+  }
+}
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

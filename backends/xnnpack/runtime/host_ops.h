@@ -1,0 +1,27 @@
+#pragma once
+
+// The node kinds Debian's XNNPACK has no subgraph node for, run by the
+// backend itself between XNNPACK runtimes: static_transpose,
+// static_slice, concatenate, tanh, gelu and batch_matrix_multiply. Inputs
+// and outputs are contiguous fp32 tensors whose dims check_graph() has
+// verified against the node.
+
+#include <pthreadpool.h>
+
+#include <executorch/backends/xnnpack/runtime/graph_check.h>
+#include <executorch/backends/xnnpack/xnnpack_graph_generated.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+// Runs `node`, a host kind (node_traits(kind)->on_host). `data[v]` is the
+// memory of value v.
+void run_host_node(const xnnpack_graph::Node* node,
+                   const CheckedGraph& graph,
+                   void* const* data,
+                   pthreadpool_t pool);
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

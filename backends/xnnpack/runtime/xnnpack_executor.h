@@ -1,0 +1,84 @@
+#pragma once
+
+// One delegate's executable form. init() checks the blob, splits its nodes
+// into steps (maximal runs of nodes XNNPACK runs, each one xnn_runtime with
+// its weights packed once, and single host nodes between them), and
+// allocates the buffers of values that cross steps. execute() binds the
+// args, sets up each runtime only when a pointer changed, and runs the steps.
+//
+// Threading: init and execute of one executor must not run concurrently;
+// different executors may, sharing a threadpool.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <xnnpack.h>
+
+#include <executorch/backends/xnnpack/runtime/blob.h>
+#include <executorch/backends/xnnpack/runtime/graph_check.h>
+#include <executorch/backends/xnnpack/runtime/threadpool.h>
+#include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/span.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+class XnnpackExecutor final {
+ public:
+  XnnpackExecutor() = default;
+  ~XnnpackExecutor();
+  XnnpackExecutor(const XnnpackExecutor&) = delete;
+  XnnpackExecutor& operator=(const XnnpackExecutor&) = delete;
+
+  // `blob` must stay valid until the executor is destroyed when its constant
+  // data is used in place. `num_threads` 0 means the process default.
+  ET_NODISCARD runtime::Error init(const void* blob,
+                                   size_t size,
+                                   size_t num_threads);
+
+  // `args`: the inputs, then the outputs (resized to the graph's dims).
+  ET_NODISCARD runtime::Error execute(runtime::Span<runtime::EValue*> args);
+
+ private:
+  struct Step {
+    size_t first_node = 0;
+    size_t end_node = 0;
+    // A host step runs one node with host_ops; the others an xnn_runtime.
+    bool on_host = false;
+    xnn_runtime_t runtime = nullptr;
+    bool set_up = false;
+    // The runtime's external values; data refreshed from data_ per execute.
+    std::vector<xnn_external_value> externals;
+  };
+
+  runtime::Error plan_steps();
+  runtime::Error create_runtime(Step* step);
+  runtime::Error define_node(xnn_subgraph_t subgraph, size_t node_index);
+  runtime::Error bind_args(runtime::Span<runtime::EValue*> args);
+
+  const xnnpack_graph::Graph* graph_ = nullptr;
+  // A copy of the blob's constant data when it cannot be used in place.
+  std::vector<uint8_t> constant_copy_;
+  CheckedGraph checked_;
+  // Node index that produces each value (SIZE_MAX if none).
+  std::vector<size_t> producer_;
+  // Step index of each node.
+  std::vector<size_t> node_step_;
+  // True for values exchanged between steps through memory: args, and
+  // intermediates in arena_.
+  std::vector<bool> crosses_steps_;
+  std::vector<Step> steps_;
+  // Memory of each value this executor reads or writes (null for values
+  // internal to one XNNPACK runtime).
+  std::vector<void*> data_;
+  std::vector<uint8_t> arena_;
+  // Output args' sizes, as the tensors take them.
+  std::vector<std::vector<int32_t>> output_sizes_;
+  Threadpool threadpool_;
+};
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch
