@@ -1,0 +1,84 @@
+"""Models for the runtime tests, as Python source that both our Python and
+upstream ExecuTorch's can run, and helpers to export and check them."""
+
+import textwrap
+
+import pytest
+import torch
+
+# Each entry is Python source that defines `model` and `inputs`; it runs both
+# here (for eager results) and under upstream's Python (to export).
+MODELS = {
+    "add_with_parameter": """
+        import torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.arange(6.0).reshape(2, 3))
+
+            def forward(self, x, y):
+                return torch.add(x, y, alpha=2.0) + self.w
+
+        g = torch.Generator().manual_seed(0)
+        model = Model()
+        inputs = (torch.randn(2, 3, generator=g), torch.randn(3, generator=g))
+        """,
+    "mlp": """
+        import torch
+
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)
+        )
+        inputs = (torch.randn(5, 8, generator=torch.Generator().manual_seed(1)),)
+        """,
+    "integer_and_bool": """
+        import torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("offset", torch.tensor([1, -2, 3]))
+
+            def forward(self, x):
+                return x * 3 + self.offset, x > 2
+
+        model = Model()
+        inputs = (torch.arange(6, dtype=torch.int64).reshape(2, 3),)
+        """,
+}
+
+
+def model_and_inputs(name):
+    """Runs the source of model `name` here; returns (model, inputs)."""
+    namespace = {}
+    exec(textwrap.dedent(MODELS[name]), namespace)
+    return namespace["model"].eval(), namespace["inputs"]
+
+
+def export_with_ours(name):
+    try:
+        from executorch.exir import to_edge
+    except ImportError as e:
+        pytest.skip(f"our exporter does not import yet: {e}")
+    model, inputs = model_and_inputs(name)
+    return to_edge(torch.export.export(model, inputs)).to_executorch().buffer
+
+
+def eager(name):
+    """(inputs, outputs as a tuple) of model `name` in PyTorch eager."""
+    model, inputs = model_and_inputs(name)
+    with torch.no_grad():
+        outputs = model(*inputs)
+    if not isinstance(outputs, (tuple, list)):
+        outputs = (outputs,)
+    return inputs, tuple(outputs)
+
+
+def assert_matches(actual, expected):
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected):
+        exact = not want.is_floating_point()
+        tol = dict(rtol=0, atol=0) if exact else dict(rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(got, want, **tol)

@@ -1,0 +1,112 @@
+"""executor_runner: runs a .pte with inputs from raw files and prints outputs
+that match eager; reports bad inputs clearly."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+from .programs import eager
+
+REPO = Path(__file__).resolve().parents[2]
+RUNNER = (
+    Path(os.environ.get("EXECUTORCH_BUILD_DIR", REPO / "build"))
+    / "examples/executor_runner/executor_runner"
+)
+OUTPUT = re.compile(r"^Output (\d+): tensor (\w+)\[([\d, ]*)\] = \[(.*)\]$", re.M)
+TORCH_DTYPES = {"Float": torch.float32, "Long": torch.int64, "Bool": torch.bool}
+
+
+@pytest.fixture
+def runner():
+    if not RUNNER.exists():
+        pytest.skip(f"{RUNNER} is not built")
+    return RUNNER
+
+
+def run(runner, *args, expect_ok=True):
+    """Runs the runner; on an unexpected exit code, fails showing stderr."""
+    result = subprocess.run([runner, *map(str, args)], capture_output=True, text=True)
+    assert (result.returncode == 0) == expect_ok, result.stderr
+    return result
+
+
+def parse_outputs(stdout):
+    outputs = []
+    for _, dtype, sizes, values in OUTPUT.findall(stdout):
+        shape = [int(s) for s in sizes.split(",") if s.strip()]
+        parsed = [
+            v == "true" if dtype == "Bool" else float(v) for v in values.split(", ")
+        ]
+        outputs.append(torch.tensor(parsed).to(TORCH_DTYPES[dtype]).reshape(shape))
+    return outputs
+
+
+def write_model_and_inputs(tmp_path, pte, inputs):
+    model = tmp_path / "model.pte"
+    model.write_bytes(pte)
+    files = []
+    for i, tensor in enumerate(inputs):
+        files.append(tmp_path / f"input{i}.bin")
+        files[-1].write_bytes(tensor.contiguous().numpy().tobytes())
+    return model, ",".join(str(f) for f in files)
+
+
+@pytest.mark.parametrize("name", ["mlp", "integer_and_bool"])
+def test_printed_outputs_match_eager(runner, export_pte, tmp_path, name):
+    inputs, expected = eager(name)
+    model, files = write_model_and_inputs(tmp_path, export_pte(name), inputs)
+    result = run(
+        runner,
+        "--model_path",
+        model,
+        "--inputs",
+        files,
+        "--print_output",
+        "--num_executions",
+        3,
+    )
+    assert len(re.findall(r"^Run \d: [\d.]+ ms$", result.stdout, re.M)) == 3
+    assert "Average over 3 runs" in result.stdout
+    actual = parse_outputs(result.stdout)
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected):
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_default_inputs_are_ones(runner, export_pte, tmp_path):
+    model, _ = write_model_and_inputs(tmp_path, export_pte("add_with_parameter"), [])
+    result = run(runner, f"--model_path={model}")
+    assert "Input 1: Float[3] (ones)" in result.stdout
+    (actual,) = parse_outputs(result.stdout)
+    torch.testing.assert_close(actual, 3 + torch.arange(6.0).reshape(2, 3))
+
+
+def test_bad_input_file_is_reported(runner, export_pte, tmp_path):
+    model, _ = write_model_and_inputs(tmp_path, export_pte("add_with_parameter"), [])
+    short = tmp_path / "short.bin"
+    short.write_bytes(b"\0" * 12)
+    result = run(
+        runner, "--model_path", model, "--inputs", f"{short},{short}", expect_ok=False
+    )
+    expected = (
+        f"input 0 (Float[2, 3]) from '{short}': expected 24 bytes, the file has 12"
+    )
+    assert expected in result.stderr
+    result = run(runner, "--model_path", model, "--inputs", short, expect_ok=False)
+    assert (
+        "method 'forward' has 2 tensor inputs, --inputs gave 1 files" in result.stderr
+    )
+
+
+def test_missing_model_and_method_are_reported(runner, export_pte, tmp_path):
+    result = run(runner, "--model_path", tmp_path / "missing.pte", expect_ok=False)
+    assert "cannot open model" in result.stderr and "missing.pte" in result.stderr
+    model, _ = write_model_and_inputs(tmp_path, export_pte("add_with_parameter"), [])
+    result = run(
+        runner, "--model_path", model, "--method_name", "backward", expect_ok=False
+    )
+    assert "has no method 'backward' (it has: forward)" in result.stderr

@@ -1,0 +1,123 @@
+"""executorch.extension.pybindings.portable_lib: programs exported by our
+exporter and by upstream's run on our runtime and match eager; metadata;
+inputs as torch or numpy; outputs that outlive the method; errors that say
+what is wrong."""
+
+import gc
+
+import numpy as np
+import pytest
+import torch
+
+from executorch.extension.pybindings import portable_lib
+from executorch.extension.pybindings.portable_lib import (
+    _load_for_executorch,
+    _load_for_executorch_from_buffer,
+)
+
+from .programs import assert_matches, eager, MODELS
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_matches_eager(export_pte, name):
+    inputs, expected = eager(name)
+    module = _load_for_executorch_from_buffer(export_pte(name))
+    assert_matches(module.run_method("forward", inputs), expected)
+    assert_matches(module.forward(inputs), expected)
+
+
+def test_load_from_file(export_pte, tmp_path):
+    path = tmp_path / "model.pte"
+    path.write_bytes(export_pte("mlp"))
+    inputs, expected = eager("mlp")
+    module = _load_for_executorch(str(path))
+    assert module.method_names() == ["forward"]
+    assert_matches(module(inputs), expected)
+
+
+def test_method_meta(export_pte):
+    meta = _load_for_executorch_from_buffer(
+        export_pte("add_with_parameter")
+    ).method_meta("forward")
+    assert meta.name() == "forward"
+    assert (meta.num_inputs(), meta.num_outputs()) == (2, 1)
+    x, y = meta.input_tensor_meta(0), meta.input_tensor_meta(1)
+    assert (x.sizes(), y.sizes()) == ((2, 3), (3,))
+    assert x.dtype() == 6 and x.dtype_name() == "Float"  # ScalarType.Float
+    assert (x.nbytes(), y.nbytes()) == (24, 12)
+    assert meta.output_tensor_meta(0).sizes() == (2, 3)
+    assert meta.num_memory_planned_buffers() >= 1
+    assert meta.memory_planned_buffer_size(meta.num_memory_planned_buffers() - 1) > 0
+    assert "num_inputs=2" in repr(meta) and "dtype=Float" in repr(x)
+    with pytest.raises(RuntimeError, match="input 5"):
+        meta.input_tensor_meta(5)
+
+
+def test_numpy_inputs(export_pte):
+    inputs, expected = eager("integer_and_bool")
+    module = _load_for_executorch_from_buffer(export_pte("integer_and_bool"))
+    assert_matches(module.forward([t.numpy() for t in inputs]), expected)
+
+
+def test_outputs_are_copies_that_outlive_the_module(export_pte):
+    module = _load_for_executorch_from_buffer(export_pte("add_with_parameter"))
+    first = module.forward((torch.ones(2, 3), torch.ones(3)))[0]
+    kept = first.clone()
+    module.forward((torch.zeros(2, 3), torch.zeros(3)))
+    torch.testing.assert_close(first, kept)
+    del module
+    gc.collect()
+    torch.testing.assert_close(first, kept)
+
+
+def test_program_bytes_are_copied(export_pte):
+    buffer = bytearray(export_pte("add_with_parameter"))
+    module = _load_for_executorch_from_buffer(buffer)
+    buffer[:] = bytes(len(buffer))
+    inputs, expected = eager("add_with_parameter")
+    assert_matches(module.forward(inputs), expected)
+
+
+def test_errors_name_the_input_and_what_was_expected(export_pte):
+    module = _load_for_executorch_from_buffer(export_pte("add_with_parameter"))
+    x, y = torch.ones(2, 3), torch.ones(3)
+    with pytest.raises(ValueError, match="'forward' takes 2 inputs, got 1"):
+        module.forward((x,))
+    with pytest.raises(RuntimeError) as dtype_error:
+        module.forward((x, y.long()))
+    for part in ("input 1", "InvalidArgument", "Float", "Long"):
+        assert part in str(dtype_error.value)
+    with pytest.raises(RuntimeError, match="input 1.*expected size 3, got 4"):
+        module.forward((x, torch.ones(4)))
+    with pytest.raises(TypeError, match="input 0: expected a tensor.*got Python str"):
+        module.forward(("x", y))
+    with pytest.raises(RuntimeError, match="No method named 'backward'"):
+        module.run_method("backward", (x, y))
+    # The module still works after the failures.
+    assert module.forward((x, y))[0].shape == (2, 3)
+
+
+def test_bad_programs_raise():
+    with pytest.raises(RuntimeError, match="InvalidProgram.*'ET12'"):
+        _load_for_executorch_from_buffer(b"not a program" * 10)
+    with pytest.raises(RuntimeError, match="NotFound.*/nonexistent/model.pte"):
+        _load_for_executorch("/nonexistent/model.pte")
+    with pytest.raises(NotImplementedError):
+        _load_for_executorch("/nonexistent/model.pte", data_path="weights.ptd")
+
+
+@pytest.mark.parametrize(
+    "dtype", [torch.bfloat16, torch.float8_e4m3fn, torch.float16, torch.bool]
+)
+def test_tensor_conversion_round_trips(dtype):
+    tensor = torch.linspace(-2, 2, 6).reshape(2, 3).to(dtype)
+    converted = portable_lib._to_runtime(tensor)
+    back = portable_lib._from_runtime(converted)
+    assert back.dtype == dtype
+    assert torch.equal(back.view(torch.uint8), tensor.view(torch.uint8))
+
+
+def test_operator_names_include_portable_kernels():
+    names = portable_lib._get_operator_names()
+    assert "aten::add.out" in names and names == sorted(names)
+    assert portable_lib._is_available("NoSuchBackend") is False
