@@ -91,6 +91,14 @@ def _copy_program(
     return copied, ExportGraphSignature(inputs, results)
 
 
+def _apply_passes(ep: ExportedProgram, passes: Sequence[Callable]) -> ExportedProgram:
+    """A new program: `ep` transformed by `passes` (`ep` stays as it was)."""
+    if not passes:
+        return ep
+    gm, signature = _copy_program(ep)
+    return ep._update(gm, signature)._transform_do_not_use(*passes)
+
+
 def _constants_of(ep: ExportedProgram) -> Dict[str, torch.Tensor]:
     """Tensors of the parameter, buffer and lifted-constant inputs, by the
     targets the graph signature names them with."""
@@ -144,10 +152,6 @@ def to_edge(
         name: _to_edge_program(ep, config) for name, ep in _as_dict(programs).items()
     }
     return EdgeProgramManager(edge, constant_methods, config)
-
-
-def _apply_passes(ep: ExportedProgram, passes: Sequence[Callable]) -> ExportedProgram:
-    return ep._transform_do_not_use(*passes) if passes else ep
 
 
 class EdgeProgramManager:
