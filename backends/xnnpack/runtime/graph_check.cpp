@@ -47,9 +47,7 @@ Dims to_dims(const flatbuffers::Vector<T>* v) {
   return dims;
 }
 
-Error check_values(const BlobView& blob,
-                   const uint8_t* constant_base,
-                   CheckedGraph* out) {
+Error check_values(const BlobView& blob, CheckedGraph* out) {
   const auto* values = blob.graph->values();
   const size_t count = values == nullptr ? 0 : values->size();
   ET_CHECK_OR_RETURN_ERROR(count > 0 && count < kUnset,
@@ -129,7 +127,7 @@ Error check_values(const BlobView& blob,
           info.numel * sizeof(float),
           sizeof(float));
       info.role = ValueInfo::Role::Constant;
-      info.constant = constant_base + offset;
+      info.constant = blob.constant_data + offset;
     } else if (flags == in_flag) {
       info.role = ValueInfo::Role::Input;
       ++num_inputs;
@@ -696,10 +694,8 @@ Error check_node(const CheckedGraph& graph,
 
 } // namespace
 
-Error check_graph(const BlobView& blob,
-                  const uint8_t* constant_base,
-                  CheckedGraph* out) {
-  ET_CHECK_OK_OR_RETURN_ERROR(check_values(blob, constant_base, out));
+Error check_graph(const BlobView& blob, CheckedGraph* out) {
+  ET_CHECK_OK_OR_RETURN_ERROR(check_values(blob, out));
   std::vector<bool> available(out->values.size());
   for (size_t i = 0; i < out->values.size(); ++i) {
     available[i] = out->values[i].role == ValueInfo::Role::Constant ||

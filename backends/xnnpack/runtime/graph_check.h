@@ -26,7 +26,7 @@ struct ValueInfo {
   Role role = Role::Intermediate;
   std::vector<size_t> dims;
   size_t numel = 1;
-  // Role::Constant: the value's bytes (in the buffer given to check_graph).
+  // Role::Constant: the value's bytes in the blob.
   const void* constant = nullptr;
   // Role::Input / Role::Output: position in the delegate call's args.
   uint32_t arg_index = 0;
@@ -40,14 +40,11 @@ struct CheckedGraph {
   std::vector<uint32_t> outputs;
 };
 
-// Checks `blob`'s graph. Constants are read from `constant_base`, which
-// holds the blob's constant data area (in place or a copy). Errors:
+// Checks `blob`'s graph. Errors:
 // InvalidProgram for malformed graphs, NotSupported for valid graphs using
 // what this backend does not implement yet (e.g. quantized data types); each
 // with a log line naming the value or node index and the field.
-runtime::Error check_graph(const BlobView& blob,
-                           const uint8_t* constant_base,
-                           CheckedGraph* out);
+runtime::Error check_graph(const BlobView& blob, CheckedGraph* out);
 
 } // namespace xnnpack
 } // namespace backends

@@ -16,6 +16,7 @@ namespace xnnpack {
 
 using runtime::Error;
 using runtime::EValue;
+using runtime::Result;
 using runtime::Span;
 using xnnpack_graph::NodeKind;
 
@@ -24,6 +25,9 @@ namespace {
 constexpr size_t kNoProducer = std::numeric_limits<size_t>::max();
 // Alignment of intermediate buffers; XNNPACK's kernels prefer 16 bytes.
 constexpr size_t kBufferAlignment = 16;
+// Alignment the blob needs to be used in place: the flatbuffer's largest
+// scalars (what operator new guarantees for the copy).
+constexpr size_t kBlobAlignment = alignof(uint64_t);
 
 const char* status_name(xnn_status status) {
   switch (status) {
@@ -65,20 +69,24 @@ Error XnnpackExecutor::init(const void* blob, size_t size, size_t num_threads) {
                            NotSupported,
                            "XNNPACK failed to initialize: %s",
                            status_name(status));
+  // The flatbuffer is read in place, which needs it aligned, and XNNPACK
+  // reads constants in place and may read XNN_EXTRA_BYTES past their end.
+  // The serializer aligns and pads for that; a blob placed misaligned in
+  // memory, or without the padding, is copied.
+  bool copy = reinterpret_cast<uintptr_t>(blob) % kBlobAlignment != 0;
+  if (!copy) {
+    Result<BlobView> in_place = parse_blob(blob, size);
+    ET_CHECK_OK_OR_RETURN_ERROR(in_place.error());
+    copy = in_place->bytes_after_constant_data < XNN_EXTRA_BYTES;
+  }
+  if (copy) {
+    blob_copy_.assign(size + XNN_EXTRA_BYTES, 0);
+    std::memcpy(blob_copy_.data(), blob, size);
+    blob = blob_copy_.data();
+  }
   ET_UNWRAP(BlobView view, parse_blob(blob, size));
   graph_ = view.graph;
-  // XNNPACK reads constants as aligned floats and may read XNN_EXTRA_BYTES
-  // past their end; the serializer pads the blob for that, but a blob that
-  // sits misaligned in memory (or lacks the padding) is copied.
-  const uint8_t* constants = view.constant_data;
-  if (reinterpret_cast<uintptr_t>(constants) % kBufferAlignment != 0 ||
-      view.bytes_after_constant_data < XNN_EXTRA_BYTES) {
-    constant_copy_.assign(view.constant_data_size + XNN_EXTRA_BYTES, 0);
-    std::memcpy(
-        constant_copy_.data(), view.constant_data, view.constant_data_size);
-    constants = constant_copy_.data();
-  }
-  ET_CHECK_OK_OR_RETURN_ERROR(check_graph(view, constants, &checked_));
+  ET_CHECK_OK_OR_RETURN_ERROR(check_graph(view, &checked_));
   for (size_t j = 0; j < checked_.outputs.size(); ++j) {
     const std::vector<size_t>& dims = checked_.values[checked_.outputs[j]].dims;
     std::vector<int32_t> sizes;

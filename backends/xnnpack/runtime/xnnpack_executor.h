@@ -32,8 +32,9 @@ class XnnpackExecutor final {
   XnnpackExecutor(const XnnpackExecutor&) = delete;
   XnnpackExecutor& operator=(const XnnpackExecutor&) = delete;
 
-  // `blob` must stay valid until the executor is destroyed when its constant
-  // data is used in place. `num_threads` 0 means the process default.
+  // `blob` must stay valid until the executor is destroyed (its constants
+  // are used in place unless it had to be copied). `num_threads` 0 means the
+  // process default.
   ET_NODISCARD runtime::Error init(const void* blob,
                                    size_t size,
                                    size_t num_threads);
@@ -59,8 +60,8 @@ class XnnpackExecutor final {
   runtime::Error bind_args(runtime::Span<runtime::EValue*> args);
 
   const xnnpack_graph::Graph* graph_ = nullptr;
-  // A copy of the blob's constant data when it cannot be used in place.
-  std::vector<uint8_t> constant_copy_;
+  // A copy of the blob when it cannot be used in place.
+  std::vector<uint8_t> blob_copy_;
   CheckedGraph checked_;
   // Node index that produces each value (SIZE_MAX if none).
   std::vector<size_t> producer_;
