@@ -1,0 +1,168 @@
+// sub, mul, div: tensor-tensor and tensor-scalar forms share one element
+// functor each.
+
+#include <cmath>
+
+#include <executorch/kernels/portable/util/pointwise.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+namespace {
+
+auto sub_maker(const Scalar& alpha) {
+  return [&alpha](auto zero) {
+    using T = decltype(zero);
+    const T a = alpha.to<T>();
+    return [a](T x, T y) { return static_cast<T>(x - a * y); };
+  };
+}
+
+auto mul_maker() {
+  return [](auto zero) {
+    using T = decltype(zero);
+    return [](T x, T y) { return static_cast<T>(x * y); };
+  };
+}
+
+// True division; the result is floating, so T is never integral here.
+auto div_maker() {
+  return [](auto zero) {
+    using T = decltype(zero);
+    return [](T x, T y) { return static_cast<T>(x / y); };
+  };
+}
+
+// Division with rounding_mode "trunc" or "floor". Integer division by zero
+// is recorded and reported after the loop instead of trapping.
+auto div_mode_maker(bool floor_mode, bool* divided_by_zero) {
+  return [floor_mode, divided_by_zero](auto zero) {
+    using T = decltype(zero);
+    return [floor_mode, divided_by_zero](T x, T y) -> T {
+      if constexpr (std::is_floating_point<T>::value) {
+        const T q = x / y;
+        return floor_mode ? std::floor(q) : std::trunc(q);
+      } else {
+        if (y == 0) {
+          *divided_by_zero = true;
+          return T(0);
+        }
+        const T q = static_cast<T>(x / y);
+        const bool inexact = static_cast<T>(q * y) != x;
+        return floor_mode && inexact && ((x < 0) != (y < 0)) ? T(q - 1) : q;
+      }
+    };
+  };
+}
+
+bool parse_rounding_mode(KernelRuntimeContext& ctx,
+                         const char* op,
+                         std::optional<std::string_view> mode,
+                         bool* floor_mode) {
+  if (mode.has_value() && *mode != "trunc" && *mode != "floor") {
+    fail_arg(ctx, op, "rounding_mode must be 'trunc', 'floor' or None");
+    return false;
+  }
+  *floor_mode = mode.has_value() && *mode == "floor";
+  return true;
+}
+
+} // namespace
+
+Tensor& sub_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                const Tensor& other,
+                const Scalar& alpha,
+                Tensor& out) {
+  if (!check_not_bool(ctx, "sub.out", "other", other.scalar_type())) {
+    return out;
+  }
+  return binary_out(ctx, "sub.out", self, other, out, sub_maker(alpha));
+}
+
+Tensor& sub_scalar_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       const Scalar& other,
+                       const Scalar& alpha,
+                       Tensor& out) {
+  if (!check_not_bool(ctx, "sub.Scalar_out", "self", self.scalar_type())) {
+    return out;
+  }
+  return binary_scalar_out(
+      ctx, "sub.Scalar_out", self, other, out, sub_maker(alpha));
+}
+
+Tensor& mul_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                const Tensor& other,
+                Tensor& out) {
+  return binary_out(ctx, "mul.out", self, other, out, mul_maker());
+}
+
+Tensor& mul_scalar_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       const Scalar& other,
+                       Tensor& out) {
+  return binary_scalar_out(
+      ctx, "mul.Scalar_out", self, other, out, mul_maker());
+}
+
+Tensor& div_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                const Tensor& other,
+                Tensor& out) {
+  return binary_out<ResultKind::kFloating>(
+      ctx, "div.out", self, other, out, div_maker());
+}
+
+Tensor& div_scalar_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       const Scalar& other,
+                       Tensor& out) {
+  return binary_scalar_out<ResultKind::kFloating>(
+      ctx, "div.Scalar_out", self, other, out, div_maker());
+}
+
+Tensor& div_out_mode(KernelRuntimeContext& ctx,
+                     const Tensor& self,
+                     const Tensor& other,
+                     std::optional<std::string_view> rounding_mode,
+                     Tensor& out) {
+  const char* op = "div.out_mode";
+  bool floor_mode = false;
+  if (!parse_rounding_mode(ctx, op, rounding_mode, &floor_mode)) {
+    return out;
+  }
+  if (!rounding_mode.has_value()) {
+    return div_out(ctx, self, other, out);
+  }
+  bool divided_by_zero = false;
+  binary_out(
+      ctx, op, self, other, out, div_mode_maker(floor_mode, &divided_by_zero));
+  if (divided_by_zero) {
+    fail_arg(ctx, op, "integer division by zero");
+  }
+  return out;
+}
+
+Tensor& floor_divide_out(KernelRuntimeContext& ctx,
+                         const Tensor& self,
+                         const Tensor& other,
+                         Tensor& out) {
+  bool divided_by_zero = false;
+  binary_out(ctx,
+             "floor_divide.out",
+             self,
+             other,
+             out,
+             div_mode_maker(/*floor_mode=*/true, &divided_by_zero));
+  if (divided_by_zero) {
+    fail_arg(ctx, "floor_divide.out", "integer division by zero");
+  }
+  return out;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch

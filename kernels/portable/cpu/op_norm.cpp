@@ -1,0 +1,197 @@
+// Inference-time normalizations: batch norm with running statistics and
+// layer norm (which also returns the mean and reciprocal std it used).
+
+#include <cinttypes>
+#include <cmath>
+#include <tuple>
+
+#include <executorch/kernels/portable/util/reduce.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+namespace {
+
+// Checks an optional per-channel parameter: `count` elements of `like`'s
+// dtype.
+bool check_param(KernelRuntimeContext& ctx,
+                 const char* op,
+                 const char* name,
+                 const std::optional<Tensor>& t,
+                 int64_t count,
+                 const Tensor& like) {
+  if (!t.has_value()) {
+    return true;
+  }
+  if (t->numel() != count) {
+    fail_arg(ctx,
+             op,
+             "'%s' has %zd elements, expected %" PRId64,
+             name,
+             static_cast<ssize_t>(t->numel()),
+             count);
+    return false;
+  }
+  return check_same_dtype(ctx, op, name, *t, like) &&
+         check_default_dim_order(ctx, op, {&*t});
+}
+
+template <typename T>
+const T* data_or_null(const std::optional<Tensor>& t) {
+  return t.has_value() ? t->const_data_ptr<T>() : nullptr;
+}
+
+} // namespace
+
+std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    double momentum,
+    double eps,
+    Tensor& out,
+    Tensor& save_mean,
+    Tensor& save_invstd) {
+  const char* op = "_native_batch_norm_legit_no_training.out";
+  std::tuple<Tensor&, Tensor&, Tensor&> result(out, save_mean, save_invstd);
+  (void)momentum;
+  if (input.dim() < 2) {
+    fail_arg(ctx, op, "input must have at least 2 dims");
+    return result;
+  }
+  const int64_t channels = input.size(1);
+  Shape empty;
+  empty.push_back(0);
+  if (!check_same_dtype(ctx, op, "out", out, input) ||
+      !check_default_dim_order(ctx, op, {&input, &out}) ||
+      !check_param(ctx, op, "weight", weight, channels, input) ||
+      !check_param(ctx, op, "bias", bias, channels, input) ||
+      !check_param(ctx, op, "running_mean", running_mean, channels, input) ||
+      !check_param(ctx, op, "running_var", running_var, channels, input) ||
+      !resize_like(ctx, op, out, input) ||
+      // In inference the saved statistics are empty, as in PyTorch.
+      !resize_out(ctx, op, "out1", save_mean, empty.ref()) ||
+      !resize_out(ctx, op, "out2", save_invstd, empty.ref())) {
+    return result;
+  }
+  int64_t inner = 1;
+  for (ssize_t d = 2; d < input.dim(); ++d) {
+    inner *= input.size(d);
+  }
+  const int64_t batch = input.size(0);
+  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
+    const T* in = input.const_data_ptr<T>();
+    const T* w = data_or_null<T>(weight);
+    const T* b = data_or_null<T>(bias);
+    const T* mean = running_mean.const_data_ptr<T>();
+    const T* var = running_var.const_data_ptr<T>();
+    T* o = out.mutable_data_ptr<T>();
+    for (int64_t c = 0; c < channels; ++c) {
+      const C scale = (w ? static_cast<C>(w[c]) : C(1)) /
+                      std::sqrt(static_cast<C>(var[c]) + static_cast<C>(eps));
+      const C shift =
+          (b ? static_cast<C>(b[c]) : C(0)) - static_cast<C>(mean[c]) * scale;
+      for (int64_t n = 0; n < batch; ++n) {
+        const int64_t base = (n * channels + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          o[base + i] =
+              static_cast<T>(static_cast<C>(in[base + i]) * scale + shift);
+        }
+      }
+    }
+  });
+  return result;
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    IntArrayRef normalized_shape,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    double eps,
+    Tensor& out,
+    Tensor& mean_out,
+    Tensor& rstd_out) {
+  const char* op = "native_layer_norm.out";
+  std::tuple<Tensor&, Tensor&, Tensor&> result(out, mean_out, rstd_out);
+  const int64_t norm_dims = static_cast<int64_t>(normalized_shape.size());
+  if (norm_dims == 0 || norm_dims > input.dim()) {
+    fail_arg(ctx,
+             op,
+             "normalized_shape must have 1 to %zd entries",
+             static_cast<ssize_t>(input.dim()));
+    return result;
+  }
+  const int64_t axis = input.dim() - norm_dims;
+  int64_t lane = 1;
+  for (int64_t i = 0; i < norm_dims; ++i) {
+    if (normalized_shape[i] != input.size(axis + i)) {
+      fail_arg(
+          ctx, op, "normalized_shape does not match input's trailing dims");
+      return result;
+    }
+    lane *= normalized_shape[i];
+  }
+  // mean and rstd keep the leading dims and have size 1 in the normalized
+  // ones.
+  Shape stat_shape;
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    stat_shape.push_back(d < axis ? input.size(d) : 1);
+  }
+  if (!check_same_dtype(ctx, op, "out", out, input) ||
+      !check_same_dtype(ctx, op, "mean", mean_out, input) ||
+      !check_same_dtype(ctx, op, "rstd", rstd_out, input) ||
+      !check_default_dim_order(ctx, op, {&input, &out}) ||
+      !check_param(ctx, op, "weight", weight, lane, input) ||
+      !check_param(ctx, op, "bias", bias, lane, input) ||
+      !resize_like(ctx, op, out, input) ||
+      !resize_out(ctx, op, "out1", mean_out, stat_shape.ref()) ||
+      !resize_out(ctx, op, "out2", rstd_out, stat_shape.ref())) {
+    return result;
+  }
+  const int64_t rows = lane == 0 ? 0 : input.numel() / lane;
+  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    // Statistics in double: one pass over the row for mean and variance
+    // would lose precision in float.
+    const T* in = input.const_data_ptr<T>();
+    const T* w = data_or_null<T>(weight);
+    const T* b = data_or_null<T>(bias);
+    T* o = out.mutable_data_ptr<T>();
+    T* means = mean_out.mutable_data_ptr<T>();
+    T* rstds = rstd_out.mutable_data_ptr<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* x = in + r * lane;
+      double sum = 0;
+      for (int64_t i = 0; i < lane; ++i) {
+        sum += static_cast<double>(static_cast<float>(x[i]));
+      }
+      const double mean = sum / lane;
+      double sq = 0;
+      for (int64_t i = 0; i < lane; ++i) {
+        const double dx = static_cast<double>(static_cast<float>(x[i])) - mean;
+        sq += dx * dx;
+      }
+      const double rstd = 1.0 / std::sqrt(sq / lane + eps);
+      for (int64_t i = 0; i < lane; ++i) {
+        double y =
+            (static_cast<double>(static_cast<float>(x[i])) - mean) * rstd;
+        y = y * (w ? static_cast<double>(static_cast<float>(w[i])) : 1.0) +
+            (b ? static_cast<double>(static_cast<float>(b[i])) : 0.0);
+        o[r * lane + i] = static_cast<T>(y);
+      }
+      means[r] = static_cast<T>(mean);
+      rstds[r] = static_cast<T>(rstd);
+    }
+  });
+  return result;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch

@@ -1,0 +1,258 @@
+// The view family as copies: view, permute, transpose, t, expand,
+// unsqueeze, squeeze, select and slice. Each describes the View its
+// output reads and lets copy_view() do the copy.
+
+#include <cinttypes>
+
+#include <executorch/kernels/portable/util/copy.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+namespace {
+
+// Copies `self` reshaped to `shape` (row-major order is kept).
+Tensor& reshape_copy(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& self,
+                     const Shape& shape,
+                     Tensor& out) {
+  if (check_default_dim_order(ctx, op, {&self, &out})) {
+    copy_view(ctx, op, self, reshape_view(shape), out);
+  }
+  return out;
+}
+
+} // namespace
+
+Tensor& view_copy_out(KernelRuntimeContext& ctx,
+                      const Tensor& self,
+                      IntArrayRef size,
+                      Tensor& out) {
+  Shape shape;
+  if (infer_size(ctx, "view_copy.out", size, self.numel(), &shape)) {
+    reshape_copy(ctx, "view_copy.out", self, shape, out);
+  }
+  return out;
+}
+
+Tensor& unsqueeze_copy_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           int64_t dim,
+                           Tensor& out) {
+  const char* op = "unsqueeze_copy.out";
+  int64_t d = 0;
+  if (!normalize_dim(ctx, op, dim, self.dim() + 1, &d)) {
+    return out;
+  }
+  Shape shape;
+  for (int64_t i = 0; i <= self.dim(); ++i) {
+    shape.push_back(i == d ? 1 : self.size(i < d ? i : i - 1));
+  }
+  return reshape_copy(ctx, op, self, shape, out);
+}
+
+Tensor& squeeze_copy_dims_out(KernelRuntimeContext& ctx,
+                              const Tensor& self,
+                              IntArrayRef dims,
+                              Tensor& out) {
+  const char* op = "squeeze_copy.dims_out";
+  bool squeeze[kMaxDims] = {};
+  for (int64_t dim : dims) {
+    int64_t d = 0;
+    if (!normalize_dim(ctx, op, dim, self.dim(), &d)) {
+      return out;
+    }
+    squeeze[d] = self.dim() > 0 && self.size(d) == 1;
+  }
+  Shape shape;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (!squeeze[i]) {
+      shape.push_back(self.size(i));
+    }
+  }
+  return reshape_copy(ctx, op, self, shape, out);
+}
+
+Tensor& squeeze_copy_dim_out(KernelRuntimeContext& ctx,
+                             const Tensor& self,
+                             int64_t dim,
+                             Tensor& out) {
+  return squeeze_copy_dims_out(ctx, self, IntArrayRef(&dim, 1), out);
+}
+
+Tensor& permute_copy_out(KernelRuntimeContext& ctx,
+                         const Tensor& self,
+                         IntArrayRef dims,
+                         Tensor& out) {
+  const char* op = "permute_copy.out";
+  if (static_cast<ssize_t>(dims.size()) != self.dim()) {
+    fail_arg(ctx,
+             op,
+             "dims has %zu entries for a rank-%zd tensor",
+             dims.size(),
+             static_cast<ssize_t>(self.dim()));
+    return out;
+  }
+  const View in = tensor_view(self);
+  View view;
+  bool seen[kMaxDims] = {};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = 0;
+    if (!normalize_dim(ctx, op, dims[i], self.dim(), &d)) {
+      return out;
+    }
+    if (seen[d]) {
+      fail_arg(ctx, op, "dim %" PRId64 " appears twice in dims", d);
+      return out;
+    }
+    seen[d] = true;
+    view.shape.push_back(in.shape.sizes[d]);
+    view.strides[i] = in.strides[d];
+  }
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+Tensor& transpose_copy_int_out(KernelRuntimeContext& ctx,
+                               const Tensor& self,
+                               int64_t dim0,
+                               int64_t dim1,
+                               Tensor& out) {
+  const char* op = "transpose_copy.int_out";
+  int64_t a = 0;
+  int64_t b = 0;
+  if (!normalize_dim(ctx, op, dim0, self.dim(), &a) ||
+      !normalize_dim(ctx, op, dim1, self.dim(), &b)) {
+    return out;
+  }
+  View view = tensor_view(self);
+  if (self.dim() > 0) {
+    std::swap(view.shape.sizes[a], view.shape.sizes[b]);
+    std::swap(view.strides[a], view.strides[b]);
+  }
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+Tensor& t_copy_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  if (self.dim() > 2) {
+    fail_arg(ctx, "t_copy.out", "self must have at most 2 dims");
+    return out;
+  }
+  return transpose_copy_int_out(ctx, self, 0, self.dim() < 2 ? 0 : 1, out);
+}
+
+Tensor& expand_copy_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        IntArrayRef size,
+                        bool implicit,
+                        Tensor& out) {
+  const char* op = "expand_copy.out";
+  (void)implicit;
+  const int64_t rank = static_cast<int64_t>(size.size());
+  if (rank < self.dim() || rank > static_cast<int64_t>(kMaxDims)) {
+    fail_arg(ctx,
+             op,
+             "cannot expand a rank-%zd tensor to %" PRId64 " dims",
+             static_cast<ssize_t>(self.dim()),
+             rank);
+    return out;
+  }
+  const View in = tensor_view(self);
+  View view;
+  const int64_t lead = rank - self.dim();
+  for (int64_t i = 0; i < rank; ++i) {
+    const int64_t own = i < lead ? 1 : in.shape.sizes[i - lead];
+    const int64_t want = size[i] == -1 ? own : size[i];
+    if (size[i] == -1 && i < lead) {
+      fail_arg(ctx, op, "-1 is not allowed for a new leading dim %" PRId64, i);
+      return out;
+    }
+    if (own != want && own != 1) {
+      fail_arg(ctx,
+               op,
+               "dim %" PRId64 " of size %" PRId64 " cannot expand to %" PRId64,
+               i,
+               own,
+               want);
+      return out;
+    }
+    view.shape.push_back(want);
+    view.strides[i] = (i < lead || own != want) ? 0 : in.strides[i - lead];
+  }
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+Tensor& select_copy_int_out(KernelRuntimeContext& ctx,
+                            const Tensor& self,
+                            int64_t dim,
+                            int64_t index,
+                            Tensor& out) {
+  const char* op = "select_copy.int_out";
+  int64_t d = 0;
+  if (self.dim() == 0) {
+    fail_arg(ctx, op, "cannot select from a 0-dim tensor");
+    return out;
+  }
+  if (!normalize_dim(ctx, op, dim, self.dim(), &d)) {
+    return out;
+  }
+  const int64_t size = self.size(d);
+  if (index < -size || index >= size) {
+    fail_arg(ctx,
+             op,
+             "index %" PRId64 " is out of range for size %" PRId64,
+             index,
+             size);
+    return out;
+  }
+  View view = tensor_view(self);
+  view.offset = (index < 0 ? index + size : index) * view.strides[d];
+  drop_dim(&view, static_cast<size_t>(d));
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx,
+                              const Tensor& self,
+                              int64_t dim,
+                              std::optional<int64_t> start,
+                              std::optional<int64_t> end,
+                              int64_t step,
+                              Tensor& out) {
+  const char* op = "slice_copy.Tensor_out";
+  int64_t d = 0;
+  if (self.dim() == 0) {
+    fail_arg(ctx, op, "cannot slice a 0-dim tensor");
+    return out;
+  }
+  if (!normalize_dim(ctx, op, dim, self.dim(), &d)) {
+    return out;
+  }
+  if (step <= 0) {
+    fail_arg(ctx, op, "step must be positive, got %" PRId64, step);
+    return out;
+  }
+  // Python slice bounds: negatives count from the end, then clamp.
+  const int64_t size = self.size(d);
+  auto clamp_bound = [size](int64_t v) {
+    v = v < 0 ? v + size : v;
+    return v < 0 ? 0 : (v > size ? size : v);
+  };
+  const int64_t first = clamp_bound(start.value_or(0));
+  const int64_t last = clamp_bound(end.value_or(size));
+  const int64_t count = last > first ? (last - first + step - 1) / step : 0;
+  View view = tensor_view(self);
+  view.offset = first * view.strides[d];
+  view.shape.sizes[d] = static_cast<SizesType>(count);
+  view.strides[d] *= step;
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch

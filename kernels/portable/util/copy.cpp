@@ -1,0 +1,106 @@
+#include <executorch/kernels/portable/util/copy.h>
+
+#include <cinttypes>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+View tensor_view(const Tensor& t) {
+  View view;
+  for (ssize_t d = 0; d < t.dim(); ++d) {
+    view.shape.push_back(t.size(d));
+  }
+  tensor_strides(t, view.strides);
+  return view;
+}
+
+View reshape_view(const Shape& shape) {
+  View view;
+  view.shape = shape;
+  int64_t stride = 1;
+  for (size_t d = shape.ndim; d-- > 0;) {
+    view.strides[d] = stride;
+    stride *= shape.sizes[d] > 0 ? shape.sizes[d] : 1;
+  }
+  return view;
+}
+
+void drop_dim(View* view, size_t dim) {
+  for (size_t d = dim; d + 1 < view->shape.ndim; ++d) {
+    view->shape.sizes[d] = view->shape.sizes[d + 1];
+    view->strides[d] = view->strides[d + 1];
+  }
+  --view->shape.ndim;
+}
+
+void copy_view(KernelRuntimeContext& ctx,
+               const char* op,
+               const Tensor& in,
+               const View& view,
+               const Tensor& out) {
+  if (!resize_out(ctx, op, "out", out, view.shape.ref())) {
+    return;
+  }
+  if (!is_supported_dtype(in.scalar_type())) {
+    fail_arg(ctx,
+             op,
+             "unsupported dtype %s",
+             ::executorch::runtime::toString(in.scalar_type()));
+    return;
+  }
+  Operand source;
+  source.dtype = in.scalar_type();
+  source.data = static_cast<const char*>(in.const_data_ptr()) +
+                view.offset * static_cast<int64_t>(in.element_size());
+  for (size_t d = 0; d < view.shape.ndim; ++d) {
+    source.strides[d] = view.strides[d];
+  }
+  const Operand inputs[] = {source};
+  ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, op, CTYPE, [&] {
+    apply_elementwise<CTYPE>(
+        out.sizes(), out_operand(out), inputs, [](CTYPE x) { return x; });
+  });
+}
+
+bool infer_size(KernelRuntimeContext& ctx,
+                const char* op,
+                IntArrayRef size,
+                int64_t numel,
+                Shape* shape) {
+  if (size.size() > kMaxDims) {
+    fail_arg(
+        ctx, op, "size has %zu dims, more than %zu", size.size(), kMaxDims);
+    return false;
+  }
+  int64_t known = 1;
+  int64_t inferred = -1;
+  shape->ndim = 0;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] == -1 && inferred < 0) {
+      inferred = static_cast<int64_t>(i);
+      shape->push_back(1);
+      continue;
+    }
+    if (size[i] < 0) {
+      fail_arg(ctx, op, "invalid size %" PRId64 " at dim %zu", size[i], i);
+      return false;
+    }
+    known *= size[i];
+    shape->push_back(size[i]);
+  }
+  if (inferred >= 0 && known != 0) {
+    shape->sizes[inferred] = static_cast<SizesType>(numel / known);
+    known *= shape->sizes[inferred];
+  }
+  if (known != numel) {
+    fail_arg(
+        ctx, op, "size does not match the %" PRId64 " input elements", numel);
+    return false;
+  }
+  return true;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch

@@ -1,0 +1,49 @@
+#pragma once
+
+// Copies through strided views. The view-producing operators (permute,
+// select, slice, expand, ...) exist as copies in the Edge dialect; each one
+// describes how its output reads the input as a View and calls
+// copy_view(), which resizes out and copies (converting dtype if out's
+// differs).
+
+#include <executorch/kernels/portable/util/elementwise.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+struct View {
+  Shape shape;
+  int64_t strides[kMaxDims] = {};
+  int64_t offset = 0; // in elements
+};
+
+// `t` as it is laid out.
+View tensor_view(const Tensor& t);
+
+// `t`'s elements in row-major logical order, reshaped to `shape`. Only
+// valid for tensors with the default dim order (checked by copy_view's
+// callers through check_default_dim_order).
+View reshape_view(const Shape& shape);
+
+// Removes dim `dim` from `view` (select at index 0 without an offset).
+void drop_dim(View* view, size_t dim);
+
+// Resizes `out` to view.shape and copies `in` read through `view`.
+void copy_view(KernelRuntimeContext& ctx,
+               const char* op,
+               const Tensor& in,
+               const View& view,
+               const Tensor& out);
+
+// Resolves a size list that may hold one -1 against `numel` elements into
+// `shape`; false (context failed) if it cannot hold exactly `numel`.
+bool infer_size(KernelRuntimeContext& ctx,
+                const char* op,
+                IntArrayRef size,
+                int64_t numel,
+                Shape* shape);
+
+} // namespace native
+} // namespace executor
+} // namespace torch
