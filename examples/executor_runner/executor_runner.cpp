@@ -30,6 +30,7 @@
 
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/extension/runner_util/output_buffers.h>
 #include <executorch/kernels/portable/register_portable_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
@@ -405,6 +406,16 @@ int run(const Options& options) {
                  method_name,
                  model,
                  executorch::runtime::to_string(method.error()));
+    return 1;
+  }
+  std::vector<std::vector<uint8_t>> output_buffers;
+  const Error outputs_ready = executorch::extension::allocate_unplanned_outputs(
+      *method, output_buffers);
+  if (outputs_ready != Error::Ok) {
+    std::fprintf(stderr,
+                 "error: allocating the outputs of method '%s' failed: %s\n",
+                 method_name,
+                 executorch::runtime::to_string(outputs_ready));
     return 1;
   }
   std::printf(

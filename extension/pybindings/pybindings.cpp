@@ -32,6 +32,7 @@
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/extension/runner_util/output_buffers.h>
 #include <executorch/kernels/portable/register_portable_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/backend/interface.h>
@@ -375,6 +376,10 @@ class MethodState {
                "Loading method " + quoted(name) + " of program from " +
                    program_->origin,
                logs));
+    check_ok(::executorch::extension::allocate_unplanned_outputs(
+                 *method_, output_buffers_),
+             "Method " + quoted(name) + ": allocating unplanned outputs",
+             logs);
   }
 
   MethodState(const MethodState&) = delete;
@@ -620,6 +625,7 @@ class MethodState {
   MallocMemoryAllocator temp_allocator_;
   std::unique_ptr<MemoryManager> memory_;
   std::optional<Method> method_;
+  std::vector<std::vector<uint8_t>> output_buffers_;
   std::vector<std::unique_ptr<InputTensor>> inputs_;
 };
 

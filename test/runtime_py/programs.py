@@ -57,13 +57,20 @@ def model_and_inputs(name):
     return namespace["model"].eval(), namespace["inputs"]
 
 
-def export_with_ours(name):
+def export_with_ours(name, **memory_planning):
+    """Exports model `name` with our exporter; `memory_planning` goes to
+    MemoryPlanningPass (e.g. alloc_graph_output=False)."""
     try:
-        from executorch.exir import to_edge
+        from executorch.exir import ExecutorchBackendConfig, to_edge
+        from executorch.exir.passes import MemoryPlanningPass
     except ImportError as e:
         pytest.skip(f"our exporter does not import yet: {e}")
     model, inputs = model_and_inputs(name)
-    return to_edge(torch.export.export(model, inputs)).to_executorch().buffer
+    config = ExecutorchBackendConfig(
+        memory_planning_pass=MemoryPlanningPass(**memory_planning)
+    )
+    edge = to_edge(torch.export.export(model, inputs))
+    return edge.to_executorch(config).buffer
 
 
 def eager(name):

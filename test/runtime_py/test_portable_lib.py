@@ -15,7 +15,7 @@ from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
 
-from .programs import assert_matches, eager, MODELS
+from .programs import assert_matches, eager, export_with_ours, MODELS
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -68,6 +68,28 @@ def test_outputs_are_copies_that_outlive_the_module(export_pte):
     del module
     gc.collect()
     torch.testing.assert_close(first, kept)
+
+
+@pytest.mark.parametrize(
+    "planning",
+    [
+        dict(alloc_graph_input=False),
+        dict(alloc_graph_output=False),
+        dict(alloc_graph_input=False, alloc_graph_output=False),
+    ],
+)
+def test_unplanned_inputs_and_outputs(planning):
+    """Inputs outside planned memory are borrowed from the caller; outputs
+    outside it get buffers from the bindings."""
+    module = _load_for_executorch_from_buffer(
+        export_with_ours("add_with_parameter", **planning)
+    )
+    meta = module.method_meta("forward")
+    planned_input = meta.input_tensor_meta(0).is_memory_planned()
+    assert planned_input == planning.get("alloc_graph_input", True)
+    for _ in range(2):
+        inputs, expected = eager("add_with_parameter")
+        assert_matches(module.forward(inputs), expected)
 
 
 def test_program_bytes_are_copied(export_pte):
