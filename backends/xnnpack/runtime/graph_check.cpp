@@ -29,7 +29,8 @@ const char* format_dims(const Dims& dims, char* buffer, size_t size) {
     int n =
         i < dims.size()
             ? std::snprintf(buffer + used, size - used, "%s%zu", sep, dims[i])
-            : std::snprintf(buffer + used, size - used, "]");
+            : std::snprintf(
+                  buffer + used, size - used, dims.empty() ? "[]" : "]");
     if (n < 0) {
       break;
     }
@@ -635,8 +636,9 @@ Error check_node(const CheckedGraph& graph,
       traits->max_inputs);
   NODE_CHECK(node->params_type() == traits->params,
              InvalidProgram,
-             "params %s, expected %s",
+             "params %s (%d), expected %s",
              xnnpack_graph::EnumNameNodeParams(node->params_type()),
+             static_cast<int>(node->params_type()),
              xnnpack_graph::EnumNameNodeParams(traits->params));
   if (node->clamp() != nullptr) {
     const float lo = node->clamp()->min();

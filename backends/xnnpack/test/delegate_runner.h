@@ -73,11 +73,8 @@ class DelegateRunner {
     for (auto& v : values) {
       args.push_back(&v);
     }
-    runtime::BackendExecutionContext context;
-    const runtime::Error error = backend_.execute(
-        context,
-        handle_,
-        runtime::Span<runtime::EValue*>(args.data(), args.size()));
+    const runtime::Error error =
+        execute(runtime::Span<runtime::EValue*>(args.data(), args.size()));
     if (error != runtime::Error::Ok) {
       return error;
     }
@@ -87,6 +84,11 @@ class DelegateRunner {
       (*outputs)[j].data.assign(data, data + t.numel());
     }
     return runtime::Error::Ok;
+  }
+
+  runtime::Error execute(runtime::Span<runtime::EValue*> args) {
+    runtime::BackendExecutionContext context;
+    return backend_.execute(context, handle_, args);
   }
 
  private:

@@ -54,6 +54,50 @@ inline void expect_near(const std::vector<float>& got,
   }
 }
 
+// NHWC grouped convolution with an OHWI filter of group_input_channels.
+inline std::vector<float> conv_reference(const std::vector<float>& x,
+                                         const Dims& xd,
+                                         const std::vector<float>& w,
+                                         uint32_t k,
+                                         const std::vector<float>& bias,
+                                         uint32_t stride,
+                                         uint32_t pad,
+                                         uint32_t dilation,
+                                         uint32_t groups,
+                                         const Dims& od) {
+  const uint32_t oc_total = od[3];
+  const uint32_t gic = xd[3] / groups;
+  const uint32_t goc = oc_total / groups;
+  std::vector<float> out(numel(od));
+  for (uint32_t n = 0; n < od[0]; ++n) {
+    for (uint32_t oh = 0; oh < od[1]; ++oh) {
+      for (uint32_t ow = 0; ow < od[2]; ++ow) {
+        for (uint32_t oc = 0; oc < oc_total; ++oc) {
+          const uint32_t g = oc / goc;
+          double sum = bias.empty() ? 0.0 : bias[oc];
+          for (uint32_t kh = 0; kh < k; ++kh) {
+            for (uint32_t kw = 0; kw < k; ++kw) {
+              const int64_t ih = int64_t(oh) * stride + kh * dilation - pad;
+              const int64_t iw = int64_t(ow) * stride + kw * dilation - pad;
+              if (ih < 0 || iw < 0 || ih >= xd[1] || iw >= xd[2]) {
+                continue;
+              }
+              for (uint32_t ic = 0; ic < gic; ++ic) {
+                sum += double(x[((n * xd[1] + ih) * xd[2] + iw) * xd[3] +
+                                g * gic + ic]) *
+                       w[((oc * k + kh) * k + kw) * gic + ic];
+              }
+            }
+          }
+          out[((n * od[1] + oh) * od[2] + ow) * oc_total + oc] =
+              static_cast<float>(sum);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // One node whose non-constant inputs are args 0.., its constants following
 // them in the node's input list, and its output the last arg.
 struct SingleNode {

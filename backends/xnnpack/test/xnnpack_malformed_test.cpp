@@ -1,0 +1,318 @@
+// Malformed blobs and bad args: each gets a specific error and a log line
+// naming what was wrong and where, never a crash.
+
+#include <cstring>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <executorch/backends/xnnpack/runtime/threadpool.h>
+#include <executorch/backends/xnnpack/test/test_util.h>
+#include <executorch/runtime/testing/log_capture.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+namespace testing {
+namespace {
+
+using runtime::Error;
+using runtime::testing::LogCapture;
+using xnnpack_graph::NodeKind;
+
+// x [2, 3] -> fully_connected (constant [4, 3] weights) -> y [2, 4].
+BlobBuilder linear_graph() {
+  BlobBuilder b;
+  const uint32_t x = b.input({2, 3}, 0);
+  const uint32_t w = b.constant({4, 3}, random_values(12));
+  const uint32_t y = b.output({2, 4}, 1);
+  b.node(NodeKind::fully_connected, {x, w}, y, fully_connected_params(false));
+  return b;
+}
+
+Error init_error(const std::vector<uint8_t>& blob) {
+  DelegateRunner runner;
+  return runner.init(blob);
+}
+
+void put_u64(std::vector<uint8_t>& blob, size_t at, uint64_t v) {
+  for (size_t i = 0; i < 8; ++i) {
+    blob[at + i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+}
+
+TEST(XnnpackMalformed, ValidGraphRuns) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
+  std::vector<HostTensor> out{{{2, 4}, {}}};
+  EXPECT_EQ(runner.run({{{2, 3}, random_values(6)}}, &out), Error::Ok);
+}
+
+TEST(XnnpackMalformed, BadMagic) {
+  std::vector<uint8_t> blob = linear_graph().build();
+  blob[0] = 'Y';
+  LogCapture log;
+  EXPECT_EQ(init_error(blob), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"bad magic"}));
+}
+
+TEST(XnnpackMalformed, TruncatedHeader) {
+  std::vector<uint8_t> blob = linear_graph().build();
+  blob.resize(20);
+  LogCapture log;
+  EXPECT_EQ(init_error(blob), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"shorter than the"}));
+}
+
+TEST(XnnpackMalformed, FlatbufferOffsetPastEnd) {
+  std::vector<uint8_t> blob = linear_graph().build();
+  put_u64(blob, kFlatbufferOffsetField, blob.size() + 8);
+  LogCapture log;
+  EXPECT_EQ(init_error(blob), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"flatbuffer", "outside"}));
+}
+
+TEST(XnnpackMalformed, ConstantAreaPastEnd) {
+  std::vector<uint8_t> blob = linear_graph().build();
+  put_u64(blob, kConstantSizeField, blob.size());
+  LogCapture log;
+  EXPECT_EQ(init_error(blob), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"constant data", "outside"}));
+}
+
+TEST(XnnpackMalformed, WrongIdentifier) {
+  std::vector<uint8_t> blob = linear_graph().build();
+  // The identifier follows the flatbuffer's 4-byte root offset.
+  blob[blob[kFlatbufferOffsetField] + 4] = 'Z';
+  LogCapture log;
+  EXPECT_EQ(init_error(blob), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"identifier"}));
+}
+
+TEST(XnnpackMalformed, NodeInputIndexOutOfRange) {
+  BlobBuilder b = linear_graph();
+  b.nodes()[0].inputs[1] = 17;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0", "input 1", "17 out of range"}));
+}
+
+TEST(XnnpackMalformed, NodeOutputIndexOutOfRange) {
+  BlobBuilder b = linear_graph();
+  b.nodes()[0].outputs[0] = 3;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0", "output", "out of range"}));
+}
+
+TEST(XnnpackMalformed, ConstantOffsetPastEnd) {
+  BlobBuilder b = linear_graph();
+  b.values()[1].constant_ref = std::make_pair(uint64_t{1} << 40, 48);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 1", "past the end"}));
+}
+
+TEST(XnnpackMalformed, ConstantSizeMismatch) {
+  BlobBuilder b = linear_graph();
+  b.values()[1].constant_ref = std::make_pair(0, 44);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 1", "expected 48 bytes"}));
+}
+
+TEST(XnnpackMalformed, WrongOutputDims) {
+  BlobBuilder b = linear_graph();
+  b.values()[2].dims = {2, 5};
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (fully_connected)", "[2, 5]", "[2, 4]"}));
+}
+
+TEST(XnnpackMalformed, UnknownNodeKind) {
+  BlobBuilder b = linear_graph();
+  b.nodes()[0].kind = static_cast<NodeKind>(999);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0", "unknown node kind 999"}));
+}
+
+TEST(XnnpackMalformed, ParamsOfAnotherKind) {
+  BlobBuilder b = linear_graph();
+  b.nodes()[0].params = scalar_params(1.0f);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains(
+      {"node 0", "ScalarParams", "expected FullyConnectedParams"}));
+}
+
+TEST(XnnpackMalformed, DynamicWeights) {
+  BlobBuilder b;
+  const uint32_t x = b.input({2, 3}, 0);
+  const uint32_t w = b.input({4, 3}, 1);
+  const uint32_t y = b.output({2, 4}, 2);
+  b.node(NodeKind::fully_connected, {x, w}, y, fully_connected_params(false));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0", "must be constants"}));
+}
+
+TEST(XnnpackMalformed, InputUsedBeforeProduced) {
+  BlobBuilder b;
+  const uint32_t x = b.input({4}, 0);
+  const uint32_t t = b.tensor({4});
+  const uint32_t y = b.output({4}, 1);
+  b.node(NodeKind::abs, {t}, y);
+  b.node(NodeKind::negate, {x}, t);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (abs)", "value 1 is not"}));
+}
+
+TEST(XnnpackMalformed, OutputNeverProduced) {
+  BlobBuilder b;
+  const uint32_t x = b.input({4}, 0);
+  const uint32_t y = b.output({4}, 1);
+  const uint32_t t = b.tensor({4});
+  b.node(NodeKind::abs, {x}, t);
+  (void)y;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"output 0 (value 1) is not produced"}));
+}
+
+TEST(XnnpackMalformed, DuplicateExternalIndex) {
+  BlobBuilder b;
+  const uint32_t x0 = b.input({4}, 0);
+  const uint32_t x1 = b.input({4}, 0);
+  const uint32_t y = b.output({4}, 2);
+  b.node(NodeKind::add, {x0, x1}, y);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 1", "external_index 0"}));
+}
+
+TEST(XnnpackMalformed, QuantizedDatatypeNotSupportedYet) {
+  BlobBuilder b = linear_graph();
+  b.values()[0].datatype = xnnpack_graph::DataType::qint8;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::NotSupported);
+  EXPECT_TRUE(log.contains({"value 0", "qint8"}));
+}
+
+TEST(XnnpackMalformed, ConvKernelLargerThanInput) {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 2, 2, 1}, 0);
+  const uint32_t w = b.constant({1, 3, 3, 1}, random_values(9));
+  const uint32_t y = b.output({1, 1, 1, 1}, 1);
+  b.node(NodeKind::conv2d, {x, w}, y, conv_params(3, 1, 0, 1, 1, 1, 1));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (conv2d)", "smaller than"}));
+}
+
+TEST(XnnpackMalformed, TransposePermNotAPermutation) {
+  BlobBuilder b;
+  const uint32_t x = b.input({2, 3}, 0);
+  const uint32_t y = b.output({3, 3}, 1);
+  b.node(NodeKind::static_transpose, {x}, y, transpose_params({1, 1}));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (static_transpose)", "perm[1] = 1"}));
+}
+
+TEST(XnnpackMalformed, SliceOutOfBounds) {
+  BlobBuilder b;
+  const uint32_t x = b.input({4}, 0);
+  const uint32_t y = b.output({3}, 1);
+  b.node(NodeKind::static_slice, {x}, y, slice_params({2}, {3}));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (static_slice)", "dim 0"}));
+}
+
+TEST(XnnpackMalformed, WrongInputDtype) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
+  runtime::testing::OwnedTensor x(
+      ::executorch::aten::ScalarType::Int, {2, 3}, std::vector<int32_t>(6));
+  runtime::testing::OwnedTensor y(
+      ::executorch::aten::ScalarType::Float, {2, 4}, std::vector<float>(8));
+  runtime::EValue values[] = {x.tensor(), y.tensor()};
+  runtime::EValue* args[] = {&values[0], &values[1]};
+  LogCapture log;
+  EXPECT_EQ(runner.execute(runtime::Span<runtime::EValue*>(args, 2)),
+            Error::InvalidArgument);
+  EXPECT_TRUE(log.contains({"input 0", "dtype Int", "expected Float"}));
+}
+
+TEST(XnnpackMalformed, WrongInputShape) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
+  std::vector<HostTensor> out{{{2, 4}, {}}};
+  LogCapture log;
+  EXPECT_EQ(runner.run({{{2, 5}, random_values(10)}}, &out),
+            Error::InvalidArgument);
+  EXPECT_TRUE(log.contains({"input 0", "dim 1 is 5, expected 3"}));
+}
+
+TEST(XnnpackMalformed, WrongArgCount) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
+  std::vector<HostTensor> out;
+  LogCapture log;
+  EXPECT_EQ(runner.run({{{2, 3}, random_values(6)}}, &out),
+            Error::InvalidArgument);
+  EXPECT_TRUE(log.contains({"1 args, expected 1 inputs then 1 outputs"}));
+}
+
+TEST(XnnpackMalformed, OutputOfWrongStaticShapeCannotResize) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
+  std::vector<HostTensor> out{{{2, 5}, {}}};
+  EXPECT_NE(runner.run({{{2, 3}, random_values(6)}}, &out), Error::Ok);
+}
+
+// Every single-byte corruption of a valid blob's header and flatbuffer (the
+// constant bytes are plain data), and every truncation, either initializes
+// (and runs) or fails with an error; none crashes.
+TEST(XnnpackMalformed, ByteCorruptionSweepNeverCrashes) {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 4, 4, 2}, 0);
+  const uint32_t w = b.constant({3, 3, 3, 2}, random_values(54));
+  const uint32_t t = b.tensor({1, 4, 4, 3});
+  const uint32_t y = b.output({1, 3, 4, 4}, 1);
+  b.node(NodeKind::conv2d, {x, w}, t, conv_params(3, 1, 1, 1, 1, 2, 3));
+  b.node(NodeKind::static_transpose, {t}, y, transpose_params({0, 3, 1, 2}));
+  const std::vector<uint8_t> valid = b.build();
+  const std::vector<HostTensor> in{{{1, 4, 4, 2}, random_values(32)}};
+  // Keeps one threadpool alive instead of one per delegate.
+  const Threadpool pool = acquire_threadpool(0);
+  const size_t constant_offset = valid[kConstantOffsetField] |
+                                 (size_t{valid[kConstantOffsetField + 1]} << 8);
+  for (size_t i = 0; i < constant_offset; ++i) {
+    for (uint8_t flip : {uint8_t{0x01}, uint8_t{0xff}}) {
+      std::vector<uint8_t> blob = valid;
+      blob[i] ^= flip;
+      DelegateRunner runner;
+      if (runner.init(blob) == Error::Ok) {
+        std::vector<HostTensor> out{{{1, 3, 4, 4}, {}}};
+        (void)runner.run(in, &out);
+      }
+    }
+  }
+  for (size_t size = 0; size < valid.size(); ++size) {
+    DelegateRunner runner;
+    std::vector<uint8_t> blob(valid.begin(), valid.begin() + size);
+    if (runner.init(blob) == Error::Ok) {
+      std::vector<HostTensor> out{{{1, 3, 4, 4}, {}}};
+      (void)runner.run(in, &out);
+    }
+  }
+}
+
+} // namespace
+} // namespace testing
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch
