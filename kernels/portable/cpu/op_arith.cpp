@@ -49,8 +49,13 @@ auto div_mode_maker(bool floor_mode, bool* divided_by_zero) {
           return T(0);
         }
         const T q = static_cast<T>(x / y);
-        const bool inexact = static_cast<T>(q * y) != x;
-        return floor_mode && inexact && ((x < 0) != (y < 0)) ? T(q - 1) : q;
+        if constexpr (std::is_signed<T>::value) {
+          const bool inexact = static_cast<T>(q * y) != x;
+          if (floor_mode && inexact && ((x < 0) != (y < 0))) {
+            return T(q - 1);
+          }
+        }
+        return q;
       }
     };
   };

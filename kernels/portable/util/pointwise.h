@@ -47,11 +47,15 @@ bool pointwise_types(KernelRuntimeContext& context,
 template <ResultKind kKind, typename T>
 using result_t = std::conditional_t<kKind == ResultKind::kBool, bool, T>;
 
-// Runs `body` with CTYPE bound to the compute type. 16-bit floats never
-// get here (they compute in float), so only the real types and bool are
-// instantiated.
-#define ET_POINTWISE_SWITCH(TYPE, CONTEXT, NAME, CTYPE, ...) \
-  ET_SWITCH_REALB_TYPES(TYPE, CONTEXT, NAME, CTYPE, __VA_ARGS__)
+// Runs the lambda with CTYPE bound to the compute type. 16-bit floats never
+// get here (they compute in float); floating results only instantiate
+// float and double.
+#define ET_POINTWISE_SWITCH(KIND, TYPE, CONTEXT, NAME, CTYPE, ...)  \
+  if constexpr (KIND == ResultKind::kFloating) {                    \
+    ET_SWITCH_FLOAT_TYPES(TYPE, CONTEXT, NAME, CTYPE, __VA_ARGS__); \
+  } else {                                                          \
+    ET_SWITCH_REALB_TYPES(TYPE, CONTEXT, NAME, CTYPE, __VA_ARGS__); \
+  }
 
 } // namespace internal
 
@@ -67,7 +71,7 @@ Tensor& unary_out(KernelRuntimeContext& ctx,
       !resize_like(ctx, op, out, in)) {
     return out;
   }
-  ET_POINTWISE_SWITCH(compute, ctx, op, CTYPE, [&] {
+  ET_POINTWISE_SWITCH(kKind, compute, ctx, op, CTYPE, [&] {
     map_broadcast<CTYPE, internal::result_t<kKind, CTYPE>>(
         out, make(CTYPE()), in);
   });
@@ -87,7 +91,7 @@ Tensor& binary_out(KernelRuntimeContext& ctx,
       !resize_to_broadcast(ctx, op, {&a, &b}, out)) {
     return out;
   }
-  ET_POINTWISE_SWITCH(compute, ctx, op, CTYPE, [&] {
+  ET_POINTWISE_SWITCH(kKind, compute, ctx, op, CTYPE, [&] {
     map_broadcast<CTYPE, internal::result_t<kKind, CTYPE>>(
         out, make(CTYPE()), a, b);
   });
@@ -111,7 +115,7 @@ Tensor& binary_scalar_out(KernelRuntimeContext& ctx,
       !resize_like(ctx, op, out, a)) {
     return out;
   }
-  ET_POINTWISE_SWITCH(compute, ctx, op, CTYPE, [&] {
+  ET_POINTWISE_SWITCH(kKind, compute, ctx, op, CTYPE, [&] {
     const CTYPE value = b.to<CTYPE>();
     const Operand inputs[] = {broadcast_operand(a, out.sizes()),
                               scalar_operand(value)};
