@@ -43,6 +43,10 @@ class ExecutorchBackendConfig:
             into segments.
         emit_stacktrace: record each instruction's Python stack in the
             program (Chain.stacktrace).
+        kernel_library: the operators the target runtime has kernels for
+            (a `KernelLibrary`); an operator outside it fails `to_executorch`
+            with its source line. Defaults to the portable kernels and prim
+            ops; None skips the check.
     """
 
     passes: List[Any] = field(default_factory=list)
@@ -51,6 +55,7 @@ class ExecutorchBackendConfig:
     constant_tensor_alignment: int = 16
     extract_delegate_segments: bool = True
     emit_stacktrace: bool = False
+    kernel_library: Optional[Any] = "portable"
 
     def __post_init__(self):
         if self.memory_planning_pass is None:
@@ -59,3 +64,7 @@ class ExecutorchBackendConfig:
             )
 
             self.memory_planning_pass = MemoryPlanningPass()
+        if self.kernel_library == "portable":
+            from executorch.exir.kernel_check import KernelLibrary
+
+            self.kernel_library = KernelLibrary.portable()

@@ -28,7 +28,7 @@ from executorch.exir.operator_schema import (
     out_arguments,
     split_call,
 )
-from executorch.exir.verification.verifier import source_line
+from executorch.exir.source_info import source_line
 
 
 class OutVariantError(RuntimeError):

@@ -19,6 +19,7 @@ from torch.export.graph_signature import (
 from executorch.exir._serialize import serialize_pte_binary
 from executorch.exir._serialize._flatbuffer import ProgramT
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
+from executorch.exir.kernel_check import check_kernels
 from executorch.exir.emit import (
     ConstantData,
     InstructionSource,
@@ -268,6 +269,8 @@ class ExecutorchProgramManager:
                 )
                 plan, self._sources[name] = emitted.plan, emitted.sources
             plans.append(plan)
+        if config.kernel_library is not None:
+            check_kernels(self._sources, config.kernel_library)
         program = ProgramT()
         program.version = 0
         program.executionPlan = plans

@@ -4,9 +4,9 @@
 `ExportedProgram` of the Edge dialect (it admits Edge operators as call
 targets). `check_edge_ops` is the op-level check of
 `EdgeCompileConfig(_check_ir_validity=True)`: every operator must be Core ATen
-(or a `*_copy` of a Core ATen view, a `dim_order_ops` operator, or an allowed
-exception), and a violation names the node, its operator and the source line
-that produced it.
+(or a `*_copy` of a Core ATen view, an operator outside ATen such as
+`dim_order_ops` or a user's custom operator, or an allowed exception), and a
+violation names the node, its operator and the source line that produced it.
 """
 
 import operator
@@ -18,10 +18,8 @@ from torch._export.verifier import SpecViolationError, Verifier
 from torch._ops import HigherOrderOperator, OpOverload
 
 from executorch.exir.dialects.edge._ops import EdgeOpOverload, to_aten_op
+from executorch.exir.source_info import source_line
 from executorch.exir.passes.aten_to_edge import SYM_OPS
-
-# Namespaces whose operators the runtime provides beside Core ATen.
-_EXIR_NAMESPACES = ("dim_order_ops",)
 
 
 class EXIREdgeDialectVerifier(Verifier):
@@ -45,21 +43,10 @@ class EXIRExecutorchVerifier(Verifier):
         return (OpOverload, HigherOrderOperator, EdgeOpOverload, types.FunctionType)
 
 
-def source_line(node: torch.fx.Node) -> str:
-    """The innermost user frame of the node's stack trace ('File "m.py",
-    line 12, in forward\\n    return x + y'), or a note that there is none."""
-    trace = node.meta.get("stack_trace")
-    if not trace:
-        return "<no stack trace recorded>"
-    lines = [line for line in trace.strip().splitlines() if line.strip()]
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].lstrip().startswith("File "):
-            return "\n".join(line.strip() for line in lines[i : i + 2])
-    return lines[-1].strip()
-
-
 def _is_allowed(op: OpOverload, exceptions: Iterable) -> bool:
-    if op in exceptions or op.namespace in _EXIR_NAMESPACES:
+    # Operators outside ATen are the runtime's own or users' custom operators;
+    # whether a kernel exists for them is checked at to_executorch.
+    if op in exceptions or op.namespace != "aten":
         return True
     return torch.Tag.core in op.tags or torch.Tag.view_copy in op.tags
 

@@ -114,7 +114,36 @@ def test_edge_program_still_runs_eagerly():
 class NotCore(torch.nn.Module):
     def forward(self, x):
         y = x + 1
-        return torch.ops.exir_test_verifier.scale(y)
+        return torch.histc(y, bins=4)
+
+
+def test_verifier_names_node_operator_and_source_line():
+    ep = torch.export.export(NotCore(), (torch.randn(8),))
+    with pytest.raises(SpecViolationError) as error:
+        to_edge(ep)
+    message = str(error.value)
+    assert "node 'histc'" in message
+    assert "aten::histc" in message
+    assert "test_to_edge.py" in message
+    assert "return torch.histc(y, bins=4)" in message
+
+
+def test_verifier_exceptions_and_switch():
+    ep = torch.export.export(NotCore(), (torch.randn(8),))
+    histc = torch.ops.aten.histc.default
+    allowed = to_edge(
+        ep, compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=[histc])
+    )
+    assert exir_ops.edge.aten.histc.default in targets(
+        allowed.exported_program().graph_module
+    )
+    unchecked = to_edge(ep, compile_config=EdgeCompileConfig(_check_ir_validity=False))
+    assert unchecked.exported_program() is not None
+
+
+class UsesCustomOp(torch.nn.Module):
+    def forward(self, x):
+        return torch.ops.exir_test_verifier.scale(x + 1)
 
 
 @pytest.fixture(scope="module")
@@ -126,27 +155,14 @@ def custom_op():
     lib._destroy()
 
 
-def test_verifier_names_node_operator_and_source_line(custom_op):
-    ep = torch.export.export(NotCore(), (torch.randn(2),))
-    with pytest.raises(SpecViolationError) as error:
-        to_edge(ep)
-    message = str(error.value)
-    assert "node 'scale'" in message
-    assert "exir_test_verifier::scale" in message
-    assert "test_to_edge.py" in message
-    assert "return torch.ops.exir_test_verifier.scale(y)" in message
-
-
-def test_verifier_exceptions_and_switch(custom_op):
-    ep = torch.export.export(NotCore(), (torch.randn(2),))
-    allowed = to_edge(
-        ep, compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=[custom_op])
-    )
+def test_custom_operators_pass_the_verifier(custom_op):
+    """Users' operators outside ATen become Edge ops; whether the runtime has
+    a kernel for them is checked by to_executorch."""
+    ep = torch.export.export(UsesCustomOp(), (torch.randn(2),))
+    edge = to_edge(ep)
     assert exir_ops.edge.exir_test_verifier.scale.default in targets(
-        allowed.exported_program().graph_module
+        edge.exported_program().graph_module
     )
-    unchecked = to_edge(ep, compile_config=EdgeCompileConfig(_check_ir_validity=False))
-    assert unchecked.exported_program() is not None
 
 
 def test_preserved_ops_are_not_decomposed():
