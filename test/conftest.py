@@ -37,3 +37,10 @@ def export_with_upstream(upstream_python, tmp_path_factory):
         return out.read_bytes()
 
     return export
+
+
+@pytest.fixture(scope="session")
+def build_dir():
+    """The CMake build directory (scripts/test.sh exports it)."""
+    repo_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(repo_root, "build"))
