@@ -33,6 +33,20 @@ MODELS = {
         )
         inputs = (torch.randn(5, 8, generator=torch.Generator().manual_seed(1)),)
         """,
+    "scalar_inputs": """
+        import torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.ones(3))
+
+            def forward(self, x, n: int, s: float, flag: bool):
+                return x * n + s * self.w if flag else x
+
+        model = Model()
+        inputs = (torch.arange(3.0), 3, 0.5, True)
+        """,
     "integer_and_bool": """
         import torch
 

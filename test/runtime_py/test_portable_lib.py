@@ -119,6 +119,40 @@ def test_errors_name_the_input_and_what_was_expected(export_pte):
     assert module.forward((x, y))[0].shape == (2, 3)
 
 
+def test_scalar_inputs_are_type_checked(export_pte):
+    module = _load_for_executorch_from_buffer(export_pte("scalar_inputs"))
+    x = torch.arange(3.0)
+    with pytest.raises(TypeError, match="input 1: expected Int, got Python float"):
+        module.forward((x, 3.5, 0.5, True))
+    with pytest.raises(TypeError, match="input 3: expected Bool, got Python int"):
+        module.forward((x, 3, 0.5, 1))
+    # An int is a valid float.
+    assert module.forward((x, 3, 1, True))[0].shape == (3,)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Program::load rejects upstream files whose only segment is an "
+    "empty constant segment and that have no extended header "
+    "(runtime/executor/program.cpp check_segments)",
+)
+def test_upstream_program_without_constants(export_with_upstream):
+    pte = export_with_upstream("""
+        import torch
+
+        class Model(torch.nn.Module):
+            def forward(self, x, y):
+                return x * y + x
+
+        model = Model()
+        inputs = (torch.ones(2, 2), torch.full((2, 2), 2.0))
+        """)
+    module = _load_for_executorch_from_buffer(pte)
+    torch.testing.assert_close(
+        module.forward((torch.ones(2, 2), torch.ones(2, 2)))[0], torch.full((2, 2), 2.0)
+    )
+
+
 def test_bad_programs_raise():
     with pytest.raises(RuntimeError, match="InvalidProgram.*'ET12'"):
         _load_for_executorch_from_buffer(b"not a program" * 10)
