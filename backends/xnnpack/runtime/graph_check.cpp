@@ -640,6 +640,13 @@ Error check_node(const CheckedGraph& graph,
              xnnpack_graph::EnumNameNodeParams(node->params_type()),
              static_cast<int>(node->params_type()),
              xnnpack_graph::EnumNameNodeParams(traits->params));
+  // The flatbuffer verifier accepts a union whose type is set but whose
+  // table is absent.
+  NODE_CHECK(traits->params == xnnpack_graph::NodeParams::NONE ||
+                 node->params() != nullptr,
+             InvalidProgram,
+             "params type %s is set but the params table is missing",
+             xnnpack_graph::EnumNameNodeParams(traits->params));
   if (node->clamp() != nullptr) {
     const float lo = node->clamp()->min();
     const float hi = node->clamp()->max();

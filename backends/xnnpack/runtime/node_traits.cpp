@@ -1,6 +1,5 @@
 #include <executorch/backends/xnnpack/runtime/node_traits.h>
 
-#include <cstdint>
 #include <limits>
 
 namespace executorch {

@@ -146,6 +146,14 @@ TEST(XnnpackMalformed, ParamsOfAnotherKind) {
       {"node 0", "ScalarParams", "expected FullyConnectedParams"}));
 }
 
+TEST(XnnpackMalformed, ParamsTypeWithoutTable) {
+  BlobBuilder b = linear_graph();
+  b.nodes()[0].params.build = nullptr;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0", "params table is missing"}));
+}
+
 TEST(XnnpackMalformed, DynamicWeights) {
   BlobBuilder b;
   const uint32_t x = b.input({2, 3}, 0);
