@@ -1,5 +1,6 @@
 #include <executorch/backends/xnnpack/runtime/xnnpack_executor.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -150,21 +151,7 @@ Error XnnpackExecutor::plan_steps() {
       }
     }
   }
-  // Intermediates that cross steps live in the arena (no reuse between
-  // values yet), each followed by the XNN_EXTRA_BYTES XNNPACK may read.
-  std::vector<size_t> offsets(num_values, 0);
-  size_t arena_size = 0;
-  for (size_t v = 0; v < num_values; ++v) {
-    if (crosses_steps_[v] &&
-        checked_.values[v].role == ValueInfo::Role::Intermediate) {
-      offsets[v] = arena_size;
-      arena_size =
-          align_up(arena_size + checked_.values[v].numel * sizeof(float) +
-                       XNN_EXTRA_BYTES,
-                   kBufferAlignment);
-    }
-  }
-  arena_.assign(arena_size, 0);
+  const std::vector<size_t> offsets = plan_arena();
   data_.assign(num_values, nullptr);
   for (size_t v = 0; v < num_values; ++v) {
     const ValueInfo& info = checked_.values[v];
@@ -177,6 +164,70 @@ Error XnnpackExecutor::plan_steps() {
     }
   }
   return Error::Ok;
+}
+
+// Intermediates that cross steps live in the arena, each followed by the
+// XNN_EXTRA_BYTES XNNPACK may read. Values whose step lifetimes overlap get
+// disjoint bytes; the others may share. Placement is greedy, largest first,
+// at the lowest offset that fits between the placed values it overlaps.
+std::vector<size_t> XnnpackExecutor::plan_arena() {
+  const auto* nodes = graph_->nodes();
+  const size_t num_values = checked_.values.size();
+  std::vector<size_t> last_step(num_values, 0);
+  for (size_t i = 0; i < node_step_.size(); ++i) {
+    for (uint32_t v : *nodes->Get(i)->inputs()) {
+      last_step[v] = std::max(last_step[v], node_step_[i]);
+    }
+  }
+  struct Block {
+    size_t value, first, last, size, offset;
+  };
+  std::vector<Block> blocks;
+  for (size_t v = 0; v < num_values; ++v) {
+    if (crosses_steps_[v] &&
+        checked_.values[v].role == ValueInfo::Role::Intermediate) {
+      const size_t first = node_step_[producer_[v]];
+      blocks.push_back(
+          {v,
+           first,
+           std::max(first, last_step[v]),
+           align_up(checked_.values[v].numel * sizeof(float) + XNN_EXTRA_BYTES,
+                    kBufferAlignment),
+           0});
+    }
+  }
+  std::stable_sort(
+      blocks.begin(), blocks.end(), [](const Block& a, const Block& b) {
+        return a.size > b.size;
+      });
+  size_t arena_size = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    std::vector<const Block*> live;
+    for (size_t j = 0; j < i; ++j) {
+      if (blocks[j].first <= blocks[i].last &&
+          blocks[i].first <= blocks[j].last) {
+        live.push_back(&blocks[j]);
+      }
+    }
+    std::sort(live.begin(), live.end(), [](const Block* a, const Block* b) {
+      return a->offset < b->offset;
+    });
+    size_t offset = 0;
+    for (const Block* other : live) {
+      if (offset + blocks[i].size <= other->offset) {
+        break;
+      }
+      offset = std::max(offset, other->offset + other->size);
+    }
+    blocks[i].offset = offset;
+    arena_size = std::max(arena_size, offset + blocks[i].size);
+  }
+  arena_.assign(arena_size, 0);
+  std::vector<size_t> offsets(num_values, 0);
+  for (const Block& block : blocks) {
+    offsets[block.value] = block.offset;
+  }
+  return offsets;
 }
 
 Error XnnpackExecutor::create_runtime(Step* step) {

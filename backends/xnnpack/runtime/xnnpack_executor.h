@@ -55,6 +55,8 @@ class XnnpackExecutor final {
   };
 
   runtime::Error plan_steps();
+  // Sizes arena_ and returns each arena value's offset in it.
+  std::vector<size_t> plan_arena();
   runtime::Error create_runtime(Step* step);
   runtime::Error define_node(xnn_subgraph_t subgraph, size_t node_index);
   runtime::Error bind_args(runtime::Span<runtime::EValue*> args);

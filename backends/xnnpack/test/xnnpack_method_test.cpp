@@ -121,6 +121,42 @@ TEST(XnnpackDelegate, MixedStepsDirectlyWithChangingPointers) {
   }
 }
 
+// Host and XNNPACK steps alternate, so every intermediate crosses steps and
+// lives in the backend's arena, where values with disjoint lifetimes share
+// memory; `a` stays live to the end and must not be overwritten.
+TEST(XnnpackDelegate, AlternatingStepsKeepLiveValues) {
+  BlobBuilder b;
+  const Dims dims{4, 6};
+  const uint32_t x = b.input(dims, 0);
+  const uint32_t y = b.output(dims, 1);
+  const uint32_t a = b.tensor(dims);
+  b.node(NodeKind::tanh, {x}, a);
+  uint32_t last = a;
+  for (int i = 0; i < 3; ++i) {
+    const uint32_t negated = b.tensor(dims);
+    const uint32_t squashed = b.tensor(dims);
+    b.node(NodeKind::negate, {last}, negated);
+    b.node(NodeKind::tanh, {negated}, squashed);
+    last = squashed;
+  }
+  b.node(NodeKind::add, {a, last}, y);
+  const std::vector<float> in = random_values(numel(dims), -2, 2, 54);
+  std::vector<float> want;
+  for (float v : in) {
+    const float t = std::tanh(v);
+    float chain = t;
+    for (int i = 0; i < 3; ++i) {
+      chain = std::tanh(-chain);
+    }
+    want.push_back(t + chain);
+  }
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(b.build()), Error::Ok);
+  std::vector<HostTensor> out{{sizes_of(dims), {}}};
+  ASSERT_EQ(runner.run({{sizes_of(dims), in}}, &out), Error::Ok);
+  expect_near(out[0].data, want, 1e-5f);
+}
+
 TEST(XnnpackDelegate, ThreadCountsAgree) {
   const Classifier model;
   const std::vector<float> x = random_values(3 * 64, -1, 1, 52);
