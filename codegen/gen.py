@@ -278,7 +278,7 @@ def _wrapper(entry: KernelEntry) -> str:
     else:
         kinds_expr = "Span<const ArgKind>()"
     lines += [
-        f'  if (!check_stack(context, "{schema.qualified_name}", stack, {kinds_expr}, {len(schema.returns)})) {{',
+        f'  if (!check_stack(context, "{schema.qualified_name}", stack, {kinds_expr})) {{',
         "    return;",
         "  }",
         f"  {entry.cpp_function}(",

@@ -111,15 +111,12 @@ bool evalue_matches(const EValue& value, ArgKind kind) {
 bool check_stack(runtime::KernelRuntimeContext& context,
                  const char* op_name,
                  runtime::Span<EValue*> stack,
-                 runtime::Span<const ArgKind> kinds,
-                 size_t num_returns) {
-  const size_t max_size = kinds.size() + (num_returns > 0 ? 1 : 0);
-  if (stack.size() < kinds.size() || stack.size() > max_size) {
+                 runtime::Span<const ArgKind> kinds) {
+  if (stack.size() < kinds.size() || stack.size() > kinds.size() + 1) {
     ET_LOG(Error,
-           "%s: expected %zu arguments%s, got %zu",
+           "%s: expected %zu arguments (and optionally a result), got %zu",
            op_name,
            kinds.size(),
-           num_returns > 0 ? " and a return value" : "",
            stack.size());
     context.fail(runtime::Error::InvalidProgram);
     return false;

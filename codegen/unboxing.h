@@ -43,14 +43,14 @@ enum class ArgKind : uint8_t {
 bool evalue_matches(const runtime::EValue& value, ArgKind kind);
 
 // Checks that `stack` holds one value per schema argument, each matching
-// its kind, followed by at most one value for the returns (the emitter
-// passes the out arguments again, as a tensor or a tensor list). On failure
-// logs the operator and argument and fails `context`.
+// its kind, optionally followed by one more value: the emitter passes an
+// out variant's out arguments again as its result (a tensor or a tensor
+// list), even when the schema returns nothing. On failure logs the operator
+// and argument and fails `context`.
 bool check_stack(runtime::KernelRuntimeContext& context,
                  const char* op_name,
                  runtime::Span<runtime::EValue*> stack,
-                 runtime::Span<const ArgKind> kinds,
-                 size_t num_returns);
+                 runtime::Span<const ArgKind> kinds);
 
 inline double to_double(const runtime::EValue& value) {
   return value.isInt() ? static_cast<double>(value.toInt()) : value.toDouble();
