@@ -1,0 +1,146 @@
+// Runs one XNNPACK delegate blob on raw float32 inputs, outside any program:
+// the Python lowering's tests compare its outputs with eager PyTorch.
+//
+//   xnnpack_run_blob BLOB OUT_PREFIX [--threads N] INPUT.bin...
+//
+// Each INPUT.bin holds the contiguous float32 data of one delegate input, in
+// args order, with the blob's dims; output j is written to OUT_PREFIX<j>.bin.
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <executorch/backends/xnnpack/runtime/blob.h>
+#include <executorch/backends/xnnpack/runtime/graph_check.h>
+#include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
+#include <executorch/backends/xnnpack/runtime/xnnpack_backend.h>
+#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
+#include <executorch/runtime/platform/runtime.h>
+
+namespace {
+
+using executorch::runtime::Error;
+namespace xnn = executorch::backends::xnnpack;
+namespace et = executorch::runtime;
+
+std::vector<uint8_t> read_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+// A contiguous float tensor that owns its metadata and data.
+struct Buffer {
+  std::vector<int32_t> sizes;
+  std::vector<uint8_t> dim_order;
+  std::vector<int32_t> strides;
+  std::vector<float> data;
+  std::unique_ptr<executorch::aten::TensorImpl> impl;
+
+  explicit Buffer(const std::vector<size_t>& dims)
+      : sizes(dims.begin(), dims.end()),
+        dim_order(dims.size()),
+        strides(dims.size()) {
+    size_t n = 1;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      dim_order[d] = static_cast<uint8_t>(d);
+      n *= dims[d];
+    }
+    data.resize(n);
+    (void)et::dim_order_to_stride(
+        sizes.data(), dim_order.data(), sizes.size(), strides.data());
+    impl = std::make_unique<executorch::aten::TensorImpl>(
+        executorch::aten::ScalarType::Float,
+        static_cast<ssize_t>(sizes.size()),
+        sizes.data(),
+        data.data(),
+        dim_order.data(),
+        strides.data());
+  }
+};
+
+int fail(const char* message) {
+  std::fprintf(stderr, "xnnpack_run_blob: %s\n", message);
+  return 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  et::runtime_init();
+  if (argc < 3) {
+    return fail(
+        "usage: xnnpack_run_blob BLOB OUT_PREFIX [--threads N] "
+        "INPUT.bin...");
+  }
+  std::vector<uint8_t> blob = read_file(argv[1]);
+  const std::string out_prefix = argv[2];
+  int next = 3;
+  if (next + 1 < argc && std::strcmp(argv[next], "--threads") == 0) {
+    xnn::set_num_threads(static_cast<size_t>(std::atoi(argv[next + 1])));
+    next += 2;
+  }
+  // The graph's args and their dims, as the backend will check them.
+  et::Result<xnn::BlobView> view = xnn::parse_blob(blob.data(), blob.size());
+  if (!view.ok()) {
+    return fail("cannot parse the blob");
+  }
+  xnn::CheckedGraph graph;
+  if (xnn::check_graph(*view, &graph) != Error::Ok) {
+    return fail("the blob's graph is malformed");
+  }
+  if (static_cast<size_t>(argc - next) != graph.inputs.size()) {
+    return fail("the number of input files differs from the blob's inputs");
+  }
+  std::vector<std::unique_ptr<Buffer>> buffers;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    buffers.push_back(
+        std::make_unique<Buffer>(graph.values[graph.inputs[i]].dims));
+    const std::vector<uint8_t> bytes = read_file(argv[next + i]);
+    if (bytes.size() != buffers.back()->data.size() * sizeof(float)) {
+      return fail("an input file's size differs from the blob's dims");
+    }
+    std::memcpy(buffers.back()->data.data(), bytes.data(), bytes.size());
+  }
+  for (uint32_t v : graph.outputs) {
+    buffers.push_back(std::make_unique<Buffer>(graph.values[v].dims));
+  }
+
+  xnn::XnnpackBackend backend;
+  std::vector<uint8_t> pool(64 * 1024);
+  et::MemoryAllocator allocator(pool.size(), pool.data());
+  et::BackendInitContext init_context(&allocator);
+  et::FreeableBuffer processed(blob.data(), blob.size(), nullptr);
+  et::Result<et::DelegateHandle*> handle =
+      backend.init(init_context, &processed, {});
+  if (!handle.ok()) {
+    return fail("init failed");
+  }
+  std::vector<et::EValue> values;
+  for (auto& b : buffers) {
+    values.emplace_back(executorch::aten::Tensor(b->impl.get()));
+  }
+  std::vector<et::EValue*> args;
+  for (auto& v : values) {
+    args.push_back(&v);
+  }
+  et::BackendExecutionContext context;
+  const Error error = backend.execute(
+      context, *handle, et::Span<et::EValue*>(args.data(), args.size()));
+  backend.destroy(*handle);
+  if (error != Error::Ok) {
+    return fail("execute failed");
+  }
+  for (size_t j = 0; j < graph.outputs.size(); ++j) {
+    const Buffer& out = *buffers[graph.inputs.size() + j];
+    const std::string path = out_prefix + std::to_string(j) + ".bin";
+    std::ofstream file(path, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(out.data.data()),
+               static_cast<std::streamsize>(out.data.size() * sizeof(float)));
+  }
+  return 0;
+}
