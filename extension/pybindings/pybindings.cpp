@@ -560,9 +560,15 @@ class MethodState {
       strides.push_back(static_cast<py::ssize_t>(tensor.strides()[d]) *
                         tensor.element_size());
     }
-    // No base object: numpy copies the data, so the result outlives the
-    // method's memory.
-    py::array array(array_dtype, shape, strides, tensor.const_data_ptr());
+    // A fresh array with the tensor's strides has the same dense layout as
+    // the tensor's storage, so one copy keeps the dim order (a channels-last
+    // output stays channels-last) and frees the result from the method's
+    // memory.
+    py::array array(array_dtype, shape, strides);
+    if (tensor.nbytes() > 0) {
+      std::memcpy(
+          array.mutable_data(), tensor.const_data_ptr(), tensor.nbytes());
+    }
     if (dtype) {
       return std::move(array);
     }

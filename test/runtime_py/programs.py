@@ -47,6 +47,38 @@ MODELS = {
         model = Model()
         inputs = (torch.arange(3.0), 3, 0.5, True)
         """,
+    "bfloat16": """
+        import torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                w = torch.linspace(-1, 1, 6).reshape(2, 3).to(torch.bfloat16)
+                self.w = torch.nn.Parameter(w)
+
+            def forward(self, x, y):
+                return x * y + self.w
+
+        g = torch.Generator().manual_seed(2)
+        model = Model()
+        inputs = tuple(torch.randn(2, 3, generator=g).to(torch.bfloat16) for _ in "xy")
+        """,
+    "channels_last": """
+        import torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = torch.nn.Parameter(torch.linspace(-1, 1, 18).reshape(1, 2, 3, 3))
+
+            def forward(self, x):
+                return x * 2 + self.w
+
+        g = torch.Generator().manual_seed(3)
+        x = torch.randn(1, 2, 3, 3, generator=g)
+        model = Model()
+        inputs = (x.to(memory_format=torch.channels_last),)
+        """,
     "integer_and_bool": """
         import torch
 
@@ -98,8 +130,14 @@ def eager(name):
 
 
 def assert_matches(actual, expected):
+    """Integers and bools exactly; float32/64 to 1e-5; 16-bit floats with
+    torch's default tolerances for their dtype."""
     assert len(actual) == len(expected)
     for got, want in zip(actual, expected):
-        exact = not want.is_floating_point()
-        tol = dict(rtol=0, atol=0) if exact else dict(rtol=1e-5, atol=1e-5)
+        if not want.is_floating_point():
+            tol = dict(rtol=0, atol=0)
+        elif want.dtype in (torch.float32, torch.float64):
+            tol = dict(rtol=1e-5, atol=1e-5)
+        else:
+            tol = {}
         torch.testing.assert_close(got, want, **tol)

@@ -92,6 +92,40 @@ def test_unplanned_inputs_and_outputs(planning):
         assert_matches(module.forward(inputs), expected)
 
 
+def test_channels_last_input_and_output(export_pte):
+    """The input is laid out in the dim order the method expects, whatever
+    the caller's layout; the output keeps the program's dim order."""
+    module = _load_for_executorch_from_buffer(export_pte("channels_last"))
+    meta = module.method_meta("forward")
+    assert meta.input_tensor_meta(0).dim_order() == (0, 2, 3, 1)
+    inputs, (expected,) = eager("channels_last")
+    for x in (inputs[0], inputs[0].contiguous()):
+        (actual,) = module.forward((x,))
+        torch.testing.assert_close(actual, expected)
+        assert actual.is_contiguous(memory_format=torch.channels_last)
+
+
+def test_dynamic_shapes():
+    """Inputs may take any size up to the exported bound; outputs have the
+    sizes of the run."""
+    try:
+        from executorch.exir import to_edge
+    except ImportError as e:
+        pytest.skip(f"our exporter does not import yet: {e}")
+    n = torch.export.Dim("n", min=1, max=8)
+    model = torch.nn.Tanh()
+    exported = torch.export.export(
+        model, (torch.randn(4, 3),), dynamic_shapes=({0: n},)
+    )
+    module = _load_for_executorch_from_buffer(to_edge(exported).to_executorch().buffer)
+    assert module.method_meta("forward").input_tensor_meta(0).sizes() == (8, 3)
+    for rows in (1, 5, 8):
+        x = torch.randn(rows, 3)
+        torch.testing.assert_close(module.forward((x,))[0], torch.tanh(x))
+    with pytest.raises(RuntimeError, match="upper bound of 24 elements"):
+        module.forward((torch.randn(9, 3),))
+
+
 def test_program_bytes_are_copied(export_pte):
     buffer = bytearray(export_pte("add_with_parameter"))
     module = _load_for_executorch_from_buffer(buffer)
