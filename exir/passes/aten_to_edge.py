@@ -10,8 +10,9 @@ Each function rewrites a graph module in place:
 - `use_scalar_overloads`: `aten.mul.Tensor(x, 2.5)` becomes
   `aten.mul.Scalar(x, 2.5)` (a Python number cannot be a Tensor argument of
   an out-variant kernel).
-- `replace_memory_format_ops`: `aten._to_copy`/`aten.clone` become the
-  `dim_order_ops` operators, which describe layouts by dim order.
+- `replace_memory_format_ops`: `aten._to_copy` (and layout-changing
+  `aten.clone`) become the `dim_order_ops` operators, which describe layouts
+  by dim order.
 - `propagate_fake_tensors`: recomputes `meta["val"]` after the rewrites (a
   `permute_copy` is contiguous where the `permute` it replaces was strided).
 - `replace_aten_with_edge_ops`: call targets become `EdgeOpOverload`s.
@@ -136,15 +137,29 @@ def use_scalar_overloads(gm: torch.fx.GraphModule) -> None:
                 node.target = overload
 
 
+def _changes_layout(node: torch.fx.Node) -> bool:
+    return node.kwargs.get("memory_format") not in (
+        None,
+        torch.preserve_format,
+        torch.contiguous_format,
+    )
+
+
 def replace_memory_format_ops(gm: torch.fx.GraphModule) -> None:
-    """`aten._to_copy` -> `dim_order_ops._to_dim_order_copy` and
-    `aten.clone` -> `dim_order_ops._clone_dim_order`, with the dim order of
-    the result in place of its memory format."""
+    """`aten._to_copy` -> `dim_order_ops._to_dim_order_copy`, and an
+    `aten.clone` into another layout (channels last) ->
+    `dim_order_ops._clone_dim_order`, with the dim order of the result in
+    place of its memory format.
+
+    A clone that keeps or makes the contiguous layout stays `aten.clone`:
+    `clone.out` handles those in every runtime, while `_clone_dim_order.out`
+    is a newer kernel that runtimes may lack.
+    """
     for node in _call_function_nodes(gm):
         if node.target == torch.ops.aten._to_copy.default:
             kwargs = {"dtype": node.kwargs.get("dtype")}
             target = torch.ops.dim_order_ops._to_dim_order_copy.default
-        elif node.target == torch.ops.aten.clone.default:
+        elif node.target == torch.ops.aten.clone.default and _changes_layout(node):
             kwargs = {}
             target = torch.ops.dim_order_ops._clone_dim_order.default
         else:

@@ -80,6 +80,24 @@ def test_memory_formats_become_dim_orders():
     assert "memory_format" not in copies[1].kwargs
 
 
+def test_only_layout_changing_clones_become_dim_order_clones():
+    gm = edge_graph(
+        lambda x: (
+            x.clone(),
+            x.clone(memory_format=torch.contiguous_format),
+            x.clone(memory_format=torch.channels_last),
+        ),
+        torch.randn(1, 2, 3, 4),
+    )
+    plain, contiguous, channels_last = [
+        n for n in gm.graph.nodes if n.op == "call_function"
+    ]
+    assert plain.target is exir_ops.edge.aten.clone.default
+    assert contiguous.target is exir_ops.edge.aten.clone.default
+    assert channels_last.target is exir_ops.edge.dim_order_ops._clone_dim_order.default
+    assert channels_last.kwargs == {"dim_order": [0, 2, 3, 1]}
+
+
 def test_skip_dim_order_keeps_to_copy():
     gm = edge_graph(
         lambda x: x.to(torch.float16),
