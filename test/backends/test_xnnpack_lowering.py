@@ -1,0 +1,336 @@
+"""The Python lowering (backends/xnnpack/lowering.py) against eager PyTorch:
+each module is exported, lowered whole to one XNNPACK blob, run by the C++
+backend (the xnnpack_run_blob tool from the CMake build) and compared.
+Tolerances: 1e-5 relative for elementwise and data movement, 1e-4 where
+long sums or approximations (convolutions, sigmoid, softmax) are involved."""
+
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+import pytest
+import torch
+
+from executorch.backends.xnnpack.lowering import (
+    XnnpackLoweringError,
+    lower_to_xnnpack,
+    unsupported_reason,
+)
+from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import NodeKind
+from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
+    deserialize_xnnpack_blob,
+)
+
+_ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+RUNNER = os.environ.get(
+    "XNNPACK_RUN_BLOB",
+    os.path.join(_ROOT, "build", "backends", "xnnpack", "xnnpack_run_blob"),
+)
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(RUNNER),
+    reason=f"{RUNNER} is not built (cmake --build build --target xnnpack_run_blob)",
+)
+
+
+def export(module, inputs, keep=()):
+    """Exports to Core ATen, keeping the ops in `keep` whole (as a
+    partitioner's ops_to_not_decompose would)."""
+    table = torch.export.default_decompositions()
+    for op in keep:
+        table.pop(op, None)
+    return torch.export.export(module.eval(), inputs).run_decompositions(table)
+
+
+def run_blob(blob, inputs, num_outputs, threads=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        blob_path = os.path.join(tmp, "graph.xnb")
+        with open(blob_path, "wb") as f:
+            f.write(blob)
+        paths = []
+        for i, x in enumerate(inputs):
+            path = os.path.join(tmp, f"in{i}.bin")
+            x.detach().numpy().astype(np.float32).tofile(path)
+            paths.append(path)
+        command = [RUNNER, blob_path, os.path.join(tmp, "out")]
+        if threads:
+            command += ["--threads", str(threads)]
+        subprocess.run(command + paths, check=True, capture_output=True)
+        return [
+            np.fromfile(os.path.join(tmp, f"out{j}.bin"), dtype=np.float32)
+            for j in range(num_outputs)
+        ]
+
+
+def check(module, inputs, rtol=1e-5, atol=1e-5, keep=()):
+    """Lowers `module` whole, runs it and compares every output with eager;
+    returns the parsed blob."""
+    ep = export(module, inputs, keep)
+    blob = lower_to_xnnpack(ep)
+    with torch.no_grad():
+        expected = module(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    outputs = run_blob(blob, inputs, len(expected))
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(
+            got.reshape(want.shape), want.numpy(), rtol=rtol, atol=atol
+        )
+    return deserialize_xnnpack_blob(blob).graph
+
+
+def kinds(graph):
+    return [n.kind for n in graph.nodes]
+
+
+class Lambda(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+F = torch.nn.functional
+UNARY = {
+    "relu": (torch.relu, 1e-5),
+    "relu6": (F.relu6, 1e-5),
+    "hardtanh": (lambda x: F.hardtanh(x, -0.5, 0.75), 1e-5),
+    "clamp": (lambda x: torch.clamp(x, min=-0.25), 1e-5),
+    "sigmoid": (torch.sigmoid, 1e-4),
+    "tanh": (torch.tanh, 1e-5),
+    "gelu": (F.gelu, 1e-5),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), 1e-5),
+    "hardswish": (F.hardswish, 1e-5),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), 1e-5),
+    "elu": (lambda x: F.elu(x, 0.7), 1e-4),
+    "abs": (torch.abs, 1e-5),
+    "neg": (torch.neg, 1e-5),
+    "sqrt": (lambda x: torch.sqrt(x.abs()), 1e-5),
+    "square": (lambda x: x**2, 1e-5),
+    "floor": (torch.floor, 1e-5),
+    "ceil": (torch.ceil, 1e-5),
+    "softmax": (lambda x: torch.softmax(x, -1), 1e-4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name):
+    fn, tol = UNARY[name]
+    check(Lambda(fn), (torch.randn(2, 3, 4, 5) * 3,), rtol=tol, atol=tol)
+
+
+BINARY = {
+    "add": lambda a, b: a + b,
+    "add_alpha": lambda a, b: torch.add(a, b, alpha=0.5),
+    "sub": lambda a, b: a - b,
+    "sub_alpha": lambda a, b: torch.sub(a, b, alpha=2),
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (b.abs() + 0.5),
+    "add_scalar": lambda a, b: a + 1.5 + b,
+    "maximum": torch.maximum,
+    "minimum": torch.minimum,
+    "add_relu": lambda a, b: torch.relu(a + b),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_broadcasting(name):
+    check(Lambda(BINARY[name]), (torch.randn(2, 3, 4), torch.randn(3, 1)))
+
+
+@pytest.mark.parametrize(
+    "conv",
+    [
+        torch.nn.Conv2d(3, 8, 3, padding=1),
+        torch.nn.Conv2d(4, 6, 3, stride=2, padding=2, dilation=2, groups=2),
+        torch.nn.Conv2d(4, 8, 3, padding=1, groups=4),  # depthwise
+        torch.nn.Conv2d(4, 4, 1, bias=False),
+        torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1),
+        torch.nn.ConvTranspose2d(4, 6, 3, stride=2, groups=2),
+    ],
+    ids=[
+        "plain",
+        "grouped_strided_dilated",
+        "depthwise",
+        "1x1_nobias",
+        "deconv",
+        "deconv_groups",
+    ],
+)
+def test_convolution(conv):
+    check(conv, (torch.randn(2, 4 if conv.in_channels == 4 else 3, 9, 8),), 1e-4, 1e-4)
+
+
+def test_conv_batch_norm_relu_folds_into_one_node():
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU()
+    )
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-1, 1)
+        model[1].running_var.uniform_(0.5, 2)
+        model[1].weight.uniform_(0.5, 1.5)
+    graph = check(model, (torch.randn(1, 3, 8, 8),), 1e-4, 1e-4)
+    assert kinds(graph).count(NodeKind.conv2d) == 1
+    conv = next(n for n in graph.nodes if n.kind == NodeKind.conv2d)
+    assert conv.clamp is not None and conv.clamp.min == 0.0
+    assert NodeKind.multiply not in kinds(graph)
+
+
+def test_standalone_batch_norm():
+    model = torch.nn.Sequential(torch.nn.ReLU(), torch.nn.BatchNorm2d(4))
+    with torch.no_grad():
+        model[1].running_mean.uniform_(-1, 1)
+        model[1].running_var.uniform_(0.5, 2)
+    check(model, (torch.randn(2, 4, 5, 5),))
+
+
+def test_linear_and_mm():
+    linear = torch.nn.Linear(5, 4)
+    w = torch.randn(5, 3)
+    graph = check(
+        Lambda(lambda x: (linear(x), x @ w)), (torch.randn(6, 5),), 1e-5, 1e-5
+    )
+    assert kinds(graph).count(NodeKind.fully_connected) == 2
+
+
+def test_linear_with_leading_dims():
+    check(torch.nn.Linear(5, 4), (torch.randn(2, 3, 5),), 1e-5, 1e-5)
+
+
+def test_bmm_and_dynamic_mm():
+    graph = check(
+        Lambda(lambda a, b, c, d: (torch.bmm(a, b), c @ d)),
+        (
+            torch.randn(3, 4, 5),
+            torch.randn(3, 5, 2),
+            torch.randn(4, 5),
+            torch.randn(5, 3),
+        ),
+    )
+    assert kinds(graph).count(NodeKind.batch_matrix_multiply) == 2
+
+
+def test_prelu():
+    graph = check(
+        torch.nn.PReLU(4),
+        (torch.randn(2, 4, 3, 3),),
+        keep=[torch.ops.aten.prelu.default],
+    )
+    assert NodeKind.prelu in kinds(graph)
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [
+        torch.nn.MaxPool2d(3, 2, 1),
+        torch.nn.MaxPool2d(2),
+        torch.nn.AvgPool2d(3, 2),
+        torch.nn.AvgPool2d(3, 1, 1, count_include_pad=False),
+    ],
+    ids=["max_padded", "max", "avg", "avg_exclude_pad"],
+)
+def test_pooling(pool):
+    check(pool, (torch.randn(2, 3, 9, 8),))
+
+
+def test_avg_pool_counting_padding_is_not_supported():
+    ep = export(torch.nn.AvgPool2d(3, 1, 1), (torch.randn(1, 2, 5, 5),))
+    node = next(n for n in ep.graph.nodes if n.op == "call_function")
+    assert "count_include_pad" in unsupported_reason(node, ep)
+    with pytest.raises(XnnpackLoweringError, match="count_include_pad"):
+        lower_to_xnnpack(ep)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x.mean((2, 3), keepdim=True),
+        lambda x: x.mean((-1, -2)),
+        lambda x: F.adaptive_avg_pool2d(x, 1).flatten(1),
+    ],
+    ids=["mean_keepdim", "mean", "adaptive_flatten"],
+)
+def test_global_average_pooling(fn):
+    graph = check(Lambda(fn), (torch.randn(2, 3, 4, 5),))
+    # The NCHW <-> NHWC change around a 1x1 spatial result is a reshape.
+    assert NodeKind.static_transpose in kinds(graph)  # the input only
+    assert kinds(graph).count(NodeKind.static_transpose) == 1
+
+
+def test_data_movement():
+    check(
+        Lambda(
+            lambda x, y: (
+                torch.cat([x, y], 1),
+                x.permute(0, 2, 3, 1),
+                x.transpose(1, 3),
+                x.reshape(2, -1),
+                x.unsqueeze(1),
+                x[:, 1:3],
+                F.pad(x, (1, 2, 0, 1), value=0.5),
+            )
+        ),
+        (torch.randn(2, 3, 4, 5), torch.randn(2, 2, 4, 5)),
+    )
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_bilinear_upsample(align_corners):
+    check(
+        Lambda(
+            lambda x: F.interpolate(
+                x, size=(6, 10), mode="bilinear", align_corners=align_corners
+            )
+        ),
+        (torch.randn(1, 3, 3, 5),),
+    )
+
+
+def test_layout_transposes_are_shared_and_minimal():
+    """A chain of NHWC nodes pays one transpose in and one out."""
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 8, 3, padding=1, groups=8),
+        torch.nn.Hardswish(),
+        torch.nn.MaxPool2d(2),
+    )
+    graph = check(model, (torch.randn(1, 3, 8, 8),), 1e-4, 1e-4)
+    assert kinds(graph).count(NodeKind.static_transpose) == 2
+    # relu is fused into the first convolution, hardswish's clamps into add.
+    assert NodeKind.clamp not in kinds(graph)
+
+
+def test_small_classifier_with_threads():
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 16, 3, stride=2, padding=1),
+        torch.nn.BatchNorm2d(16),
+        torch.nn.ReLU6(),
+        torch.nn.Conv2d(16, 16, 3, padding=1, groups=16),
+        torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(),
+        torch.nn.Linear(16, 10),
+    )
+    x = torch.randn(2, 3, 32, 32)
+    ep = export(model, (x,))
+    blob = lower_to_xnnpack(ep)
+    with torch.no_grad():
+        want = model(x).numpy()
+    for threads in (1, 2):
+        (got,) = run_blob(blob, [x], 1, threads=threads)
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-4)
+
+
+def test_unsupported_operator_is_named():
+    ep = export(Lambda(lambda x: torch.cumsum(x, 0)), (torch.randn(3),))
+    node = next(n for n in ep.graph.nodes if n.op == "call_function")
+    assert unsupported_reason(node, ep) == "no XNNPACK lowering for this operator"
+    with pytest.raises(XnnpackLoweringError, match="cumsum"):
+        lower_to_xnnpack(ep)
+
+
+def test_output_that_is_an_input_is_copied():
+    check(Lambda(lambda x: (x, torch.relu(x))), (torch.randn(3, 4),))
