@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -389,7 +390,43 @@ class MethodState {
     return name_;
   }
 
+  // Each entry point takes the method's lock: a Method must not be used by
+  // two threads at once, and execute() lets other Python threads run.
   void set_inputs(const py::sequence& inputs) {
+    const auto held = lock();
+    set_inputs_locked(inputs);
+  }
+
+  void execute() {
+    const auto held = lock();
+    execute_locked();
+  }
+
+  py::list get_outputs() const {
+    const auto held = lock();
+    return get_outputs_locked();
+  }
+
+  py::list call(const py::sequence& inputs) {
+    const auto held = lock();
+    set_inputs_locked(inputs);
+    execute_locked();
+    return get_outputs_locked();
+  }
+
+  PyMethodMeta method_meta() const {
+    return PyMethodMeta{program_, method_->method_meta()};
+  }
+
+ private:
+  // Waits for the method with the GIL released: the holder may need the GIL
+  // to finish, and waiting while holding it would deadlock.
+  std::unique_lock<std::mutex> lock() const {
+    py::gil_scoped_release release;
+    return std::unique_lock<std::mutex>(mutex_);
+  }
+
+  void set_inputs_locked(const py::sequence& inputs) {
     const size_t expected = method_->inputs_size();
     if (inputs.size() != expected) {
       throw std::invalid_argument("Method " + quoted(name_) + " takes " +
@@ -404,7 +441,7 @@ class MethodState {
     }
   }
 
-  void execute() {
+  void execute_locked() {
     ErrorLogCapture logs;
     Error status;
     {
@@ -415,7 +452,7 @@ class MethodState {
     check_ok(status, "Executing method " + quoted(name_), logs);
   }
 
-  py::list get_outputs() const {
+  py::list get_outputs_locked() const {
     py::list outputs;
     for (size_t i = 0; i < method_->outputs_size(); ++i) {
       outputs.append(to_python(method_->get_output(i)));
@@ -423,17 +460,6 @@ class MethodState {
     return outputs;
   }
 
-  py::list call(const py::sequence& inputs) {
-    set_inputs(inputs);
-    execute();
-    return get_outputs();
-  }
-
-  PyMethodMeta method_meta() const {
-    return PyMethodMeta{program_, method_->method_meta()};
-  }
-
- private:
   std::string input_context(size_t index) const {
     return "Method " + quoted(name_) + " input " + std::to_string(index);
   }
@@ -633,6 +659,7 @@ class MethodState {
   std::optional<Method> method_;
   std::vector<std::vector<uint8_t>> output_buffers_;
   std::vector<std::unique_ptr<InputTensor>> inputs_;
+  mutable std::mutex mutex_;
 };
 
 // Python handle of a loaded program.

@@ -4,6 +4,7 @@ inputs as torch or numpy; outputs that outlive the method; errors that say
 what is wrong."""
 
 import gc
+import threading
 
 import numpy as np
 import pytest
@@ -15,7 +16,13 @@ from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
 
-from .programs import assert_matches, eager, export_with_ours, MODELS
+from .programs import (
+    assert_matches,
+    eager,
+    export_with_ours,
+    model_and_inputs,
+    MODELS,
+)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
@@ -124,6 +131,30 @@ def test_dynamic_shapes():
         torch.testing.assert_close(module.forward((x,))[0], torch.tanh(x))
     with pytest.raises(RuntimeError, match="upper bound of 24 elements"):
         module.forward((torch.randn(9, 3),))
+
+
+def test_one_module_shared_by_threads(export_pte):
+    """Calls from several threads are serialized per method: each gets the
+    outputs of its own inputs."""
+    model, _ = model_and_inputs("mlp")
+    module = _load_for_executorch_from_buffer(export_pte("mlp"))
+    failures = []
+
+    def worker(seed):
+        generator = torch.Generator().manual_seed(seed)
+        for _ in range(50):
+            x = torch.randn(5, 8, generator=generator)
+            with torch.no_grad():
+                expected = model(x)
+            if not torch.allclose(module.forward((x,))[0], expected, atol=1e-5):
+                failures.append(seed)
+
+    threads = [threading.Thread(target=worker, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
 
 
 def test_program_bytes_are_copied(export_pte):
