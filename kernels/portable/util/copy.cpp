@@ -34,14 +34,12 @@ void drop_dim(View* view, size_t dim) {
   --view->shape.ndim;
 }
 
-void copy_view(KernelRuntimeContext& ctx,
-               const char* op,
-               const Tensor& in,
-               const View& view,
-               const Tensor& out) {
-  if (!resize_out(ctx, op, "out", out, view.shape.ref())) {
-    return;
-  }
+void copy_strided(KernelRuntimeContext& ctx,
+                  const char* op,
+                  const Tensor& in,
+                  const View& view,
+                  const Tensor& out,
+                  const View& dest) {
   if (!is_supported_dtype(in.scalar_type())) {
     fail_arg(ctx,
              op,
@@ -53,14 +51,29 @@ void copy_view(KernelRuntimeContext& ctx,
   source.dtype = in.scalar_type();
   source.data = static_cast<const char*>(in.const_data_ptr()) +
                 view.offset * static_cast<int64_t>(in.element_size());
+  OutOperand target;
+  target.dtype = out.scalar_type();
+  target.data = static_cast<char*>(out.mutable_data_ptr()) +
+                dest.offset * static_cast<int64_t>(out.element_size());
   for (size_t d = 0; d < view.shape.ndim; ++d) {
     source.strides[d] = view.strides[d];
+    target.strides[d] = dest.strides[d];
   }
   const Operand inputs[] = {source};
   ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, op, CTYPE, [&] {
     apply_elementwise<CTYPE>(
-        out.sizes(), out_operand(out), inputs, [](CTYPE x) { return x; });
+        view.shape.ref(), target, inputs, [](CTYPE x) { return x; });
   });
+}
+
+void copy_view(KernelRuntimeContext& ctx,
+               const char* op,
+               const Tensor& in,
+               const View& view,
+               const Tensor& out) {
+  if (resize_out(ctx, op, "out", out, view.shape.ref())) {
+    copy_strided(ctx, op, in, view, out, tensor_view(out));
+  }
 }
 
 bool infer_size(KernelRuntimeContext& ctx,

@@ -36,6 +36,17 @@ void copy_view(KernelRuntimeContext& ctx,
                const View& view,
                const Tensor& out);
 
+// Copies `in`, read through `view`, into `out` written through `dest`
+// (same index space: dest.shape must equal view.shape; dest.offset and
+// strides address out). out is not resized. Repeat and pixel_shuffle use
+// index spaces of higher rank than out; scatters write a region of out.
+void copy_strided(KernelRuntimeContext& ctx,
+                  const char* op,
+                  const Tensor& in,
+                  const View& view,
+                  const Tensor& out,
+                  const View& dest);
+
 // Resolves a size list that may hold one -1 against `numel` elements into
 // `shape`; false (context failed) if it cannot hold exactly `numel`.
 bool infer_size(KernelRuntimeContext& ctx,

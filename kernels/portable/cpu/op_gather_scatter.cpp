@@ -1,0 +1,331 @@
+// gather, scatter (src and value), scatter_add, select_scatter and
+// slice_scatter: element moves along one dim driven by an index tensor or a
+// slice. Tensors use the default dim order.
+
+#include <cinttypes>
+#include <cstring>
+
+#include <executorch/kernels/portable/util/copy.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+namespace {
+
+// Walks every element of `index` in row-major order, calling
+// fn(index_linear, target_offset_without_dim) where the second value is the
+// offset in a tensor with `strides` of the same coordinates, leaving out
+// dim `dim` (the caller adds the index's contribution).
+template <typename Fn>
+void walk_index(const Tensor& index,
+                int64_t dim,
+                const int64_t* strides,
+                Fn fn) {
+  const int64_t rank = index.dim();
+  int64_t counter[kMaxDims] = {};
+  int64_t offset = 0;
+  for (int64_t i = 0; i < index.numel(); ++i) {
+    fn(i, offset);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      const int64_t step = d == dim ? 0 : strides[d];
+      offset += step;
+      if (++counter[d] < index.size(d)) {
+        break;
+      }
+      offset -= step * index.size(d);
+      counter[d] = 0;
+    }
+  }
+}
+
+// Common checks: same rank for self and index, index integral, dim valid.
+bool prepare_index_op(KernelRuntimeContext& ctx,
+                      const char* op,
+                      const Tensor& self,
+                      int64_t dim,
+                      const Tensor& index,
+                      int64_t* d) {
+  if (!normalize_dim(ctx, op, dim, self.dim(), d) ||
+      !check_dtype(ctx, op, "index", index, ScalarType::Long) ||
+      !check_default_dim_order(ctx, op, {&self, &index})) {
+    return false;
+  }
+  if (index.dim() != self.dim() && !(index.dim() <= 1 && self.dim() <= 1)) {
+    fail_arg(ctx, op, "index must have the same rank as self");
+    return false;
+  }
+  return true;
+}
+
+// Reads index[i], wraps negatives, and checks it against `size`.
+bool read_index(KernelRuntimeContext& ctx,
+                const char* op,
+                const int64_t* index,
+                int64_t i,
+                int64_t size,
+                int64_t* value) {
+  int64_t v = index[i];
+  v = v < 0 ? v + size : v;
+  if (v < 0 || v >= size) {
+    fail_arg(ctx,
+             op,
+             "index %" PRId64 " is out of range for size %" PRId64,
+             index[i],
+             size);
+    return false;
+  }
+  *value = v;
+  return true;
+}
+
+// out = self, then for each index position: out[.., index, ..] =
+// combine(out, src at the index's own coordinates).
+template <typename Combine>
+Tensor& scatter_impl(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& self,
+                     int64_t dim,
+                     const Tensor& index,
+                     const Tensor* src,
+                     const Scalar* value,
+                     Tensor& out,
+                     Combine combine) {
+  int64_t d = 0;
+  if (!prepare_index_op(ctx, op, self, dim, index, &d) ||
+      !check_same_dtype(ctx, op, "out", out, self) ||
+      (src != nullptr && (!check_same_dtype(ctx, op, "src", *src, self) ||
+                          !check_default_dim_order(ctx, op, {src})))) {
+    return out;
+  }
+  copy_view(ctx, op, self, tensor_view(self), out);
+  if (ctx.failure_state() != Error::Ok || index.numel() == 0) {
+    return out;
+  }
+  int64_t out_strides[kMaxDims];
+  int64_t src_strides[kMaxDims];
+  tensor_strides(out, out_strides);
+  if (src != nullptr) {
+    tensor_strides(*src, src_strides);
+  }
+  const int64_t dim_size = self.dim() == 0 ? 1 : self.size(d);
+  const int64_t dim_stride = self.dim() == 0 ? 0 : out_strides[d];
+  const int64_t* idx = index.const_data_ptr<int64_t>();
+  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    T* o = out.mutable_data_ptr<T>();
+    const T fill = value != nullptr ? value->to<T>() : T();
+    // Source elements are read at the index's coordinates.
+    int64_t src_counter[kMaxDims] = {};
+    int64_t src_offset = 0;
+    bool ok = true;
+    walk_index(index, d, out_strides, [&](int64_t i, int64_t base) {
+      int64_t v = 0;
+      if (!ok || !read_index(ctx, op, idx, i, dim_size, &v)) {
+        ok = false;
+        return;
+      }
+      T* target = o + base + v * dim_stride;
+      *target =
+          combine(*target,
+                  src != nullptr ? src->const_data_ptr<T>()[src_offset] : fill);
+      if (src != nullptr) {
+        for (int64_t k = index.dim() - 1; k >= 0; --k) {
+          src_offset += src_strides[k];
+          if (++src_counter[k] < index.size(k)) {
+            break;
+          }
+          src_offset -= src_strides[k] * index.size(k);
+          src_counter[k] = 0;
+        }
+      }
+    });
+  });
+  return out;
+}
+
+// Copies `src` into the part of `out` that `region` describes.
+void write_region(KernelRuntimeContext& ctx,
+                  const char* op,
+                  const Tensor& src,
+                  const View& region,
+                  const Tensor& out) {
+  if (region.shape.ref() != src.sizes()) {
+    fail_arg(ctx, op, "src does not have the shape of the region it replaces");
+    return;
+  }
+  copy_strided(ctx, op, src, tensor_view(src), out, region);
+}
+
+template <typename T>
+T replace(T, T value) {
+  return value;
+}
+
+template <typename T>
+T accumulate(T current, T value) {
+  return internal::convert<T>(internal::convert<double>(current) +
+                              internal::convert<double>(value));
+}
+
+} // namespace
+
+Tensor& gather_out(KernelRuntimeContext& ctx,
+                   const Tensor& self,
+                   int64_t dim,
+                   const Tensor& index,
+                   bool sparse_grad,
+                   Tensor& out) {
+  const char* op = "gather.out";
+  (void)sparse_grad;
+  int64_t d = 0;
+  if (!prepare_index_op(ctx, op, self, dim, index, &d) ||
+      !check_same_dtype(ctx, op, "out", out, self) ||
+      !resize_out(ctx, op, "out", out, index.sizes())) {
+    return out;
+  }
+  int64_t self_strides[kMaxDims];
+  tensor_strides(self, self_strides);
+  const int64_t dim_size = self.dim() == 0 ? 1 : self.size(d);
+  const int64_t dim_stride = self.dim() == 0 ? 0 : self_strides[d];
+  const int64_t* idx = index.const_data_ptr<int64_t>();
+  const size_t elem = self.element_size();
+  const char* in = static_cast<const char*>(self.const_data_ptr());
+  char* o = static_cast<char*>(out.mutable_data_ptr());
+  bool ok = true;
+  walk_index(index, d, self_strides, [&](int64_t i, int64_t base) {
+    int64_t v = 0;
+    if (ok && read_index(ctx, op, idx, i, dim_size, &v)) {
+      std::memcpy(o + i * elem, in + (base + v * dim_stride) * elem, elem);
+    } else {
+      ok = false;
+    }
+  });
+  return out;
+}
+
+Tensor& scatter_src_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        int64_t dim,
+                        const Tensor& index,
+                        const Tensor& src,
+                        Tensor& out) {
+  return scatter_impl(
+      ctx,
+      "scatter.src_out",
+      self,
+      dim,
+      index,
+      &src,
+      nullptr,
+      out,
+      [](auto current, auto value) { return replace(current, value); });
+}
+
+Tensor& scatter_value_out(KernelRuntimeContext& ctx,
+                          const Tensor& self,
+                          int64_t dim,
+                          const Tensor& index,
+                          const Scalar& value,
+                          Tensor& out) {
+  return scatter_impl(ctx,
+                      "scatter.value_out",
+                      self,
+                      dim,
+                      index,
+                      nullptr,
+                      &value,
+                      out,
+                      [](auto current, auto v) { return replace(current, v); });
+}
+
+Tensor& scatter_add_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        int64_t dim,
+                        const Tensor& index,
+                        const Tensor& src,
+                        Tensor& out) {
+  return scatter_impl(
+      ctx,
+      "scatter_add.out",
+      self,
+      dim,
+      index,
+      &src,
+      nullptr,
+      out,
+      [](auto current, auto value) { return accumulate(current, value); });
+}
+
+// select_scatter / slice_scatter: out = self with a selected or sliced
+// region replaced by src.
+Tensor& select_scatter_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           const Tensor& src,
+                           int64_t dim,
+                           int64_t index,
+                           Tensor& out) {
+  const char* op = "select_scatter.out";
+  int64_t d = 0;
+  if (self.dim() == 0 || !normalize_dim(ctx, op, dim, self.dim(), &d)) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "self must have at least one dim");
+    }
+    return out;
+  }
+  const int64_t size = self.size(d);
+  if (index < -size || index >= size) {
+    fail_arg(ctx, op, "index %" PRId64 " is out of range", index);
+    return out;
+  }
+  copy_view(ctx, op, self, tensor_view(self), out);
+  if (ctx.failure_state() != Error::Ok) {
+    return out;
+  }
+  // Write src through a view of out that selects the index.
+  View region = tensor_view(out);
+  region.offset = (index < 0 ? index + size : index) * region.strides[d];
+  drop_dim(&region, static_cast<size_t>(d));
+  write_region(ctx, op, src, region, out);
+  return out;
+}
+
+Tensor& slice_scatter_out(KernelRuntimeContext& ctx,
+                          const Tensor& self,
+                          const Tensor& src,
+                          int64_t dim,
+                          std::optional<int64_t> start,
+                          std::optional<int64_t> end,
+                          int64_t step,
+                          Tensor& out) {
+  const char* op = "slice_scatter.out";
+  int64_t d = 0;
+  if (self.dim() == 0 || !normalize_dim(ctx, op, dim, self.dim(), &d) ||
+      step <= 0) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "self must have a dim and step must be positive");
+    }
+    return out;
+  }
+  copy_view(ctx, op, self, tensor_view(self), out);
+  if (ctx.failure_state() != Error::Ok) {
+    return out;
+  }
+  const int64_t size = self.size(d);
+  auto clamp_bound = [size](int64_t v) {
+    v = v < 0 ? v + size : v;
+    return v < 0 ? 0 : (v > size ? size : v);
+  };
+  const int64_t first = clamp_bound(start.value_or(0));
+  const int64_t last = clamp_bound(end.value_or(size));
+  const int64_t count = last > first ? (last - first + step - 1) / step : 0;
+  View region = tensor_view(out);
+  region.offset = first * region.strides[d];
+  region.shape.sizes[d] = static_cast<SizesType>(count);
+  region.strides[d] *= step;
+  write_region(ctx, op, src, region, out);
+  return out;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch
