@@ -204,6 +204,8 @@ class _Lowering:
         if node in self.constants:
             tensor = self.constants[node]
             if layout == _NHWC:
+                # Lower ranks broadcast as if padded with leading 1s.
+                tensor = tensor.reshape([1] * (4 - tensor.dim()) + list(tensor.shape))
                 tensor = tensor.permute(_TO_NHWC)
             key = (node, layout)
             if key not in self.ids:
@@ -320,13 +322,18 @@ class _Lowering:
         args = _normalized_args(node)
         a, b = args["self"], args["other"]
         kind = _BINARY[_aten_op(node.target)]
-        # NHWC input stays NHWC when the other operand needs no broadcasting
-        # across dims (same shape, or a scalar); otherwise contiguous.
+        # Broadcasting between 4-D operands works the same in NHWC, so an
+        # NHWC input keeps the op in NHWC when every operand is 4-D, a
+        # constant (padded to 4-D) or a number.
         layout = _CONTIGUOUS
         nodes = [x for x in (a, b) if isinstance(x, torch.fx.Node)]
-        if any(
-            x not in self.constants and self.layout_of(x) == _NHWC for x in nodes
-        ) and all(_shape(x) == _shape(node) for x in nodes):
+        if (
+            len(_shape(node)) == 4
+            and any(
+                x not in self.constants and self.layout_of(x) == _NHWC for x in nodes
+            )
+            and all(x in self.constants or len(_shape(x)) == 4 for x in nodes)
+        ):
             layout = _NHWC
         b_value = self.operand(b, layout)
         alpha = args.get("alpha", 1)

@@ -334,3 +334,114 @@ def test_unsupported_operator_is_named():
 
 def test_output_that_is_an_input_is_copied():
     check(Lambda(lambda x: (x, torch.relu(x))), (torch.randn(3, 4),))
+
+
+class InvertedResidual(torch.nn.Module):
+    """MobileNetV2's block: expand 1x1, depthwise 3x3, project 1x1, with a
+    residual when shapes allow."""
+
+    def __init__(self, channels, expansion, stride):
+        super().__init__()
+        hidden = channels * expansion
+        self.residual = stride == 1
+        self.body = torch.nn.Sequential(
+            torch.nn.Conv2d(channels, hidden, 1, bias=False),
+            torch.nn.BatchNorm2d(hidden),
+            torch.nn.ReLU6(),
+            torch.nn.Conv2d(hidden, hidden, 3, stride, 1, groups=hidden, bias=False),
+            torch.nn.BatchNorm2d(hidden),
+            torch.nn.ReLU6(),
+            torch.nn.Conv2d(hidden, channels, 1, bias=False),
+            torch.nn.BatchNorm2d(channels),
+        )
+
+    def forward(self, x):
+        y = self.body(x)
+        return x + y if self.residual else y
+
+
+class SqueezeExcite(torch.nn.Module):
+    """MobileNetV3's channel attention: a [N, C, 1, 1] gate broadcast over
+    the feature map."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.reduce = torch.nn.Conv2d(channels, channels // 2, 1)
+        self.expand = torch.nn.Conv2d(channels // 2, channels, 1)
+
+    def forward(self, x):
+        gate = F.adaptive_avg_pool2d(x, 1)
+        gate = F.hardsigmoid(self.expand(torch.relu(self.reduce(gate))))
+        return x * gate
+
+
+class BasicBlock(torch.nn.Module):
+    """ResNet's block, with a strided 1x1 shortcut when downsampling."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = torch.nn.BatchNorm2d(cout)
+        self.conv2 = torch.nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = torch.nn.BatchNorm2d(cout)
+        self.shortcut = (
+            torch.nn.Sequential(
+                torch.nn.Conv2d(cin, cout, 1, stride, bias=False),
+                torch.nn.BatchNorm2d(cout),
+            )
+            if stride != 1 or cin != cout
+            else torch.nn.Identity()
+        )
+
+    def forward(self, x):
+        y = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(y)) + self.shortcut(x))
+
+
+def randomize_batch_norms(model):
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.5, 0.5)
+    return model
+
+
+@pytest.mark.parametrize("name", ["mobilenet", "resnet"])
+def test_small_cnns_lower_whole_with_one_layout_change(name):
+    if name == "mobilenet":
+        model = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3, 2, 1),
+            torch.nn.Hardswish(),
+            InvertedResidual(8, 4, 1),
+            InvertedResidual(8, 4, 2),
+            SqueezeExcite(8),
+            torch.nn.AdaptiveAvgPool2d(1),
+            torch.nn.Flatten(),
+            torch.nn.Linear(8, 10),
+        )
+    else:
+        model = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 7, 2, 3, bias=False),
+            torch.nn.BatchNorm2d(8),
+            torch.nn.ReLU(),
+            torch.nn.MaxPool2d(3, 2, 1),
+            BasicBlock(8, 8, 1),
+            BasicBlock(8, 16, 2),
+            torch.nn.AdaptiveAvgPool2d(1),
+            torch.nn.Flatten(),
+            torch.nn.Linear(16, 10),
+        )
+    graph = check(
+        randomize_batch_norms(model),
+        (torch.randn(2, 3, 32, 32),),
+        1e-4,
+        1e-4,
+        keep=[torch.ops.aten.hardswish.default],
+    )
+    # Only the input changes layout; batch norms are folded away, so the
+    # only multiply is the squeeze-excite gate.
+    assert kinds(graph).count(NodeKind.static_transpose) == 1
+    assert kinds(graph).count(NodeKind.multiply) == (1 if name == "mobilenet" else 0)
