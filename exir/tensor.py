@@ -54,7 +54,7 @@ def memory_format_code(memory_format: torch.memory_format) -> int:
     return _MEMORY_FORMAT_CODES[memory_format]
 
 
-def _upper_bound(size) -> Tuple[int, bool]:
+def upper_bound(size) -> Tuple[int, bool]:
     """(static size or upper bound of a symbolic size, whether symbolic)."""
     if isinstance(size, int):
         return size, False
@@ -111,7 +111,7 @@ class TensorSpec:
     def from_tensor(cls, tensor: torch.Tensor, const: bool = False) -> "TensorSpec":
         """The spec of a real or fake tensor (symbolic sizes become their
         upper bounds)."""
-        bounds = [_upper_bound(s) for s in tensor.shape]
+        bounds = [upper_bound(s) for s in tensor.shape]
         return cls(
             tensor.dtype,
             [b for b, _ in bounds],

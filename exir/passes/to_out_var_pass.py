@@ -29,6 +29,7 @@ from executorch.exir.operator_schema import (
     split_call,
 )
 from executorch.exir.source_info import source_line
+from executorch.exir.tensor import upper_bound
 
 
 class OutVariantError(RuntimeError):
@@ -36,9 +37,11 @@ class OutVariantError(RuntimeError):
 
 
 def _alloc_spec(val):
+    """(shape, dtype) of the memory to allocate: symbolic sizes at their
+    upper bounds, which is what planning reserves."""
     if isinstance(val, (list, tuple)):
         return [_alloc_spec(v) for v in val]
-    return (tuple(val.shape), val.dtype)
+    return (tuple(upper_bound(s)[0] for s in val.shape), val.dtype)
 
 
 def _insert_alloc(graph: torch.fx.Graph, node: torch.fx.Node, val) -> torch.fx.Node:

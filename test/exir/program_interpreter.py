@@ -8,6 +8,8 @@ bad memory plan corrupts results), constants come from the constant data by
 names with its arguments decoded from the value table.
 """
 
+import operator
+import warnings
 from typing import List, Sequence
 
 import torch
@@ -18,8 +20,26 @@ from executorch.exir.tensor import _SCALAR_TYPE_CODES
 _DTYPES = {code: dtype for dtype, code in _SCALAR_TYPE_CODES.items()}
 
 
+# Scalar arithmetic of the runtime's prim ops, on Python numbers.
+_PRIM_OPS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "floordiv": operator.floordiv,
+    "truediv": operator.truediv,
+    "mod": operator.mod,
+    "eq": operator.eq,
+    "gt": operator.gt,
+    "lt": operator.lt,
+    "ge": operator.ge,
+    "le": operator.le,
+}
+
+
 def _resolve(name: str, overload: str):
     namespace, op = name.split("::")
+    if namespace == "executorch_prim":
+        return _PRIM_OPS[op]
     if namespace == "dim_order_ops":
         import executorch.exir.passes.dim_order_ops_registry  # noqa: F401
     packet = getattr(getattr(torch.ops, namespace), op)
@@ -93,7 +113,8 @@ class PlanInterpreter:
     def run(self, inputs: Sequence) -> List:
         for index, data in zip(self.plan.inputs, inputs):
             if isinstance(data, torch.Tensor):
-                self.values[index].copy_(data)
+                # Dynamic inputs may be smaller than planned (their bound).
+                self.values[index].resize_(data.shape).copy_(data)
             else:
                 self.values[index] = data
         for chain in self.plan.chains:
@@ -102,17 +123,20 @@ class PlanInterpreter:
         return [self._arg(i) for i in self.plan.outputs]
 
     def _call(self, call) -> None:
-        operator = self.plan.operators[call.opIndex]
-        op = _resolve(operator.name, operator.overload)
-        schema = op._schema
+        entry = self.plan.operators[call.opIndex]
+        op = _resolve(entry.name, entry.overload)
         args = list(call.args)
-        if operator.name.startswith("executorch_prim::") or not any(
-            a.is_out for a in schema.arguments
+        if entry.name.startswith("executorch_prim::") or not any(
+            a.is_out for a in op._schema.arguments
         ):
             # Prim ops on sizes: the result goes to the last value.
-            result = op(*[self._arg(i) for i in args[:-1]])
-            self.values[args[-1]] = result
+            self.values[args[-1]] = op(*[self._arg(i) for i in args[:-1]])
             return
+        schema = op._schema
         kwargs = {a.name: self._arg(i) for a, i in zip(schema.arguments, args)}
-        assert len(args) >= len(schema.arguments), (operator.name, args)
-        op(**kwargs)
+        assert len(args) >= len(schema.arguments), (entry.name, args)
+        with warnings.catch_warnings():
+            # Out tensors of dynamic shape are resized within their planned
+            # (upper bound) memory, as the runtime does.
+            warnings.filterwarnings("ignore", "An output with one or more elements")
+            op(**kwargs)

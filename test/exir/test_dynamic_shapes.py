@@ -1,0 +1,79 @@
+"""Programs with dynamic (bounded) shapes: tensors are planned at their upper
+bounds and marked DYNAMIC_BOUND, sizes are computed at run time by prim ops."""
+
+import torch
+from program_interpreter import PlanInterpreter
+from torch.export import Dim
+
+from executorch.exir import to_edge
+from executorch.exir._serialize._flatbuffer import KernelTypes, TensorShapeDynamism
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.linear(x).relu()
+        return y.reshape(x.shape[0] * 3), y.sum(0)
+
+
+def export(max_batch=8):
+    torch.manual_seed(0)
+    model = Model().eval()
+    ep = torch.export.export(
+        model,
+        (torch.randn(5, 4),),
+        dynamic_shapes={"x": {0: Dim("batch", min=1, max=max_batch)}},
+    )
+    return model, to_edge(ep).to_executorch()
+
+
+def test_dynamic_tensors_are_planned_at_their_upper_bound():
+    _, manager = export(max_batch=8)
+    plan = manager.executorch_program.executionPlan[0]
+    x = plan.values[plan.inputs[0]].val
+    assert list(x.sizes) == [8, 4]
+    assert x.shapeDynamism == TensorShapeDynamism.DYNAMIC_BOUND
+    flat = plan.values[plan.outputs[0]].val
+    assert list(flat.sizes) == [24]
+    assert flat.shapeDynamism == TensorShapeDynamism.DYNAMIC_BOUND
+    total = plan.values[plan.outputs[1]].val
+    assert total.shapeDynamism == TensorShapeDynamism.STATIC
+
+
+def test_sizes_are_computed_by_prim_ops():
+    _, manager = export()
+    plan = manager.executorch_program.executionPlan[0]
+    names = [(o.name, o.overload) for o in plan.operators]
+    assert ("aten::sym_size", "int") in names
+    assert ("executorch_prim::mul", "Scalar") in names
+    calls = [i.instrArgs for i in plan.chains[0].instructions]
+    sym_size = next(
+        c for c in calls if plan.operators[c.opIndex].name == "aten::sym_size"
+    )
+    tensor, dim, result = sym_size.args
+    assert tensor == plan.inputs[0]
+    assert plan.values[dim].val.intVal == 0
+    assert plan.values[result].valType == KernelTypes.Int
+    mul = next(
+        c for c in calls if plan.operators[c.opIndex].name == "executorch_prim::mul"
+    )
+    assert mul.args[0] == result
+    view = next(c for c in calls if plan.operators[c.opIndex].name == "aten::view_copy")
+    # The view's size list holds the prim op's result value itself.
+    assert list(plan.values[view.args[1]].val.items) == [mul.args[2]]
+
+
+def test_runs_at_every_batch_size_up_to_the_bound():
+    model, manager = export()
+    plan = manager.executorch_program.executionPlan[0]
+    interpreter = PlanInterpreter(plan, manager.constant_data)
+    for batch in (1, 5, 8):
+        x = torch.randn(batch, 4)
+        got = interpreter.run((x,))
+        with torch.no_grad():
+            want = model(x)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a, b)
