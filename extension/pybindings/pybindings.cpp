@@ -301,6 +301,15 @@ std::shared_ptr<ProgramState> load_program_from_file(
 std::shared_ptr<ProgramState> load_program_from_buffer(
     const py::buffer& buffer, Program::Verification verification) {
   const py::buffer_info info = buffer.request();
+  // The copy below reads the bytes as one block.
+  py::ssize_t stride = info.itemsize;
+  for (py::ssize_t d = info.ndim - 1; d >= 0; --d) {
+    if (info.shape[d] > 1 && info.strides[d] != stride) {
+      throw std::invalid_argument(
+          "Loading a program: the buffer must be contiguous");
+    }
+    stride *= info.shape[d];
+  }
   const size_t size = static_cast<size_t>(info.size * info.itemsize);
   auto state = std::make_shared<ProgramState>();
   state->origin = "a buffer of " + std::to_string(size) + " bytes";
@@ -514,6 +523,10 @@ class MethodState {
       dtype = typed.dtype;
     } else if (py::isinstance<py::array>(value)) {
       array = py::array::ensure(value);
+      if (array.dtype().byteorder() == '>') {
+        // The runtime reads native (little-endian) elements.
+        array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
+      }
       dtype = scalar_type_of(array.dtype());
       if (!dtype) {
         throw py::type_error(input_context(index) + ": numpy dtype " +
@@ -564,12 +577,15 @@ class MethodState {
           input_context(index),
           logs);
     }
-    input->impl = std::make_unique<TensorImpl>(*dtype,
-                                               static_cast<ssize_t>(rank),
-                                               input->sizes.data(),
-                                               input->array.mutable_data(),
-                                               input->dim_order.data(),
-                                               input->strides.data());
+    input->impl =
+        std::make_unique<TensorImpl>(*dtype,
+                                     static_cast<ssize_t>(rank),
+                                     input->sizes.data(),
+                                     // Read-only arrays are fine:
+                                     // inputs are only read.
+                                     const_cast<void*>(input->array.data()),
+                                     input->dim_order.data(),
+                                     input->strides.data());
     const EValue tensor(Tensor(input->impl.get()));
     inputs_.push_back(std::move(input));
     return tensor;

@@ -66,6 +66,20 @@ def test_numpy_inputs(export_pte):
     assert_matches(module.forward([t.numpy() for t in inputs]), expected)
 
 
+def test_numpy_inputs_in_any_layout(export_pte):
+    """Read-only, big-endian and strided arrays are all accepted."""
+    inputs, expected = eager("add_with_parameter")
+    x, y = (t.numpy() for t in inputs)
+    read_only = np.frombuffer(x.tobytes(), np.float32).reshape(2, 3)
+    big_endian = y.astype(">f4")
+    strided = np.ascontiguousarray(x.T).T
+    module = _load_for_executorch_from_buffer(export_pte("add_with_parameter"))
+    assert_matches(module.forward([read_only, big_endian]), expected)
+    assert_matches(module.forward([strided, y]), expected)
+    with pytest.raises(TypeError, match="numpy dtype <U1 has no ExecuTorch"):
+        module.forward([np.array([["a"] * 3] * 2), y])
+
+
 def test_outputs_are_copies_that_outlive_the_module(export_pte):
     module = _load_for_executorch_from_buffer(export_pte("add_with_parameter"))
     first = module.forward((torch.ones(2, 3), torch.ones(3)))[0]
@@ -219,6 +233,8 @@ def test_upstream_program_without_constants(export_with_upstream):
 
 
 def test_bad_programs_raise():
+    with pytest.raises(ValueError, match="contiguous"):
+        _load_for_executorch_from_buffer(memoryview(b"ET12" * 32)[::2])
     with pytest.raises(RuntimeError, match="InvalidProgram.*'ET12'"):
         _load_for_executorch_from_buffer(b"not a program" * 10)
     with pytest.raises(RuntimeError, match="NotFound.*/nonexistent/model.pte"):
