@@ -276,8 +276,8 @@ class _Lowering:
         self.constants[node] = tensor
 
     def call(self, node: torch.fx.Node) -> None:
-        tensor_inputs = [a for a in node.all_input_nodes]
-        if tensor_inputs and all(a in self.constants for a in tensor_inputs):
+        inputs = node.all_input_nodes
+        if inputs and all(a in self.constants for a in inputs):
             self.constants[node] = _evaluate(node, self.constants)
             return
         reason = _reason(node, self.ep)
@@ -796,8 +796,11 @@ def _is_constant(x, ep) -> bool:
             InputKind.BUFFER,
             InputKind.CONSTANT_TENSOR,
         )
-    return x.op == "call_function" and all(
-        _is_constant(a, ep) for a in x.all_input_nodes
+    # Nodes without tensor inputs (e.g. random ones) are not folded.
+    return (
+        x.op == "call_function"
+        and bool(x.all_input_nodes)
+        and all(_is_constant(a, ep) for a in x.all_input_nodes)
     )
 
 
@@ -1019,25 +1022,28 @@ _register(
 )
 
 
+# Multi-output ops whose first output (through getitem 0) is what is used.
+_TUPLE_OUTPUTS = _BATCH_NORMS | {aten.max_pool2d_with_indices.default}
+
+
 def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
     target = _aten_op(node.target)
     if target == operator.getitem:
         source = node.args[0]
-        if node.args[1] != 0 or _aten_op(source.target) not in _HANDLERS:
+        if node.args[1] != 0 or _aten_op(source.target) not in _TUPLE_OUTPUTS:
             return "getitem of an unsupported multi-output op"
         return _reason(source, ep)
+    if _is_constant(node, ep):
+        # Evaluated at lowering time.
+        return None
     if target not in _HANDLERS:
         return "no XNNPACK lowering for this operator"
-    if (
-        not _is_float_tensor(node)
-        and target not in _BATCH_NORMS
-        and target != (aten.max_pool2d_with_indices.default)
-    ):
+    if target not in _TUPLE_OUTPUTS and not _is_float_tensor(node):
         return "output is not a float32 tensor"
     for a in node.all_input_nodes:
-        if not _is_float_tensor(a) and a.meta.get("val") is not None:
-            if isinstance(a.meta["val"], torch.Tensor):
-                return f"input {a.name} is not float32"
+        val = a.meta.get("val")
+        if isinstance(val, torch.Tensor) and val.dtype != torch.float32:
+            return f"input {a.name} is {val.dtype}, not float32"
     return _HANDLERS[target][1](node, ep)
 
 
