@@ -4,6 +4,7 @@ that match eager; reports bad inputs clearly."""
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,32 @@ def test_missing_model_and_method_are_reported(runner, export_pte, tmp_path):
         runner, "--model_path", model, "--method_name", "backward", expect_ok=False
     )
     assert "has no method 'backward' (it has: forward)" in result.stderr
+
+
+@pytest.mark.parametrize("model_name", ["cnn", "mlp"])
+def test_example_models_with_default_inputs(runner, tmp_path, model_name):
+    """The README's flow: the export script writes an example model, the
+    runner runs it on ones, and its printed outputs match eager on ones."""
+    from executorch.examples.models import get_model
+
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "executorch.examples.portable.scripts.export",
+            "--model_name",
+            model_name,
+            "--output_dir",
+            tmp_path,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    result = run(
+        runner, "--model_path", tmp_path / f"{model_name}.pte", "--print_output"
+    )
+    model, example_inputs = get_model(model_name)
+    with torch.no_grad():
+        expected = model(*(torch.ones_like(t) for t in example_inputs))
+    (actual,) = parse_outputs(result.stdout)
+    torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-5)
