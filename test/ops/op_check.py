@@ -1,0 +1,325 @@
+"""Checks one operator at one dtype on our runtime against eager PyTorch.
+
+A check wraps the operator in a one-op `nn.Module` (tensor arguments become
+the module's inputs, every other argument is baked into the module), exports
+it with `torch.export`, lowers it with `to_edge` (the operator in the
+exception list when it is not Core ATen) and `to_executorch`, runs the
+program through the Python bindings and compares every output with eager
+PyTorch on the same inputs. Several samples of one (operator, dtype) share a
+module (one call each) so a passing case costs one export; when that module
+does not pass, each sample is checked alone so the reason names the sample.
+
+Outcomes:
+- PASS: outputs match (same dtype, same shape, values within tolerance).
+- FAIL: missing kernel, lowering error, load error, run error, or mismatch
+  (with the largest absolute difference).
+- UNSUPPORTED: eager PyTorch rejects the operator at this dtype on CPU.
+- EXPORT: torch.export or the Edge lowering replaced the operator, so the
+  one-op program does not exercise its kernel; the detail says what it
+  became.
+
+Tolerances (rtol, atol), applied as |actual - expected| <= atol + rtol *
+|expected|, with NaN equal to NaN and infinities equal only to themselves:
+- bool and every integer dtype: exact. Integer arithmetic has one right
+  answer and kernels must produce it.
+- float32: 1e-5 / 1e-5. One float32 ulp is 1.2e-7 relative; our kernels use
+  plain C++ loops and libm while eager uses vectorised code with a different
+  summation order and its own transcendental approximations, which differ
+  by a few ulp per element and by O(n * ulp) over an n-term reduction.
+- float64: 1e-12 / 1e-12, the same argument with a 2.2e-16 ulp.
+- float16: 1e-3 / 1e-3, about one half-precision ulp (9.8e-4): both sides
+  compute in float32 and round once, so a rounding tie or a different
+  accumulation order can move the last bit.
+- bfloat16: 1.6e-2 / 1e-2, two bfloat16 ulps (7.8e-3 each) for the same
+  reason with an 8-bit mantissa.
+
+Operators with random or uninitialised results (rand, dropout, empty, ...)
+are checked on output count, dtypes and shapes only; the caller says which.
+"""
+
+import dataclasses
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import torch
+from torch.utils._pytree import tree_flatten, tree_unflatten
+
+from executorch.exir import EdgeCompileConfig, to_edge
+from executorch.exir.kernel_check import MissingKernelError
+from executorch.extension.pybindings.portable_lib import (
+    _load_for_executorch_from_buffer,
+)
+
+PASS, FAIL, UNSUPPORTED, EXPORT = "pass", "fail", "unsupported", "export"
+
+# The dtypes the sweep covers, by ExecuTorch ScalarType name.
+DTYPES: Dict[str, torch.dtype] = {
+    "Bool": torch.bool,
+    "Byte": torch.uint8,
+    "Char": torch.int8,
+    "Short": torch.int16,
+    "Int": torch.int32,
+    "Long": torch.int64,
+    "Half": torch.float16,
+    "BFloat16": torch.bfloat16,
+    "Float": torch.float32,
+    "Double": torch.float64,
+}
+
+# (rtol, atol) per floating dtype; every other dtype compares exactly.
+TOLERANCES: Dict[torch.dtype, Tuple[float, float]] = {
+    torch.float16: (1e-3, 1e-3),
+    torch.bfloat16: (1.6e-2, 1e-2),
+    torch.float32: (1e-5, 1e-5),
+    torch.float64: (1e-12, 1e-12),
+}
+
+
+@dataclasses.dataclass
+class Sample:
+    """Arguments of one operator call; tensors anywhere inside `args` and
+    `kwargs` (also in lists) become inputs of the exported module."""
+
+    args: tuple
+    kwargs: dict = dataclasses.field(default_factory=dict)
+
+    def describe(self) -> str:
+        """A short signature such as `(f32[2, 3], f32[3], alpha=2)`."""
+
+        def show(value: Any) -> str:
+            if isinstance(value, torch.Tensor):
+                return f"{_short_dtype(value.dtype)}{list(value.shape)}"
+            if isinstance(value, (list, tuple)):
+                return "[" + ", ".join(show(v) for v in value) + "]"
+            return repr(value)
+
+        parts = [show(a) for a in self.args]
+        parts += [f"{k}={show(v)}" for k, v in self.kwargs.items()]
+        return "(" + ", ".join(parts) + ")"
+
+
+@dataclasses.dataclass
+class Outcome:
+    """The result of checking one (operator, dtype)."""
+
+    status: str
+    detail: str = ""
+
+
+def _short_dtype(dtype: torch.dtype) -> str:
+    return {
+        torch.bool: "b8",
+        torch.uint8: "u8",
+        torch.int8: "i8",
+        torch.int16: "i16",
+        torch.int32: "i32",
+        torch.int64: "i64",
+        torch.float16: "f16",
+        torch.bfloat16: "bf16",
+        torch.float32: "f32",
+        torch.float64: "f64",
+    }.get(dtype, str(dtype).replace("torch.", ""))
+
+
+def _first_line(error: BaseException, limit: int = 240) -> str:
+    text = str(error).strip().splitlines()
+    message = text[0] if text else ""
+    return f"{type(error).__name__}: {message}"[:limit]
+
+
+class OneOp(torch.nn.Module):
+    """Calls `op` once per sample; the samples' tensors, in order, are the
+    module's inputs and every other argument is a constant."""
+
+    def __init__(self, op, samples: Sequence[Sample]):
+        super().__init__()
+        self.op = op
+        self.calls = []
+        self.example_inputs: List[torch.Tensor] = []
+        for sample in samples:
+            leaves, spec = tree_flatten((sample.args, sample.kwargs))
+            positions = [i for i, v in enumerate(leaves) if isinstance(v, torch.Tensor)]
+            for i in positions:
+                self.example_inputs.append(leaves[i].detach().contiguous().clone())
+                leaves[i] = None
+            self.calls.append((spec, leaves, positions))
+
+    def forward(self, *tensors):
+        remaining = iter(tensors)
+        results = []
+        for spec, leaves, positions in self.calls:
+            filled = list(leaves)
+            for i in positions:
+                filled[i] = next(remaining)
+            args, kwargs = tree_unflatten(filled, spec)
+            results.append(self.op(*args, **kwargs))
+        return tuple(results)
+
+    def fresh_inputs(self) -> tuple:
+        return tuple(t.clone() for t in self.example_inputs)
+
+
+def op_name(op) -> str:
+    """`namespace::name.overload` of an OpOverload or Edge operator."""
+    schema = op._schema
+    return f"{schema.name}.{schema.overload_name or 'default'}"
+
+
+def edge_forms(op) -> set:
+    """Names under which `op` may appear in an Edge program: itself, its
+    `*_copy` form when it is a view, its dim-order form for layout copies."""
+    name = op_name(op)
+    base, overload = name.split(".", 1)
+    forms = {name, f"{base}_copy.{overload}"}
+    if name == "aten::_to_copy.default":
+        forms.add("dim_order_ops::_to_dim_order_copy.default")
+    if name == "aten::clone.default":
+        forms.add("dim_order_ops::_clone_dim_order.default")
+    if name == "aten::empty.memory_format":
+        forms.add("dim_order_ops::_empty_dim_order.default")
+    return forms
+
+
+def _edge_operators(edge_program) -> List[str]:
+    graph = edge_program.exported_program().graph
+    return [
+        op_name(node.target)
+        for node in graph.nodes
+        if node.op == "call_function" and hasattr(node.target, "_schema")
+    ]
+
+
+def _mismatch(expected: torch.Tensor, actual: torch.Tensor) -> Optional[str]:
+    """Why `actual` differs from `expected` (same dtype and shape), or None."""
+    if expected.numel() == 0:
+        return None
+    tolerance = TOLERANCES.get(expected.dtype)
+    if tolerance is None:
+        if torch.equal(expected, actual):
+            return None
+        close = expected == actual
+    else:
+        rtol, atol = tolerance
+        close = torch.isclose(
+            actual.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True
+        )
+        if bool(close.all()):
+            return None
+    where = (~close).nonzero()[0].tolist()
+    diff = (actual.double() - expected.double()).abs()
+    max_diff = diff[~close].nan_to_num(nan=float("inf")).max().item()
+    return (
+        f"max abs diff {max_diff:.3g} ({int((~close).sum())}/{close.numel()} "
+        f"elements differ; at {where}: expected {expected[tuple(where)].item()!r}, "
+        f"got {actual[tuple(where)].item()!r})"
+    )
+
+
+def compare(
+    expected: Any, actual: Sequence[Any], properties_only: bool
+) -> Optional[str]:
+    """Why the runtime's outputs differ from eager's, or None when they
+    match. `expected` is the eager result (a tuple per sample, any nesting);
+    `actual` the runtime's flat output list."""
+    expected_leaves = tree_flatten(expected)[0]
+    if len(expected_leaves) != len(actual):
+        return f"{len(actual)} outputs, eager gives {len(expected_leaves)}"
+    for index, (want, got) in enumerate(zip(expected_leaves, actual)):
+        if not isinstance(want, torch.Tensor):
+            if isinstance(got, torch.Tensor) or (
+                not properties_only
+                and want != got
+                and not (want != want and got != got)
+            ):
+                return f"output {index}: expected {want!r}, got {got!r}"
+            continue
+        if not isinstance(got, torch.Tensor):
+            return f"output {index}: expected a tensor, got {type(got).__name__}"
+        if got.dtype != want.dtype:
+            return f"output {index}: dtype {got.dtype}, eager gives {want.dtype}"
+        if got.shape != want.shape:
+            return f"output {index}: shape {list(got.shape)}, eager gives {list(want.shape)}"
+        if not properties_only:
+            reason = _mismatch(want, got)
+            if reason:
+                return f"output {index}: {reason}"
+    return None
+
+
+def _check_together(op, samples: Sequence[Sample], properties_only: bool) -> Outcome:
+    """Exports, lowers and runs one module calling `op` on every sample."""
+    module = OneOp(op, samples)
+    expected = module(*module.fresh_inputs())
+    try:
+        exported = torch.export.export(module, module.fresh_inputs())
+    except Exception as error:
+        return Outcome(EXPORT, f"torch.export failed: {_first_line(error)}")
+    core = hasattr(op, "tags") and torch.Tag.core in op.tags
+    config = EdgeCompileConfig(_core_aten_ops_exception_list=[] if core else [op])
+    try:
+        edge = to_edge(exported, compile_config=config)
+    except Exception as error:
+        return Outcome(FAIL, f"to_edge error: {_first_line(error)}")
+    operators = _edge_operators(edge)
+    forms = edge_forms(op)
+    if sum(name in forms for name in operators) < len(samples):
+        became = sorted(set(operators) - forms) or ["nothing (folded to constants)"]
+        return Outcome(EXPORT, "became " + ", ".join(became))
+    try:
+        program = edge.to_executorch().buffer
+    except MissingKernelError as error:
+        missing = [
+            line.split()[0] for line in str(error).splitlines() if line.startswith("  ")
+        ]
+        return Outcome(FAIL, "missing kernel: " + ", ".join(sorted(set(missing))))
+    except Exception as error:
+        return Outcome(FAIL, f"to_executorch error: {_first_line(error)}")
+    try:
+        method = _load_for_executorch_from_buffer(program)
+    except Exception as error:
+        return Outcome(FAIL, f"load error: {_first_line(error)}")
+    try:
+        actual = method.run_method("forward", module.fresh_inputs())
+    except Exception as error:
+        # The bindings load a method lazily, on its first run.
+        stage = "load" if "Loading method" in str(error) else "run"
+        return Outcome(FAIL, f"{stage} error: {_first_line(error)}")
+    reason = compare(expected, actual, properties_only)
+    if reason:
+        return Outcome(FAIL, f"mismatch: {reason}")
+    return Outcome(PASS)
+
+
+def check(op, samples: Sequence[Sample], properties_only: bool = False) -> Outcome:
+    """Checks `op` on `samples` (all of one dtype) against eager PyTorch."""
+    runnable, eager_error = [], None
+    for sample in samples:
+        try:
+            module = OneOp(op, [sample])
+            module(*module.fresh_inputs())
+            runnable.append(sample)
+        except Exception as error:
+            eager_error = eager_error or error
+    if not runnable:
+        if eager_error is None:
+            return Outcome(UNSUPPORTED, "no sample input")
+        return Outcome(UNSUPPORTED, f"eager raises {_first_line(eager_error)}")
+    outcome = _check_together(op, runnable, properties_only)
+    if outcome.status == PASS:
+        return outcome
+    if len(runnable) == 1:
+        outcome.detail += f" [sample {runnable[0].describe()}]"
+        return outcome
+    singles = [(s, _check_together(op, [s], properties_only)) for s in runnable]
+    failed = [(s, o) for s, o in singles if o.status == FAIL]
+    exported = [(s, o) for s, o in singles if o.status == EXPORT]
+    if failed:
+        sample, single = failed[0]
+        return Outcome(
+            FAIL,
+            f"{single.detail} [sample {sample.describe()}; "
+            f"{len(failed)}/{len(singles)} samples fail]",
+        )
+    if len(exported) == len(singles):
+        return Outcome(EXPORT, exported[0][1].detail)
+    note = "; ".join(f"{s.describe()} {o.detail}" for s, o in exported)
+    return Outcome(PASS, f"export changed some samples: {note}" if note else "")
