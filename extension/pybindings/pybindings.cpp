@@ -658,6 +658,8 @@ class MethodState {
         }
         return std::move(list);
       }
+      default:
+        break;
     }
     throw std::runtime_error(std::string("Output of kind ") +
                              ::executorch::runtime::tag_to_string(value.tag) +
