@@ -34,6 +34,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
     Conv2dParamsT,
     FullyConnectedParamsT,
     GeluParamsT,
+    LayerNormParamsT,
     NodeKind,
     OutputClampT,
     Pool2dParamsT,
@@ -122,9 +123,13 @@ _UNARY = {
 
 _BINARY = {
     aten.add.Tensor: NodeKind.add,
+    aten.add.Scalar: NodeKind.add,
     aten.sub.Tensor: NodeKind.subtract,
+    aten.sub.Scalar: NodeKind.subtract,
     aten.mul.Tensor: NodeKind.multiply,
+    aten.mul.Scalar: NodeKind.multiply,
     aten.div.Tensor: NodeKind.divide,
+    aten.div.Scalar: NodeKind.divide,
     aten.maximum.default: NodeKind.maximum,
     aten.minimum.default: NodeKind.minimum,
 }
@@ -570,6 +575,47 @@ class _Lowering:
             _reshape_params(shape),
         )
 
+    def select(self, node):
+        # A size-1 slice, then a reshape that drops the dim.
+        args = _normalized_args(node)
+        x = args["self"]
+        shape = _shape(x)
+        dim = int(args["dim"]) % len(shape)
+        params = SliceParamsT()
+        params.offsets = [
+            int(args["index"]) % shape[dim] if d == dim else 0
+            for d in range(len(shape))
+        ]
+        params.sizes = [1 if d == dim else n for d, n in enumerate(shape)]
+        sliced = self.builder.add_tensor(params.sizes)
+        self.add_node(NodeKind.static_slice, [self.value(x)], sliced, params)
+        self.add_node(
+            NodeKind.static_reshape,
+            [sliced],
+            self.define(node),
+            _reshape_params(_shape(node)),
+        )
+
+    def layer_norm(self, node):
+        args = _normalized_args(node)
+        x, weight, bias = args["input"], args["weight"], args["bias"]
+        normalized = list(args["normalized_shape"])
+        params = LayerNormParamsT()
+        params.normalizedDims = len(normalized)
+        params.epsilon = float(args["eps"])
+        inputs = [self.value(x)]
+        if weight is not None or bias is not None:
+            inputs.append(
+                self.value(weight)
+                if weight is not None
+                else self.constant(torch.ones(normalized))
+            )
+        if bias is not None:
+            inputs.append(self.value(bias))
+        out = self.define(_getitem_zero(node))
+        self.ids[(node, _CONTIGUOUS)] = out
+        self.add_node(NodeKind.layer_norm, inputs, out, params)
+
     def permute(self, node):
         target = _aten_op(node.target)
         rank = len(_shape(node))
@@ -926,6 +972,19 @@ def _check_permute(node, ep):
     return _check_view(node, ep)
 
 
+def _check_expand(node, ep):
+    source, target = _shape(node.args[0]), _shape(node)
+    if math.prod(source) != math.prod(target):
+        return "expand that repeats data"
+    return None
+
+
+def _check_layer_norm(node, ep):
+    if not _only_first_output_used(node):
+        return "layer norm statistics outputs are used"
+    return None
+
+
 def _check_cat(node, ep):
     tensors = _normalized_args(node)["tensors"]
     if not all(isinstance(t, torch.fx.Node) for t in tensors):
@@ -1012,6 +1071,11 @@ _register(
     _Lowering.permute,
     _check_permute,
 )
+_register(
+    [aten.expand.default, aten.expand_copy.default], _Lowering.view, _check_expand
+)
+_register([aten.select.int, aten.select_copy.int], _Lowering.select, _check_view)
+_register([aten.native_layer_norm.default], _Lowering.layer_norm, _check_layer_norm)
 _register([aten.cat.default], _Lowering.cat, _check_cat)
 _register([aten.slice.Tensor, aten.slice_copy.Tensor], _Lowering.slice, _check_slice)
 _register([aten.constant_pad_nd.default], _Lowering.pad, _check_pad)
@@ -1023,7 +1087,10 @@ _register(
 
 
 # Multi-output ops whose first output (through getitem 0) is what is used.
-_TUPLE_OUTPUTS = _BATCH_NORMS | {aten.max_pool2d_with_indices.default}
+_TUPLE_OUTPUTS = _BATCH_NORMS | {
+    aten.max_pool2d_with_indices.default,
+    aten.native_layer_norm.default,
+}
 
 
 def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:

@@ -132,6 +132,7 @@ BINARY = {
     "maximum": torch.maximum,
     "minimum": torch.minimum,
     "add_relu": lambda a, b: torch.relu(a + b),
+    "scalar_ops": lambda a, b: (a * 0.5 - 2) / 4 + b,
 }
 
 
@@ -445,3 +446,39 @@ def test_small_cnns_lower_whole_with_one_layout_change(name):
     # only multiply is the squeeze-excite gate.
     assert kinds(graph).count(NodeKind.static_transpose) == 1
     assert kinds(graph).count(NodeKind.multiply) == (1 if name == "mobilenet" else 0)
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_layer_norm(affine):
+    norm = torch.nn.LayerNorm([4, 5], elementwise_affine=affine)
+    if affine:
+        with torch.no_grad():
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-1, 1)
+    check(norm, (torch.randn(3, 4, 5) * 3,))
+
+
+def test_select_and_expand():
+    check(
+        Lambda(lambda x: (x[1], x.select(2, -1), x[:, :1].expand(2, 1, 4))),
+        (torch.randn(2, 3, 4),),
+    )
+
+
+def test_transformer_encoder_lowers_except_safe_softmax_masking():
+    """Everything in an encoder layer lowers except the masking ops of
+    _safe_softmax's decomposition, which stay on portable kernels."""
+    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0)
+    ep = export(layer.eval(), (torch.randn(2, 10, 32),))
+    unsupported = {
+        str(n.target)
+        for n in ep.graph.nodes
+        if n.op == "call_function" and unsupported_reason(n, ep) is not None
+    }
+    assert unsupported <= {
+        "aten.eq.Scalar",
+        "aten.logical_not.default",
+        "aten.any.dim",
+        "aten.full_like.default",
+        "aten.where.self",
+    }

@@ -605,6 +605,27 @@ Error NodeChecker::infer(Dims* out) {
       *out = {in(0)[0], p->new_height(), p->new_width(), in(0)[3]};
       return Error::Ok;
     }
+    case NodeKind::layer_norm: {
+      const uint32_t k = node_->params_as_LayerNormParams()->normalized_dims();
+      const Dims& x = in(0);
+      NODE_CHECK(k >= 1 && k <= x.size(),
+                 InvalidProgram,
+                 "normalized_dims %u outside [1, rank %zu]",
+                 k,
+                 x.size());
+      const Dims normalized(x.end() - k, x.end());
+      char want[96], got[96];
+      for (size_t i = 1; i < num_inputs(); ++i) {
+        NODE_CHECK(in(i) == normalized,
+                   InvalidProgram,
+                   "%s dims %s, expected %s",
+                   i == 1 ? "weight" : "bias",
+                   format_dims(in(i), got, sizeof(got)),
+                   format_dims(normalized, want, sizeof(want)));
+      }
+      *out = x;
+      return Error::Ok;
+    }
     default:
       // Elementwise kinds with one input.
       *out = in(0);

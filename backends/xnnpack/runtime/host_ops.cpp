@@ -112,6 +112,43 @@ void matmul_row(void* context, size_t row) {
   }
 }
 
+struct LayerNormTask {
+  const float* in;
+  const float* weight;
+  const float* bias;
+  float* out;
+  size_t inner;
+  float epsilon;
+};
+
+// One row; two passes (mean, then variance about it) for accuracy.
+void layer_norm_row(void* context, size_t row) {
+  const auto* t = static_cast<const LayerNormTask*>(context);
+  const float* x = t->in + row * t->inner;
+  float* y = t->out + row * t->inner;
+  float sum = 0.0f;
+  for (size_t i = 0; i < t->inner; ++i) {
+    sum += x[i];
+  }
+  const float mean = sum / static_cast<float>(t->inner);
+  float squares = 0.0f;
+  for (size_t i = 0; i < t->inner; ++i) {
+    squares += (x[i] - mean) * (x[i] - mean);
+  }
+  const float scale =
+      1.0f / std::sqrt(squares / static_cast<float>(t->inner) + t->epsilon);
+  for (size_t i = 0; i < t->inner; ++i) {
+    float v = (x[i] - mean) * scale;
+    if (t->weight != nullptr) {
+      v *= t->weight[i];
+    }
+    if (t->bias != nullptr) {
+      v += t->bias[i];
+    }
+    y[i] = v;
+  }
+}
+
 } // namespace
 
 void run_host_node(const xnnpack_graph::Node* node,
@@ -179,6 +216,27 @@ void run_host_node(const xnnpack_graph::Node* node,
                       out_info.dims.back()};
       pthreadpool_parallelize_1d(
           pool, matmul_row, &task, product(a_dims, 0, a_dims.size() - 1), 0);
+      break;
+    }
+    case NodeKind::layer_norm: {
+      const auto* inputs = node->inputs();
+      const auto* p = node->params_as_LayerNormParams();
+      const size_t rank = in_info.dims.size();
+      const size_t inner =
+          product(in_info.dims, rank - p->normalized_dims(), rank);
+      LayerNormTask task{
+          in,
+          inputs->size() > 1 ? static_cast<const float*>(data[inputs->Get(1)])
+                             : nullptr,
+          inputs->size() > 2 ? static_cast<const float*>(data[inputs->Get(2)])
+                             : nullptr,
+          out,
+          inner,
+          p->epsilon()};
+      if (inner > 0) {
+        pthreadpool_parallelize_1d(
+            pool, layer_norm_row, &task, numel / inner, 0);
+      }
       break;
     }
     default:

@@ -2,9 +2,9 @@
 
 // The node kinds Debian's XNNPACK has no subgraph node for, run by the
 // backend itself between XNNPACK runtimes: static_transpose,
-// static_slice, concatenate, tanh, gelu and batch_matrix_multiply. Inputs
-// and outputs are contiguous fp32 tensors whose dims check_graph() has
-// verified against the node.
+// static_slice, concatenate, tanh, gelu, batch_matrix_multiply and
+// layer_norm. Inputs and outputs are contiguous fp32 tensors whose dims
+// check_graph() has verified against the node.
 
 #include <pthreadpool.h>
 

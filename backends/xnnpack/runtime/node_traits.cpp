@@ -58,6 +58,7 @@ constexpr Entry kEntries[] = {
     {NodeKind::square, {1, 1, NodeParams::NONE, false, false}},
     {NodeKind::floor, {1, 1, NodeParams::NONE, false, false}},
     {NodeKind::ceiling, {1, 1, NodeParams::NONE, false, false}},
+    {NodeKind::layer_norm, {1, 3, NodeParams::LayerNormParams, false, true}},
 };
 
 } // namespace

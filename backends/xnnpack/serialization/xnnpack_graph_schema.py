@@ -29,6 +29,7 @@ from xnnpack_graph.Conv2dParams import Conv2dParamsT  # noqa: E402
 from xnnpack_graph.DataType import DataType  # noqa: E402
 from xnnpack_graph.FullyConnectedParams import FullyConnectedParamsT  # noqa: E402
 from xnnpack_graph.GeluParams import GeluParamsT  # noqa: E402
+from xnnpack_graph.LayerNormParams import LayerNormParamsT  # noqa: E402
 from xnnpack_graph.Graph import Graph, GraphT  # noqa: E402
 from xnnpack_graph.Node import NodeT  # noqa: E402
 from xnnpack_graph.NodeKind import NodeKind  # noqa: E402
@@ -56,6 +57,7 @@ __all__ = [
     "GeluParamsT",
     "Graph",
     "GraphT",
+    "LayerNormParamsT",
     "NodeKind",
     "NodeParams",
     "NodeT",

@@ -39,6 +39,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
     GeluParamsT,
     Graph,
     GraphT,
+    LayerNormParamsT,
     NodeParams,
     NodeT,
     OutputClampT,
@@ -72,6 +73,7 @@ _PARAMS_TYPES = {
     SliceParamsT: NodeParams.SliceParams,
     ConstantPadParamsT: NodeParams.ConstantPadParams,
     ResizeBilinear2dParamsT: NodeParams.ResizeBilinear2dParams,
+    LayerNormParamsT: NodeParams.LayerNormParams,
 }
 
 _DATATYPES = {np.dtype(np.float32): DataType.fp32}

@@ -258,6 +258,12 @@ Params resize_params(uint32_t height, uint32_t width, bool align_corners) {
           }};
 }
 
+Params layer_norm_params(uint32_t normalized_dims, float epsilon) {
+  return {NodeParams::LayerNormParams, [=](flatbuffers::FlatBufferBuilder& f) {
+            return CreateLayerNormParams(f, normalized_dims, epsilon).Union();
+          }};
+}
+
 } // namespace testing
 } // namespace xnnpack
 } // namespace backends

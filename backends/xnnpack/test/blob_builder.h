@@ -104,6 +104,7 @@ Params pad_params(std::vector<uint64_t> pre,
                   std::vector<uint64_t> post,
                   float value);
 Params resize_params(uint32_t height, uint32_t width, bool align_corners);
+Params layer_norm_params(uint32_t normalized_dims, float epsilon);
 
 } // namespace testing
 } // namespace xnnpack

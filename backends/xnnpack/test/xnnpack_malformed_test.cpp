@@ -239,6 +239,17 @@ TEST(XnnpackMalformed, SliceOutOfBounds) {
   EXPECT_TRUE(log.contains({"node 0 (static_slice)", "dim 0"}));
 }
 
+TEST(XnnpackMalformed, LayerNormWeightOfWrongShape) {
+  BlobBuilder b;
+  const uint32_t x = b.input({2, 3}, 0);
+  const uint32_t w = b.constant({2}, {1, 1});
+  const uint32_t y = b.output({2, 3}, 1);
+  b.node(NodeKind::layer_norm, {x, w}, y, layer_norm_params(1, 1e-5f));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (layer_norm)", "weight dims [2]"}));
+}
+
 TEST(XnnpackMalformed, WrongInputDtype) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);

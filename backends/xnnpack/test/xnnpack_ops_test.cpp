@@ -543,6 +543,41 @@ TEST(XnnpackOps, ResizeBilinear) {
   }
 }
 
+// Over the last two dims, with and without the affine weight and bias.
+TEST(XnnpackOps, LayerNorm) {
+  const Dims dims{3, 4, 5};
+  const std::vector<float> x = random_values(numel(dims), -3, 3, 31);
+  const std::vector<float> w = random_values(20, 0.5f, 1.5f, 32);
+  const std::vector<float> b = random_values(20, -1, 1, 33);
+  for (bool affine : {false, true}) {
+    SCOPED_TRACE(affine ? "affine" : "plain");
+    std::vector<float> want(x.size());
+    for (size_t r = 0; r < 3; ++r) {
+      double mean = 0, var = 0;
+      for (size_t i = 0; i < 20; ++i) {
+        mean += x[r * 20 + i] / 20.0;
+      }
+      for (size_t i = 0; i < 20; ++i) {
+        var += (x[r * 20 + i] - mean) * (x[r * 20 + i] - mean) / 20.0;
+      }
+      for (size_t i = 0; i < 20; ++i) {
+        double v = (x[r * 20 + i] - mean) / std::sqrt(var + 1e-5);
+        want[r * 20 + i] = static_cast<float>(affine ? v * w[i] + b[i] : v);
+      }
+    }
+    std::vector<std::pair<Dims, std::vector<float>>> constants;
+    if (affine) {
+      constants = {{{4, 5}, w}, {{4, 5}, b}};
+    }
+    SingleNode node{NodeKind::layer_norm,
+                    {dims},
+                    constants,
+                    dims,
+                    layer_norm_params(2, 1e-5f)};
+    expect_near(node.run({x}), want, 1e-5f);
+  }
+}
+
 } // namespace
 } // namespace testing
 } // namespace xnnpack
