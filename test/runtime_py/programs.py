@@ -79,6 +79,25 @@ MODELS = {
         model = Model()
         inputs = (x.to(memory_format=torch.channels_last),)
         """,
+    "half_and_uint8": """
+        import torch
+
+        class Model(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.register_buffer("scale", torch.full((4,), 2.0).half())
+
+            def forward(self, x, y, z):
+                return x * y * self.scale, z.to(torch.float32) + 1
+
+        g = torch.Generator().manual_seed(4)
+        model = Model()
+        inputs = (
+            torch.randn(4, generator=g).half(),
+            torch.randn(4, generator=g).half(),
+            torch.arange(250, 254, dtype=torch.uint8),
+        )
+        """,
     "integer_and_bool": """
         import torch
 

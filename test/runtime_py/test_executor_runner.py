@@ -119,7 +119,7 @@ def test_example_models_with_default_inputs(runner, tmp_path, model_name):
     runner runs it on ones, and its printed outputs match eager on ones."""
     from executorch.examples.models import get_model
 
-    subprocess.run(
+    export = subprocess.run(
         [
             sys.executable,
             "-m",
@@ -129,9 +129,10 @@ def test_example_models_with_default_inputs(runner, tmp_path, model_name):
             "--output_dir",
             tmp_path,
         ],
-        check=True,
         capture_output=True,
+        text=True,
     )
+    assert export.returncode == 0, export.stderr
     result = run(
         runner, "--model_path", tmp_path / f"{model_name}.pte", "--print_output"
     )
