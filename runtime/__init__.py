@@ -47,8 +47,10 @@ class Method:
 
     def execute(self, inputs: Sequence[Any]) -> Sequence[Any]:
         """Runs the method on `inputs` (one per method input, in order) and
-        returns its outputs. Raises RuntimeError, naming the input and what
-        was expected, when an input does not match the method."""
+        returns its outputs. An input that does not match the method raises
+        ValueError (wrong count), TypeError (wrong kind) or RuntimeError
+        (wrong dtype or shape), each naming the input and what was
+        expected."""
         return self._method.call(inputs)
 
     @property
