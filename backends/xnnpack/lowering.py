@@ -523,7 +523,12 @@ class _Lowering:
         )
 
     def softmax(self, node):
-        self.add_node(NodeKind.softmax, [self.value(node.args[0])], self.define(node))
+        kind = (
+            NodeKind.safe_softmax
+            if _aten_op(node.target) == aten._safe_softmax.default
+            else NodeKind.softmax
+        )
+        self.add_node(kind, [self.value(node.args[0])], self.define(node))
 
     def pool(self, node):
         args = _normalized_args(node)
@@ -922,7 +927,7 @@ def _check_softmax(node, ep):
     if node.args[1] % rank != rank - 1:
         return "softmax over a dim other than the last"
     if len(node.args) > 2 and node.args[2]:
-        return "half_to_float"
+        return "half_to_float or a dtype"
     return None
 
 
@@ -1039,7 +1044,11 @@ _register(_BATCH_NORMS, _Lowering.batch_norm, _check_batch_norm)
 _register([aten.addmm.default, aten.linear.default], _Lowering.linear, _check_linear)
 _register([aten.mm.default], _Lowering.mm, _check_mm)
 _register([aten.bmm.default], _Lowering.matmul, _check_matmul)
-_register([aten._softmax.default], _Lowering.softmax, _check_softmax)
+_register(
+    [aten._softmax.default, aten._safe_softmax.default],
+    _Lowering.softmax,
+    _check_softmax,
+)
 _register(
     [
         aten.max_pool2d.default,

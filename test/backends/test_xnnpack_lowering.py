@@ -465,20 +465,20 @@ def test_select_and_expand():
     )
 
 
-def test_transformer_encoder_lowers_except_safe_softmax_masking():
-    """Everything in an encoder layer lowers except the masking ops of
-    _safe_softmax's decomposition, which stay on portable kernels."""
-    layer = torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0)
-    ep = export(layer.eval(), (torch.randn(2, 10, 32),))
-    unsupported = {
-        str(n.target)
-        for n in ep.graph.nodes
-        if n.op == "call_function" and unsupported_reason(n, ep) is not None
-    }
-    assert unsupported <= {
-        "aten.eq.Scalar",
-        "aten.logical_not.default",
-        "aten.any.dim",
-        "aten.full_like.default",
-        "aten.where.self",
-    }
+def test_transformer_encoder_lowers_whole():
+    """With _safe_softmax kept whole (as the partitioner keeps it), an
+    encoder lowers entirely and matches eager."""
+    encoder = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0),
+        2,
+        enable_nested_tensor=False,
+    )
+    graph = check(
+        encoder,
+        (torch.randn(2, 10, 32),),
+        1e-4,
+        1e-4,
+        keep=[torch.ops.aten._safe_softmax.default],
+    )
+    assert NodeKind.safe_softmax in kinds(graph)
+    assert NodeKind.layer_norm in kinds(graph)

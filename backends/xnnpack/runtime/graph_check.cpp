@@ -576,6 +576,7 @@ Error NodeChecker::infer(Dims* out) {
       return Error::Ok;
     }
     case NodeKind::softmax:
+    case NodeKind::safe_softmax:
       NODE_CHECK(!in(0).empty(), InvalidProgram, "input must be at least 1-D");
       *out = in(0);
       return Error::Ok;

@@ -1,7 +1,9 @@
 #include <executorch/backends/xnnpack/runtime/host_ops.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace executorch {
 namespace backends {
@@ -149,6 +151,36 @@ void layer_norm_row(void* context, size_t row) {
   }
 }
 
+struct SoftmaxTask {
+  const float* in;
+  float* out;
+  size_t inner;
+};
+
+// One row of a softmax whose all -inf rows give zeros (their max is -inf,
+// and exp(x - max) would be NaN).
+void safe_softmax_row(void* context, size_t row) {
+  const auto* t = static_cast<const SoftmaxTask*>(context);
+  const float* x = t->in + row * t->inner;
+  float* y = t->out + row * t->inner;
+  float max = -std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < t->inner; ++i) {
+    max = std::max(max, x[i]);
+  }
+  if (max == -std::numeric_limits<float>::infinity()) {
+    std::fill(y, y + t->inner, 0.0f);
+    return;
+  }
+  float sum = 0.0f;
+  for (size_t i = 0; i < t->inner; ++i) {
+    y[i] = std::exp(x[i] - max);
+    sum += y[i];
+  }
+  for (size_t i = 0; i < t->inner; ++i) {
+    y[i] /= sum;
+  }
+}
+
 } // namespace
 
 void run_host_node(const xnnpack_graph::Node* node,
@@ -236,6 +268,14 @@ void run_host_node(const xnnpack_graph::Node* node,
       if (inner > 0) {
         pthreadpool_parallelize_1d(
             pool, layer_norm_row, &task, numel / inner, 0);
+      }
+      break;
+    }
+    case NodeKind::safe_softmax: {
+      SoftmaxTask task{in, out, in_info.dims.back()};
+      if (task.inner > 0) {
+        pthreadpool_parallelize_1d(
+            pool, safe_softmax_row, &task, numel / task.inner, 0);
       }
       break;
     }

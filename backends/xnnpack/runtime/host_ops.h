@@ -2,8 +2,8 @@
 
 // The node kinds Debian's XNNPACK has no subgraph node for, run by the
 // backend itself between XNNPACK runtimes: static_transpose,
-// static_slice, concatenate, tanh, gelu, batch_matrix_multiply and
-// layer_norm. Inputs and outputs are contiguous fp32 tensors whose dims
+// static_slice, concatenate, tanh, gelu, batch_matrix_multiply, layer_norm
+// and safe_softmax. Inputs and outputs are contiguous fp32 tensors whose dims
 // check_graph() has verified against the node.
 
 #include <pthreadpool.h>

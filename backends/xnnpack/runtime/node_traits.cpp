@@ -59,6 +59,7 @@ constexpr Entry kEntries[] = {
     {NodeKind::floor, {1, 1, NodeParams::NONE, false, false}},
     {NodeKind::ceiling, {1, 1, NodeParams::NONE, false, false}},
     {NodeKind::layer_norm, {1, 3, NodeParams::LayerNormParams, false, true}},
+    {NodeKind::safe_softmax, {1, 1, NodeParams::NONE, false, true}},
 };
 
 } // namespace

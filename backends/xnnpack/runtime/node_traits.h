@@ -3,8 +3,8 @@
 // Per node kind: how many inputs it takes, which params table it needs,
 // whether it fuses an output clamp, and whether XNNPACK's subgraph API runs
 // it or the backend's own host kernels do (Debian's XNNPACK lacks tanh,
-// gelu, transpose, concatenate, slice, batch matmul and layer norm in its
-// subgraph API).
+// gelu, transpose, concatenate, slice, batch matmul, layer norm and a
+// softmax that tolerates fully masked rows in its subgraph API).
 
 #include <cstddef>
 

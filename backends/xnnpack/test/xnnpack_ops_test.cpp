@@ -333,6 +333,7 @@ TEST(XnnpackOps, Prelu) {
   expect_near(node.run({x}), want, 1e-5f);
 }
 
+// softmax (XNNPACK) and safe_softmax (host) agree on unmasked rows.
 TEST(XnnpackOps, SoftmaxOverLastDim) {
   const Dims dims{3, 7};
   const std::vector<float> x = random_values(numel(dims), -4, 4, 21);
@@ -347,8 +348,18 @@ TEST(XnnpackOps, SoftmaxOverLastDim) {
           static_cast<float>(std::exp(double(x[r * 7 + c])) / sum);
     }
   }
-  SingleNode node{NodeKind::softmax, {dims}, {}, dims};
-  expect_near(node.run({x}), want, 1e-5f);
+  for (NodeKind kind : {NodeKind::softmax, NodeKind::safe_softmax}) {
+    SCOPED_TRACE(xnnpack_graph::EnumNameNodeKind(kind));
+    SingleNode node{kind, {dims}, {}, dims};
+    expect_near(node.run({x}), want, 1e-5f);
+  }
+}
+
+TEST(XnnpackOps, SafeSoftmaxZeroesFullyMaskedRows) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> x = {-inf, -inf, -inf, 0.0f, -inf, 0.0f};
+  SingleNode node{NodeKind::safe_softmax, {{2, 3}}, {}, {2, 3}};
+  expect_near(node.run({x}), {0, 0, 0, 0.5f, 0, 0.5f}, 1e-6f);
 }
 
 // NHWC pooling; the average excludes padding, as XNNPACK computes it.
