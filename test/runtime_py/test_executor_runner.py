@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from .programs import eager
+from .programs import eager, export_with_ours
 
 REPO = Path(__file__).resolve().parents[2]
 RUNNER = (
@@ -141,3 +141,16 @@ def test_example_models_with_default_inputs(runner, tmp_path, model_name):
         expected = model(*(torch.ones_like(t) for t in example_inputs))
     (actual,) = parse_outputs(result.stdout)
     torch.testing.assert_close(actual, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_unplanned_inputs_and_outputs(runner, tmp_path):
+    """The runner gives unplanned outputs buffers of their own and lends its
+    input data to unplanned inputs."""
+    pte = export_with_ours(
+        "add_with_parameter", alloc_graph_input=False, alloc_graph_output=False
+    )
+    inputs, (expected,) = eager("add_with_parameter")
+    model, files = write_model_and_inputs(tmp_path, pte, inputs)
+    result = run(runner, "--model_path", model, "--inputs", files, "--print_output")
+    (actual,) = parse_outputs(result.stdout)
+    torch.testing.assert_close(actual, expected)
