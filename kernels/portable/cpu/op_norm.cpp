@@ -42,6 +42,43 @@ const T* data_or_null(const std::optional<Tensor>& t) {
   return t.has_value() ? t->const_data_ptr<T>() : nullptr;
 }
 
+// Normalizes n values of x to zero mean and unit variance (statistics in
+// double, two passes, for precision), maps element i through
+// affine(i, value) and stores mean and 1/std.
+template <typename T, typename Affine>
+void normalize_row(const T* x,
+                   int64_t n,
+                   double eps,
+                   Affine affine,
+                   T* y,
+                   T* mean_out,
+                   T* rstd_out) {
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    sum += internal::convert<double>(x[i]);
+  }
+  const double mean = n > 0 ? sum / n : 0.0;
+  double sq = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double dx = internal::convert<double>(x[i]) - mean;
+    sq += dx * dx;
+  }
+  const double rstd = 1.0 / std::sqrt((n > 0 ? sq / n : 0.0) + eps);
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = internal::convert<T>(
+        affine(i, (internal::convert<double>(x[i]) - mean) * rstd));
+  }
+  *mean_out = internal::convert<T>(mean);
+  *rstd_out = internal::convert<T>(rstd);
+}
+
+// The optional weight and bias element `c` applied to a normalized value.
+template <typename T>
+double apply_affine(const T* w, const T* b, int64_t c, double v) {
+  return v * (w ? internal::convert<double>(w[c]) : 1.0) +
+         (b ? internal::convert<double>(b[c]) : 0.0);
+}
+
 } // namespace
 
 std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
@@ -157,8 +194,6 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
   }
   const int64_t rows = lane == 0 ? 0 : input.numel() / lane;
   ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
-    // Statistics in double: one pass over the row for mean and variance
-    // would lose precision in float.
     const T* in = input.const_data_ptr<T>();
     const T* w = data_or_null<T>(weight);
     const T* b = data_or_null<T>(bias);
@@ -166,27 +201,76 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
     T* means = mean_out.mutable_data_ptr<T>();
     T* rstds = rstd_out.mutable_data_ptr<T>();
     for (int64_t r = 0; r < rows; ++r) {
-      const T* x = in + r * lane;
-      double sum = 0;
-      for (int64_t i = 0; i < lane; ++i) {
-        sum += static_cast<double>(static_cast<float>(x[i]));
-      }
-      const double mean = sum / lane;
-      double sq = 0;
-      for (int64_t i = 0; i < lane; ++i) {
-        const double dx = static_cast<double>(static_cast<float>(x[i])) - mean;
-        sq += dx * dx;
-      }
-      const double rstd = 1.0 / std::sqrt(sq / lane + eps);
-      for (int64_t i = 0; i < lane; ++i) {
-        double y =
-            (static_cast<double>(static_cast<float>(x[i])) - mean) * rstd;
-        y = y * (w ? static_cast<double>(static_cast<float>(w[i])) : 1.0) +
-            (b ? static_cast<double>(static_cast<float>(b[i])) : 0.0);
-        o[r * lane + i] = static_cast<T>(y);
-      }
-      means[r] = static_cast<T>(mean);
-      rstds[r] = static_cast<T>(rstd);
+      normalize_row(
+          in + r * lane,
+          lane,
+          eps,
+          [w, b](int64_t i, double v) { return apply_affine(w, b, i, v); },
+          o + r * lane,
+          means + r,
+          rstds + r);
+    }
+  });
+  return result;
+}
+
+// Normalizes each of `group` channel groups of each sample over its
+// channels and spatial positions, then applies per-channel weight and bias.
+std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    double eps,
+    Tensor& out,
+    Tensor& mean_out,
+    Tensor& rstd_out) {
+  const char* op = "native_group_norm.out";
+  std::tuple<Tensor&, Tensor&, Tensor&> result(out, mean_out, rstd_out);
+  if (group <= 0 || C % group != 0 || N * C * HxW != input.numel() ||
+      input.dim() < 2 || input.size(0) != N || input.size(1) != C) {
+    fail_arg(ctx, op, "N, C, HxW and group do not match the input");
+    return result;
+  }
+  Shape stat_shape;
+  stat_shape.push_back(N);
+  stat_shape.push_back(group);
+  if (!check_same_dtype(ctx, op, "out", out, input) ||
+      !check_same_dtype(ctx, op, "mean", mean_out, input) ||
+      !check_same_dtype(ctx, op, "rstd", rstd_out, input) ||
+      !check_default_dim_order(ctx, op, {&input, &out}) ||
+      !check_param(ctx, op, "weight", weight, C, input) ||
+      !check_param(ctx, op, "bias", bias, C, input) ||
+      !resize_like(ctx, op, out, input) ||
+      !resize_out(ctx, op, "out1", mean_out, stat_shape.ref()) ||
+      !resize_out(ctx, op, "out2", rstd_out, stat_shape.ref())) {
+    return result;
+  }
+  const int64_t per_group = C / group;
+  const int64_t lane = per_group * HxW;
+  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    const T* in = input.const_data_ptr<T>();
+    const T* w = data_or_null<T>(weight);
+    const T* b = data_or_null<T>(bias);
+    T* o = out.mutable_data_ptr<T>();
+    T* means = mean_out.mutable_data_ptr<T>();
+    T* rstds = rstd_out.mutable_data_ptr<T>();
+    for (int64_t r = 0; r < N * group; ++r) {
+      const int64_t first_channel = (r % group) * per_group;
+      normalize_row(
+          in + r * lane,
+          lane,
+          eps,
+          [w, b, first_channel, HxW](int64_t i, double v) {
+            return apply_affine(w, b, first_channel + i / HxW, v);
+          },
+          o + r * lane,
+          means + r,
+          rstds + r);
     }
   });
   return result;
