@@ -12,6 +12,7 @@ from executorch.exir.program._program import (
     EdgeProgramManager,
     ExecutorchProgramManager,
     to_edge,
+    to_edge_transform_and_lower,
 )
 from executorch.exir.tensor import TensorSpec
 
@@ -22,4 +23,5 @@ __all__ = [
     "ExecutorchProgramManager",
     "TensorSpec",
     "to_edge",
+    "to_edge_transform_and_lower",
 ]

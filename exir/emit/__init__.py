@@ -2,6 +2,7 @@
 
 from ._emitter import (
     ConstantData,
+    DelegateData,
     EmitError,
     EmittedMethod,
     InstructionSource,
@@ -11,6 +12,7 @@ from ._emitter import (
 
 __all__ = [
     "ConstantData",
+    "DelegateData",
     "EmitError",
     "EmittedMethod",
     "InstructionSource",

@@ -23,10 +23,16 @@ from torch.utils import _pytree as pytree
 from executorch.exir import memory
 from executorch.exir._serialize._flatbuffer import (
     AllocationDetailsT,
+    BackendDelegateDataReferenceT,
+    BackendDelegateInlineDataT,
+    BackendDelegateT,
     BoolListT,
     BoolT,
     ChainT,
+    CompileSpecT,
     ContainerMetadataT,
+    DataLocation,
+    DelegateCallT,
     DoubleListT,
     DoubleT,
     EValueT,
@@ -46,6 +52,10 @@ from executorch.exir._serialize._flatbuffer import (
     TensorT,
 )
 from executorch.exir.dialects.edge._ops import to_aten_op
+from executorch.exir.lowered_backend_module import (
+    LoweredBackendModule,
+    executorch_call_delegate,
+)
 from executorch.exir.operator_schema import bind_arguments, out_arguments
 from executorch.exir.passes.aten_to_edge import SYM_OPS
 from executorch.exir.tensor import TensorSpec, memory_format_code, scalar_type_code
@@ -93,6 +103,31 @@ class ConstantData:
         return self._index[key]
 
 
+class DelegateData:
+    """Delegate blobs shared by all methods of a program, stored inline in
+    the program (`backend_delegate_data`); the serializer may move them to
+    segments. Identical blobs are stored once."""
+
+    def __init__(self):
+        self.blobs: List[bytes] = []
+        self._index: Dict[bytes, int] = {}
+
+    def add(self, blob: bytes) -> int:
+        """Stores `blob`; returns its index in backend_delegate_data."""
+        if blob not in self._index:
+            self._index[blob] = len(self.blobs)
+            self.blobs.append(blob)
+        return self._index[blob]
+
+    def inline_data(self) -> List[BackendDelegateInlineDataT]:
+        entries = []
+        for blob in self.blobs:
+            entry = BackendDelegateInlineDataT()
+            entry.data = list(blob)
+            entries.append(entry)
+        return entries
+
+
 @dataclasses.dataclass
 class InstructionSource:
     """Where an emitted instruction came from, for error messages."""
@@ -138,9 +173,12 @@ class _MethodEmitter:
         graph_signature: ExportGraphSignature,
         constants: Dict[str, torch.Tensor],
         constant_data: ConstantData,
+        delegate_data: DelegateData,
         emit_stacktrace: bool,
     ):
         self.name = name
+        self.delegate_data = delegate_data
+        self.delegates: List[BackendDelegateT] = []
         self.graph_module = graph_module
         self.signature = graph_signature
         self.constants = constants
@@ -152,6 +190,9 @@ class _MethodEmitter:
         self.operators: List[OperatorT] = []
         self.operator_index: Dict[Tuple[str, str], int] = {}
         self.instructions: List[InstructionT] = []
+        # The stack trace of each instruction, and the source of each kernel
+        # call.
+        self.traces: List[Optional[str]] = []
         self.sources: List[InstructionSource] = []
         self.inputs: List[int] = []
         self.outputs: List[int] = []
@@ -297,14 +338,18 @@ class _MethodEmitter:
             self.operators.append(op)
         return self.operator_index[key]
 
+    def _instruction(self, kind: int, args, node: torch.fx.Node) -> None:
+        instruction = InstructionT()
+        instruction.instrArgsType = kind
+        instruction.instrArgs = args
+        self.instructions.append(instruction)
+        self.traces.append(node.meta.get("stack_trace"))
+
     def _kernel_call(self, name: str, overload: str, args: List[int], node) -> None:
         call = KernelCallT()
         call.opIndex = self._operator(name, overload)
         call.args = args
-        instruction = InstructionT()
-        instruction.instrArgsType = InstructionArguments.KernelCall
-        instruction.instrArgs = call
-        self.instructions.append(instruction)
+        self._instruction(InstructionArguments.KernelCall, call, node)
         qualified = f"{name}.{overload}" if overload else name
         self.sources.append(
             InstructionSource(qualified, node.name, node.meta.get("stack_trace"))
@@ -349,9 +394,40 @@ class _MethodEmitter:
         self.node_values[node] = result
         self._kernel_call(name, overload, args + [result], node)
 
+    def _emit_delegate(self, node: torch.fx.Node) -> None:
+        """A LoweredBackendModule (get_attr) becomes an entry of the plan's
+        delegate table, its blob inline program data."""
+        module = getattr(self.graph_module, node.target)
+        if not isinstance(module, LoweredBackendModule):
+            raise EmitError(f"cannot emit attribute '{node.target}' ({type(module)})")
+        delegate = BackendDelegateT()
+        delegate.id = module.backend_id
+        delegate.processed = BackendDelegateDataReferenceT()
+        delegate.processed.location = DataLocation.INLINE
+        delegate.processed.index = self.delegate_data.add(module.processed_bytes)
+        delegate.compileSpecs = []
+        for spec in module.compile_specs:
+            compile_spec = CompileSpecT()
+            compile_spec.key, compile_spec.value = spec.key, list(spec.value)
+            delegate.compileSpecs.append(compile_spec)
+        self.node_values[node] = len(self.delegates)
+        self.delegates.append(delegate)
+
+    def _emit_delegate_call(self, node: torch.fx.Node) -> None:
+        """DelegateCall args: the delegate's inputs, then its outputs."""
+        module, *inputs = node.args
+        outputs = [self.tensor(spec) for spec in node.meta["spec"]]
+        call = DelegateCallT()
+        call.delegateIndex = self.node_values[module]
+        call.args = [self.node_values[i] for i in inputs] + outputs
+        self._instruction(InstructionArguments.DelegateCall, call, node)
+        self.node_values[node] = outputs
+
     def _emit_call(self, node: torch.fx.Node) -> None:
         target = node.target
-        if target is memory.alloc:
+        if target is executorch_call_delegate:
+            self._emit_delegate_call(node)
+        elif target is memory.alloc:
             spec = node.meta["spec"]
             self.node_values[node] = (
                 [self.tensor(s) for s in spec]
@@ -401,6 +477,8 @@ class _MethodEmitter:
                 self._emit_placeholder(node, next(input_specs))
             elif node.op == "call_function":
                 self._emit_call(node)
+            elif node.op == "get_attr":
+                self._emit_delegate(node)
             elif node.op == "output":
                 for out in pytree.tree_leaves(node.args[0]):
                     self.outputs.append(
@@ -415,9 +493,10 @@ class _MethodEmitter:
         chain.inputs, chain.outputs = [], []
         chain.instructions = self.instructions
         if self.emit_stacktrace:
-            chain.stacktrace = [_frames(s.stack_trace) for s in self.sources]
+            chain.stacktrace = [_frames(trace) for trace in self.traces]
         plan = _plan(self.name, self.values, self.inputs, self.outputs, [chain])
         plan.operators = self.operators
+        plan.delegates = self.delegates
         plan.nonConstBufferSizes = list(
             self.graph_module.meta.get("non_const_buffer_sizes", [0])
         )
@@ -456,6 +535,7 @@ def emit_method(
     graph_signature: ExportGraphSignature,
     constants: Dict[str, torch.Tensor],
     constant_data: ConstantData,
+    delegate_data: DelegateData,
     in_spec=None,
     out_spec=None,
     emit_stacktrace: bool = False,
@@ -463,10 +543,17 @@ def emit_method(
     """Emits one planned out-variant graph as an ExecutionPlan.
 
     `constants` maps the targets of parameter, buffer and lifted-constant
-    inputs to their tensors; their bytes are added to `constant_data`.
+    inputs to their tensors; their bytes are added to `constant_data`, and
+    the blobs of delegates to `delegate_data`.
     """
     emitter = _MethodEmitter(
-        name, graph_module, graph_signature, constants, constant_data, emit_stacktrace
+        name,
+        graph_module,
+        graph_signature,
+        constants,
+        constant_data,
+        delegate_data,
+        emit_stacktrace,
     )
     plan = emitter.emit()
     plan.containerMetaType = _container_metadata(in_spec, out_spec)
@@ -478,7 +565,7 @@ def emit_constant_method(
 ) -> ExecutionPlanT:
     """A method without instructions that returns `value` (a scalar, string,
     tensor, or a nested list/tuple of them)."""
-    emitter = _MethodEmitter(name, None, None, {}, constant_data, False)
+    emitter = _MethodEmitter(name, None, None, {}, constant_data, None, False)
     leaves, spec = pytree.tree_flatten(value)
     outputs = []
     for leaf in leaves:

@@ -5,23 +5,22 @@ ExecutorchProgramManager (.buffer, .save)
 """
 
 import copy
-import dataclasses
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import (
-    ExportGraphSignature,
-    InputKind,
-    TensorArgument,
-)
+from torch.export.graph_signature import InputKind
 
 from executorch.exir._serialize import serialize_pte_binary
 from executorch.exir._serialize._flatbuffer import ProgramT
+from executorch.exir.backend.backend_api import to_backend
+from executorch.exir.backend.partitioner import Partitioner
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.kernel_check import check_kernels
+from executorch.exir.graph_utils import copy_program
 from executorch.exir.emit import (
     ConstantData,
+    DelegateData,
     InstructionSource,
     emit_constant_method,
     emit_method,
@@ -58,45 +57,39 @@ def _decomposition_table(config: EdgeCompileConfig):
     return table
 
 
-def _copy_program(
-    ep: ExportedProgram,
-) -> Tuple[torch.fx.GraphModule, ExportGraphSignature]:
-    """A copy of `ep`'s graph module that can be rewritten without touching
-    `ep`, and the graph signature naming its nodes. Node metadata is copied
-    shallowly (fake tensors are shared)."""
-    graph = torch.fx.Graph()
-    output = graph.graph_copy(ep.graph, {})
-    graph.output(output)
-    copied = torch.fx.GraphModule(ep.graph_module, graph)
-    copied.meta.update(ep.graph_module.meta)
-    # Copying may rename nodes (an input called `input` becomes `input_1`).
-    placeholders = [n.name for n in graph.nodes if n.op == "placeholder"]
-    outputs = [getattr(n, "name", None) for n in output]
-    old = ep.graph_signature
-    inputs = [
-        (
-            dataclasses.replace(spec, arg=type(spec.arg)(name=name))
-            if isinstance(spec.arg, TensorArgument)
-            else spec
-        )
-        for spec, name in zip(old.input_specs, placeholders)
+def to_edge_transform_and_lower(
+    programs: Programs,
+    transform_passes: Optional[Sequence[Callable]] = None,
+    partitioner: Optional[Sequence[Partitioner]] = None,
+    constant_methods: Optional[Dict[str, Any]] = None,
+    compile_config: Optional[EdgeCompileConfig] = None,
+) -> "EdgeProgramManager":
+    """`to_edge`, then `transform(transform_passes)`, then `to_backend` with
+    each partitioner in turn. Operators that a partitioner lists in
+    `ops_to_not_decompose` are kept whole by the Core ATen decomposition so
+    that its backend sees them (and exempt from the Core ATen check)."""
+    config = copy.copy(compile_config or EdgeCompileConfig())
+    partitioners = list(partitioner or [])
+    kept = []
+    for ep in _as_dict(programs).values():
+        for p in partitioners:
+            kept.extend(p.ops_to_not_decompose(ep)[0])
+    config._preserve_ops = list(config._preserve_ops) + [
+        op for op in dict.fromkeys(kept) if op not in config._preserve_ops
     ]
-    results = [
-        (
-            dataclasses.replace(spec, arg=type(spec.arg)(name=name))
-            if isinstance(spec.arg, TensorArgument)
-            else spec
-        )
-        for spec, name in zip(old.output_specs, outputs)
-    ]
-    return copied, ExportGraphSignature(inputs, results)
+    edge = to_edge(programs, constant_methods, config)
+    if transform_passes:
+        edge = edge.transform(transform_passes)
+    for p in partitioners:
+        edge = edge.to_backend(p)
+    return edge
 
 
 def _apply_passes(ep: ExportedProgram, passes: Sequence[Callable]) -> ExportedProgram:
     """A new program: `ep` transformed by `passes` (`ep` stays as it was)."""
     if not passes:
         return ep
-    gm, signature = _copy_program(ep)
+    gm, signature = copy_program(ep)
     return ep._update(gm, signature)._transform_do_not_use(*passes)
 
 
@@ -211,6 +204,20 @@ class EdgeProgramManager:
             programs, self._config_methods, compile_config or self.compile_config
         )
 
+    def to_backend(
+        self, partitioner: Union[Partitioner, Dict[str, Partitioner]]
+    ) -> "EdgeProgramManager":
+        """Delegates the partitions a partitioner tags (in every method, or
+        per method with a dict of method name to partitioner) to their
+        backends; returns a new manager."""
+        programs = {}
+        for name, ep in self._edge_programs.items():
+            chosen = (
+                partitioner.get(name) if isinstance(partitioner, dict) else partitioner
+            )
+            programs[name] = to_backend(ep, chosen) if chosen is not None else ep
+        return EdgeProgramManager(programs, self._config_methods, self.compile_config)
+
     def to_executorch(
         self, config: Optional[ExecutorchBackendConfig] = None
     ) -> "ExecutorchProgramManager":
@@ -226,7 +233,7 @@ def _to_planned_program(
     ep: ExportedProgram, config: ExecutorchBackendConfig
 ) -> ExportedProgram:
     ep = _apply_passes(ep, config.passes)
-    gm, signature = _copy_program(ep)
+    gm, signature = copy_program(ep)
     ToOutVarPass()(gm)
     SpecPropPass(signature)(gm)
     config.memory_planning_pass.run(gm, signature)
@@ -248,6 +255,7 @@ class ExecutorchProgramManager:
             name: _to_planned_program(ep, config) for name, ep in edge_programs.items()
         }
         self._constant_data = ConstantData()
+        delegate_data = DelegateData()
         self._sources: Dict[str, List[InstructionSource]] = {}
         plans = []
         for name in sorted(list(self._programs) + list(constant_methods)):
@@ -263,6 +271,7 @@ class ExecutorchProgramManager:
                     ep.graph_signature,
                     _constants_of(ep),
                     self._constant_data,
+                    delegate_data,
                     ep.call_spec.in_spec,
                     ep.call_spec.out_spec,
                     config.emit_stacktrace,
@@ -275,7 +284,7 @@ class ExecutorchProgramManager:
         program.version = 0
         program.executionPlan = plans
         program.constantBuffer = []
-        program.backendDelegateData = []
+        program.backendDelegateData = delegate_data.inline_data()
         program.segments = []
         program.mutableDataSegments = []
         program.namedData = []
@@ -304,8 +313,8 @@ class ExecutorchProgramManager:
     def instruction_sources(
         self, method_name: str = "forward"
     ) -> List[InstructionSource]:
-        """For each instruction of the method: its operator, graph node and
-        the Python stack trace that produced it."""
+        """For each kernel call of the method, in order: its operator, graph
+        node and the Python stack trace that produced it."""
         return list(self._sources.get(method_name, []))
 
     @property

@@ -18,6 +18,7 @@ from torch._export.verifier import SpecViolationError, Verifier
 from torch._ops import HigherOrderOperator, OpOverload
 
 from executorch.exir.dialects.edge._ops import EdgeOpOverload, to_aten_op
+from executorch.exir.lowered_backend_module import executorch_call_delegate
 from executorch.exir.source_info import source_line
 from executorch.exir.passes.aten_to_edge import SYM_OPS
 
@@ -63,7 +64,7 @@ def check_edge_ops(
         if node.op != "call_function":
             continue
         target = node.target
-        if target is operator.getitem or target in SYM_OPS:
+        if target in (operator.getitem, executorch_call_delegate) or target in SYM_OPS:
             continue
         if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
             continue

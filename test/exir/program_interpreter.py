@@ -10,11 +10,11 @@ names with its arguments decoded from the value table.
 
 import operator
 import warnings
-from typing import List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
 
-from executorch.exir._serialize._flatbuffer import KernelTypes, ScalarType
+from executorch.exir._serialize._flatbuffer import InstructionArguments, KernelTypes
 from executorch.exir.tensor import _SCALAR_TYPE_CODES
 
 _DTYPES = {code: dtype for dtype, code in _SCALAR_TYPE_CODES.items()}
@@ -71,8 +71,20 @@ def _view(storage: torch.Tensor, offset: int, t) -> torch.Tensor:
 class PlanInterpreter:
     """Runs one method of an emitted program."""
 
-    def __init__(self, plan, constant_data: Sequence[bytes]):
+    def __init__(
+        self,
+        plan,
+        constant_data: Sequence[bytes],
+        delegate_blobs: Sequence[bytes] = (),
+        backends: Optional[Dict[str, Callable]] = None,
+    ):
+        """`backends` maps a backend id to a Python stand-in
+        `run(blob, tensors)`, called with the DelegateCall's argument values
+        (inputs, then outputs to write); blobs come from `delegate_blobs`
+        (the program's inline delegate data)."""
         self.plan = plan
+        self.delegate_blobs = delegate_blobs
+        self.backends = backends or {}
         self.arenas = [
             torch.zeros(size, dtype=torch.uint8) for size in plan.nonConstBufferSizes
         ]
@@ -119,8 +131,16 @@ class PlanInterpreter:
                 self.values[index] = data
         for chain in self.plan.chains:
             for instruction in chain.instructions or []:
-                self._call(instruction.instrArgs)
+                if instruction.instrArgsType == InstructionArguments.DelegateCall:
+                    self._delegate_call(instruction.instrArgs)
+                else:
+                    self._call(instruction.instrArgs)
         return [self._arg(i) for i in self.plan.outputs]
+
+    def _delegate_call(self, call) -> None:
+        delegate = self.plan.delegates[call.delegateIndex]
+        blob = self.delegate_blobs[delegate.processed.index]
+        self.backends[delegate.id](bytes(blob), [self._arg(i) for i in call.args])
 
     def _call(self, call) -> None:
         entry = self.plan.operators[call.opIndex]

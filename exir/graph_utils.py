@@ -1,0 +1,64 @@
+"""Graph utilities shared by the compilation stages."""
+
+import dataclasses
+import heapq
+from typing import Tuple
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import ExportGraphSignature, TensorArgument
+
+
+def _renamed(spec, name):
+    if isinstance(spec.arg, TensorArgument):
+        return dataclasses.replace(spec, arg=TensorArgument(name=name))
+    return spec
+
+
+def rename_signature(
+    gm: torch.fx.GraphModule, signature: ExportGraphSignature
+) -> ExportGraphSignature:
+    """`signature` with its tensor inputs and outputs named after the
+    placeholders and output values of `gm`, in order (after a copy or a
+    rewrite renamed or replaced them)."""
+    placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+    outputs = [getattr(n, "name", None) for n in gm.graph.output_node().args[0]]
+    return ExportGraphSignature(
+        [_renamed(s, n) for s, n in zip(signature.input_specs, placeholders)],
+        [_renamed(s, n) for s, n in zip(signature.output_specs, outputs)],
+    )
+
+
+def copy_program(
+    ep: ExportedProgram,
+) -> Tuple[torch.fx.GraphModule, ExportGraphSignature]:
+    """A copy of `ep`'s graph module that can be rewritten without touching
+    `ep`, and the graph signature naming its nodes (copying may rename them:
+    an input called `input` becomes `input_1`). Node metadata is copied
+    shallowly (fake tensors are shared)."""
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(ep.graph, {}))
+    copied = torch.fx.GraphModule(ep.graph_module, graph)
+    copied.meta.update(ep.graph_module.meta)
+    return copied, rename_signature(copied, ep.graph_signature)
+
+
+def stable_topological_sort(graph: torch.fx.Graph) -> None:
+    """Reorders nodes so that each comes after its inputs, keeping the
+    original order wherever it is already valid."""
+    nodes = list(graph.nodes)
+    position = {n: i for i, n in enumerate(nodes)}
+    waiting = {n: len(set(n.all_input_nodes)) for n in nodes}
+    ready = [(position[n], n.name) for n in nodes if waiting[n] == 0]
+    by_name = {n.name: n for n in nodes}
+    heapq.heapify(ready)
+    ordered = []
+    while ready:
+        node = by_name[heapq.heappop(ready)[1]]
+        ordered.append(node)
+        for user in node.users:
+            waiting[user] -= 1
+            if waiting[user] == 0:
+                heapq.heappush(ready, (position[user], user.name))
+    for before, after in zip(ordered, ordered[1:]):
+        before.append(after)
