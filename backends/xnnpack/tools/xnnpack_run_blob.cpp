@@ -1,11 +1,13 @@
 // Runs one XNNPACK delegate blob on raw float32 inputs, outside any program:
 // the Python lowering's tests compare its outputs with eager PyTorch.
 //
-//   xnnpack_run_blob BLOB OUT_PREFIX [--threads N] INPUT.bin...
+//   xnnpack_run_blob BLOB OUT_PREFIX [--threads N] [--repeat N] INPUT.bin...
 //
 // Each INPUT.bin holds the contiguous float32 data of one delegate input, in
 // args order, with the blob's dims; output j is written to OUT_PREFIX<j>.bin.
+// With --repeat, execute runs N times and the mean latency is printed.
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,14 +76,22 @@ int main(int argc, char** argv) {
   et::runtime_init();
   if (argc < 3) {
     return fail(
-        "usage: xnnpack_run_blob BLOB OUT_PREFIX [--threads N] "
+        "usage: xnnpack_run_blob BLOB OUT_PREFIX [--threads N] [--repeat N] "
         "INPUT.bin...");
   }
   std::vector<uint8_t> blob = read_file(argv[1]);
   const std::string out_prefix = argv[2];
   int next = 3;
-  if (next + 1 < argc && std::strcmp(argv[next], "--threads") == 0) {
-    xnn::set_num_threads(static_cast<size_t>(std::atoi(argv[next + 1])));
+  int repeat = 1;
+  while (next + 1 < argc && std::strncmp(argv[next], "--", 2) == 0) {
+    const int value = std::atoi(argv[next + 1]);
+    if (std::strcmp(argv[next], "--threads") == 0) {
+      xnn::set_num_threads(static_cast<size_t>(value));
+    } else if (std::strcmp(argv[next], "--repeat") == 0 && value > 0) {
+      repeat = value;
+    } else {
+      return fail("unknown option");
+    }
     next += 2;
   }
   // The graph's args and their dims, as the backend will check them.
@@ -129,8 +139,20 @@ int main(int argc, char** argv) {
     args.push_back(&v);
   }
   et::BackendExecutionContext context;
-  const Error error = backend.execute(
-      context, *handle, et::Span<et::EValue*>(args.data(), args.size()));
+  const et::Span<et::EValue*> span(args.data(), args.size());
+  // The first run sets the runtimes up; later runs only execute.
+  Error error = backend.execute(context, *handle, span);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 1; i < repeat && error == Error::Ok; ++i) {
+    error = backend.execute(context, *handle, span);
+  }
+  if (repeat > 1) {
+    const std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    std::printf("mean execute latency: %.4f ms over %d runs\n",
+                elapsed.count() / (repeat - 1),
+                repeat - 1);
+  }
   backend.destroy(*handle);
   if (error != Error::Ok) {
     return fail("execute failed");
