@@ -237,7 +237,8 @@ def opinfo_samples(
 ) -> List[Sample]:
     """Arguments `source` receives when the OpInfos' samples for `dtype`
     run (the first `scan` samples of each OpInfo that supports `dtype`),
-    stopping once eight calls are recorded."""
+    stopping once eight calls are recorded; only calls that have a tensor
+    of `dtype` (or no tensor) count."""
     found = []
     for key in opinfo_keys:
         if len(found) >= 8:
@@ -256,7 +257,15 @@ def opinfo_samples(
         found += [
             Sample(tuple(args), dict(kwargs)) for _, (args, kwargs) in recorder.calls
         ]
-    return found
+    return [s for s in found if _has_dtype(s, dtype)]
+
+
+def _has_dtype(sample: Sample, dtype: torch.dtype) -> bool:
+    """Whether a recorded call exercises `dtype`: some tensor argument has
+    it (or it takes no tensors). OpInfos for ops that cast integer inputs
+    first (fft, ...) reach the overload only with the cast result."""
+    tensors = _tensors(sample)
+    return not tensors or any(t.dtype == dtype for t in tensors)
 
 
 def _tensors(sample: Sample) -> List[torch.Tensor]:

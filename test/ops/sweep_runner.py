@@ -22,7 +22,14 @@ import threading
 import warnings
 from typing import Callable, List, Optional
 
-from executorch.test.ops.op_check import DTYPES, FAIL, Outcome, UNSUPPORTED, check
+from executorch.test.ops.op_check import (
+    DTYPES,
+    FAIL,
+    MISSING_KERNEL,
+    Outcome,
+    UNSUPPORTED,
+    check,
+)
 
 NO_SAMPLE = "no sample"
 
@@ -30,9 +37,12 @@ NO_SAMPLE = "no sample"
 CHECK_TIMEOUT = 300
 
 
-def check_target(task: dict, dtype_name: str) -> Outcome:
+def check_target(
+    task: dict, dtype_name: str, known_missing: Optional[str] = None
+) -> Outcome:
     """Checks one sweep target (a `Target` as a dict plus its OpInfo keys)
-    at one dtype. Runs inside a worker."""
+    at one dtype; `known_missing` as in `op_check.check`. Runs inside a
+    worker."""
     from executorch.test.ops import op_samples
 
     dtype = DTYPES[dtype_name]
@@ -46,13 +56,19 @@ def check_target(task: dict, dtype_name: str) -> Outcome:
             task["source"], dtype
         )
     if not samples:
-        if keys and not op_samples.opinfo_supports(keys, dtype):
+        if not keys:
+            return Outcome(NO_SAMPLE, "no OpInfo sample reaches this overload")
+        if not op_samples.opinfo_supports(keys, dtype):
             return Outcome(
                 UNSUPPORTED, f"OpInfo {', '.join(keys)} lists no {dtype_name}"
             )
-        return Outcome(NO_SAMPLE, "no OpInfo sample reaches this overload")
+        return Outcome(
+            UNSUPPORTED,
+            f"OpInfo {', '.join(keys)} reaches it only with other dtypes "
+            f"(eager casts {dtype_name} inputs first)",
+        )
     random = task["name"] in op_samples.RANDOM_OPERATORS
-    return check(op, op_samples.representative(samples), properties_only=random)
+    return check(op, op_samples.representative(samples), random, known_missing)
 
 
 def _worker_main() -> None:
@@ -68,10 +84,13 @@ def _worker_main() -> None:
     torch.manual_seed(0)
     for line in sys.stdin:
         task = json.loads(line)
+        known_missing = None
         for dtype_name in task["dtypes"]:
             print(json.dumps({"start": dtype_name}), file=channel, flush=True)
             try:
-                outcome = check_target(task, dtype_name)
+                outcome = check_target(task, dtype_name, known_missing)
+                if outcome.detail.startswith(MISSING_KERNEL):
+                    known_missing = outcome.detail
             except Exception as error:  # a harness error must not end the sweep
                 outcome = Outcome(
                     FAIL, f"harness error: {type(error).__name__}: {error}"

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Times a dozen representative portable kernels against eager PyTorch.
+
+Each kernel is exported as a one-op program (`torch.export` -> `to_edge` ->
+`to_executorch`) and timed three ways on the same inputs, in the same run:
+
+- runtime: `executor_runner --num_executions N` times `Method::execute()`
+  alone (inputs are set outside the timed region); the median run is kept.
+  This is the kernel time the ratio is about.
+- bindings: `run_method` through the Python bindings, which adds the cost
+  of converting inputs and copying outputs; the script measures that cost
+  on a one-element add and prints it so the two columns can be read
+  honestly.
+- eager: the same torch call (views made contiguous, since the runtime
+  copies them), single-threaded (`torch.set_num_threads(1)`,
+  a fair match for the single-threaded portable kernels) and with the
+  default thread count.
+
+Ratios are runtime / eager (above 1 means our kernel is slower). Outputs
+are checked against eager first; a kernel that fails to lower or run is
+listed with the reason instead of a time. This is a script, not a test:
+nothing asserts on wall-clock time.
+
+    .venv/bin/python benchmarks/kernel_benchmark.py [--only conv2d] [--budget 0.5]
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from typing import Callable, List, Optional, Tuple
+
+import torch
+import torch.nn.functional as F
+
+from executorch.exir import to_edge
+from executorch.extension.pybindings.portable_lib import (
+    _load_for_executorch_from_buffer,
+)
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNNER = os.path.join(
+    os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(REPO, "build")),
+    "examples",
+    "executor_runner",
+    "executor_runner",
+)
+
+
+class Call(torch.nn.Module):
+    """A module whose forward is `fn(*inputs)`."""
+
+    def __init__(self, fn: Callable):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+def _long(high: int, *shape: int) -> torch.Tensor:
+    return torch.randint(0, high, shape)
+
+
+# (name, what the shapes mean, function, input factory)
+KERNELS: List[Tuple[str, str, Callable, Callable[[], tuple]]] = [
+    (
+        "conv2d",
+        "x 1x32x56x56, w 64x32x3x3, pad 1",
+        lambda x, w, b: F.conv2d(x, w, b, padding=1),
+        lambda: (
+            torch.randn(1, 32, 56, 56),
+            torch.randn(64, 32, 3, 3),
+            torch.randn(64),
+        ),
+    ),
+    (
+        "mm",
+        "256x512 @ 512x256",
+        torch.mm,
+        lambda: (torch.randn(256, 512), torch.randn(512, 256)),
+    ),
+    (
+        "add (broadcast)",
+        "8x64x56x56 + 64x1x1",
+        torch.add,
+        lambda: (torch.randn(8, 64, 56, 56), torch.randn(64, 1, 1)),
+    ),
+    (
+        "softmax",
+        "8x12x128x128, last dim",
+        lambda x: torch.softmax(x, -1),
+        lambda: (torch.randn(8, 12, 128, 128),),
+    ),
+    (
+        "layer_norm",
+        "16x128x768 over 768",
+        lambda x, w, b: F.layer_norm(x, [768], w, b),
+        lambda: (torch.randn(16, 128, 768), torch.randn(768), torch.randn(768)),
+    ),
+    (
+        "mean",
+        "16x128x768 over last dim",
+        lambda x: x.mean(-1),
+        lambda: (torch.randn(16, 128, 768),),
+    ),
+    (
+        "cat",
+        "3 x 16x128x256 on last dim",
+        lambda a, b, c: torch.cat([a, b, c], -1),
+        lambda: tuple(torch.randn(16, 128, 256) for _ in range(3)),
+    ),
+    (
+        "permute",
+        "16x128x12x64 -> 0,2,1,3",
+        lambda x: x.permute(0, 2, 1, 3),
+        lambda: (torch.randn(16, 128, 12, 64),),
+    ),
+    (
+        "gelu",
+        "8x128x3072",
+        F.gelu,
+        lambda: (torch.randn(8, 128, 3072),),
+    ),
+    (
+        "max_pool2d",
+        "4x64x112x112, k3 s2 p1",
+        lambda x: F.max_pool2d(x, 3, 2, 1),
+        lambda: (torch.randn(4, 64, 112, 112),),
+    ),
+    (
+        "index_select",
+        "50000x128 rows, 4096 indices",
+        lambda x, i: torch.index_select(x, 0, i),
+        lambda: (torch.randn(50000, 128), _long(50000, 4096)),
+    ),
+    (
+        "gather",
+        "1024x512, dim 1, 1024x128 indices",
+        lambda x, i: torch.gather(x, 1, i),
+        lambda: (torch.randn(1024, 512), _long(512, 1024, 128)),
+    ),
+    (
+        "embedding",
+        "32000x512 table, 16x128 tokens",
+        lambda w, i: F.embedding(i, w),
+        lambda: (torch.randn(32000, 512), _long(32000, 16, 128)),
+    ),
+]
+
+OVERHEAD_PROBE = ("add 1 element", torch.add, lambda: (torch.ones(1), torch.ones(1)))
+
+
+def _per_call(fn: Callable[[], object], budget: float) -> float:
+    """Median seconds per call of `fn` over repeated batches within about
+    `budget` seconds (after one warm-up call)."""
+    fn()
+    start = time.perf_counter()
+    fn()
+    single = max(time.perf_counter() - start, 1e-7)
+    batch = max(1, int(budget / 5 / single))
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(batch):
+            fn()
+        samples.append((time.perf_counter() - start) / batch)
+    return statistics.median(samples)
+
+
+def _runtime_time(program: bytes, inputs: tuple, budget: float, single: float) -> float:
+    """Median seconds of `Method::execute()` measured by executor_runner."""
+    runs = max(5, min(2000, int(budget / max(single, 1e-6))))
+    with tempfile.TemporaryDirectory(prefix="kernel_bench_") as tmp:
+        model = os.path.join(tmp, "model.pte")
+        with open(model, "wb") as f:
+            f.write(program)
+        files = []
+        for k, tensor in enumerate(inputs):
+            path = os.path.join(tmp, f"input{k}.bin")
+            tensor.contiguous().numpy().tofile(path)
+            files.append(path)
+        command = [RUNNER, "--model_path", model, "--num_executions", str(runs)]
+        if files:
+            command += ["--inputs", ",".join(files)]
+        result = subprocess.run(command, capture_output=True, text=True, check=True)
+    times = [
+        float(line.split(":")[1].split()[0]) / 1e3
+        for line in result.stdout.splitlines()
+        if line.startswith("Run ")
+    ]
+    return statistics.median(times[1:] if len(times) > 1 else times)
+
+
+def _materialized(result: torch.Tensor) -> torch.Tensor:
+    """`result` with its own contiguous storage: eager returns views (a
+    permute) lazily, while the runtime writes every output element."""
+    return result.contiguous()
+
+
+def _lower(fn: Callable, inputs: tuple) -> bytes:
+    exported = torch.export.export(Call(fn), inputs)
+    return to_edge(exported).to_executorch().buffer
+
+
+def _measure(fn: Callable, make_inputs: Callable, budget: float, threads: int):
+    """(runtime s, bindings s, eager 1-thread s, eager default s) or a
+    reason string when the kernel cannot be lowered, run or matched."""
+    torch.manual_seed(0)
+    inputs = make_inputs()
+    try:
+        program = _lower(fn, inputs)
+        method = _load_for_executorch_from_buffer(program)
+        outputs = method.run_method("forward", inputs)
+    except Exception as error:
+        return f"{type(error).__name__}: {str(error).splitlines()[0][:150]}"
+    expected = fn(*inputs)
+    if not torch.allclose(outputs[0], expected, rtol=1e-4, atol=1e-4):
+        return "output differs from eager"
+    bindings = _per_call(lambda: method.run_method("forward", inputs), budget)
+    runtime = _runtime_time(program, inputs, budget, bindings)
+    torch.set_num_threads(1)
+    eager_single = _per_call(lambda: _materialized(fn(*inputs)), budget)
+    torch.set_num_threads(threads)
+    eager_default = _per_call(lambda: _materialized(fn(*inputs)), budget)
+    return runtime, bindings, eager_single, eager_default
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:,.1f}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", action="append", help="kernels whose name has this")
+    parser.add_argument(
+        "--budget", type=float, default=0.5, help="seconds of timing per measurement"
+    )
+    args = parser.parse_args()
+    warnings.filterwarnings("ignore")
+    if not os.path.exists(RUNNER):
+        print(f"executor_runner not found at {RUNNER}; run scripts/setup.sh")
+        return 1
+    threads = torch.get_num_threads()
+    print(f"torch {torch.__version__}; eager default threads: {threads}; times in µs")
+
+    probe = _measure(OVERHEAD_PROBE[1], OVERHEAD_PROBE[2], args.budget, threads)
+    if isinstance(probe, str):
+        print(f"binding overhead probe failed: {probe}")
+        return 1
+    overhead = probe[1] - probe[0]
+    print(
+        f"binding overhead (run_method minus Method::execute on a one-element "
+        f"add): {_us(overhead)} µs per call\n"
+    )
+    header = (
+        f"{'kernel':<16} {'shapes':<36} {'runtime':>11} {'bindings':>11} "
+        f"{'eager 1T':>11} {'eager ' + str(threads) + 'T':>11} "
+        f"{'ratio 1T':>9} {'ratio ' + str(threads) + 'T':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, shapes, fn, make_inputs in KERNELS:
+        if args.only and not any(s in name for s in args.only):
+            continue
+        result = _measure(fn, make_inputs, args.budget, threads)
+        if isinstance(result, str):
+            print(f"{name:<16} {shapes:<36} not run: {result}")
+            continue
+        runtime, bindings, eager_single, eager_default = result
+        print(
+            f"{name:<16} {shapes:<36} {_us(runtime):>11} {_us(bindings):>11} "
+            f"{_us(eager_single):>11} {_us(eager_default):>11} "
+            f"{runtime / eager_single:>9.2f} {runtime / eager_default:>9.2f}",
+            flush=True,
+        )
+    print(
+        "\nruntime: Method::execute() in executor_runner (median run); bindings: "
+        "run_method from Python, including the overhead above; ratio = runtime "
+        "/ eager with that many threads (>1: ours is slower)."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
