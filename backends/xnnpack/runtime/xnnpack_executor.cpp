@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <new>
 
 #include <executorch/backends/xnnpack/runtime/host_ops.h>
 #include <executorch/backends/xnnpack/runtime/node_traits.h>
@@ -151,7 +152,8 @@ Error XnnpackExecutor::plan_steps() {
       }
     }
   }
-  const std::vector<size_t> offsets = plan_arena();
+  std::vector<size_t> offsets;
+  ET_CHECK_OK_OR_RETURN_ERROR(plan_arena(&offsets));
   data_.assign(num_values, nullptr);
   for (size_t v = 0; v < num_values; ++v) {
     const ValueInfo& info = checked_.values[v];
@@ -160,7 +162,7 @@ Error XnnpackExecutor::plan_steps() {
       data_[v] = const_cast<void*>(info.constant);
     } else if (crosses_steps_[v] &&
                info.role == ValueInfo::Role::Intermediate) {
-      data_[v] = arena_.data() + offsets[v];
+      data_[v] = arena_.get() + offsets[v];
     }
   }
   return Error::Ok;
@@ -170,7 +172,7 @@ Error XnnpackExecutor::plan_steps() {
 // XNN_EXTRA_BYTES XNNPACK may read. Values whose step lifetimes overlap get
 // disjoint bytes; the others may share. Placement is greedy, largest first,
 // at the lowest offset that fits between the placed values it overlaps.
-std::vector<size_t> XnnpackExecutor::plan_arena() {
+Error XnnpackExecutor::plan_arena(std::vector<size_t>* offsets) {
   const auto* nodes = graph_->nodes();
   const size_t num_values = checked_.values.size();
   std::vector<size_t> last_step(num_values, 0);
@@ -212,22 +214,36 @@ std::vector<size_t> XnnpackExecutor::plan_arena() {
     std::sort(live.begin(), live.end(), [](const Block* a, const Block* b) {
       return a->offset < b->offset;
     });
+    // Offsets only grow past placed blocks, which all end below
+    // arena_size, so checking the end of each placement bounds them all.
     size_t offset = 0;
+    size_t end = 0;
     for (const Block* other : live) {
       if (offset + blocks[i].size <= other->offset) {
         break;
       }
       offset = std::max(offset, other->offset + other->size);
     }
+    ET_CHECK_OR_RETURN_ERROR(
+        !__builtin_add_overflow(offset, blocks[i].size, &end),
+        MemoryAllocationFailed,
+        "XNNPACK graph: buffers between steps exceed the address space");
     blocks[i].offset = offset;
-    arena_size = std::max(arena_size, offset + blocks[i].size);
+    arena_size = std::max(arena_size, end);
   }
-  arena_.assign(arena_size, 0);
-  std::vector<size_t> offsets(num_values, 0);
+  // A blob can declare any sizes; running out of memory is an error, not an
+  // abort.
+  arena_.reset(new (std::nothrow) uint8_t[arena_size]);
+  ET_CHECK_OR_RETURN_ERROR(arena_ != nullptr || arena_size == 0,
+                           MemoryAllocationFailed,
+                           "XNNPACK graph: cannot allocate %zu bytes for "
+                           "values passed between steps",
+                           arena_size);
+  offsets->assign(num_values, 0);
   for (const Block& block : blocks) {
-    offsets[block.value] = block.offset;
+    (*offsets)[block.value] = block.offset;
   }
-  return offsets;
+  return Error::Ok;
 }
 
 Error XnnpackExecutor::create_runtime(Step* step) {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <xnnpack.h>
@@ -55,8 +56,8 @@ class XnnpackExecutor final {
   };
 
   runtime::Error plan_steps();
-  // Sizes arena_ and returns each arena value's offset in it.
-  std::vector<size_t> plan_arena();
+  // Allocates arena_ and sets each arena value's offset in it.
+  runtime::Error plan_arena(std::vector<size_t>* offsets);
   runtime::Error create_runtime(Step* step);
   runtime::Error define_node(xnn_subgraph_t subgraph, size_t node_index);
   runtime::Error bind_args(runtime::Span<runtime::EValue*> args);
@@ -76,7 +77,7 @@ class XnnpackExecutor final {
   // Memory of each value this executor reads or writes (null for values
   // internal to one XNNPACK runtime).
   std::vector<void*> data_;
-  std::vector<uint8_t> arena_;
+  std::unique_ptr<uint8_t[]> arena_;
   // Output args' sizes, as the tensors take them.
   std::vector<std::vector<int32_t>> output_sizes_;
   Threadpool threadpool_;

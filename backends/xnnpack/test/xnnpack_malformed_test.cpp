@@ -250,6 +250,40 @@ TEST(XnnpackMalformed, LayerNormWeightOfWrongShape) {
   EXPECT_TRUE(log.contains({"node 0 (layer_norm)", "weight dims [2]"}));
 }
 
+// A consistent graph whose intermediates are 2^63 bytes each: planning their
+// memory fails with an error instead of aborting the process.
+TEST(XnnpackMalformed, HugeIntermediateFailsCleanly) {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 1}, 0);
+  const uint32_t padded = b.tensor({1u << 30, 1u << 31});
+  const uint32_t squashed = b.tensor({1u << 30, 1u << 31});
+  const uint32_t y = b.output({1, 1}, 1);
+  b.node(NodeKind::constant_pad,
+         {x},
+         padded,
+         pad_params({0, 0}, {(1u << 30) - 1, (1u << 31) - 1}, 0.0f));
+  b.node(NodeKind::tanh, {padded}, squashed);
+  b.node(NodeKind::static_slice, {squashed}, y, slice_params({0, 0}, {1, 1}));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::MemoryAllocationFailed);
+  EXPECT_TRUE(log.contains({"between steps"}));
+}
+
+TEST(XnnpackMalformed, UnallocatableIntermediateFailsCleanly) {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 1}, 0);
+  const uint32_t padded = b.tensor({1u << 30, 1u << 31});
+  const uint32_t y = b.output({1, 1}, 1);
+  b.node(NodeKind::constant_pad,
+         {x},
+         padded,
+         pad_params({0, 0}, {(1u << 30) - 1, (1u << 31) - 1}, 0.0f));
+  b.node(NodeKind::static_slice, {padded}, y, slice_params({0, 0}, {1, 1}));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::MemoryAllocationFailed);
+  EXPECT_TRUE(log.contains({"cannot allocate"}));
+}
+
 TEST(XnnpackMalformed, WrongInputDtype) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
