@@ -47,7 +47,8 @@ def collect_planned_specs(
 
     Graph inputs are live from the start (the caller writes them before the
     first instruction), graph outputs until the end (the caller reads them
-    after the last).
+    after the last), mutable buffers throughout (their memory holds state
+    from one call to the next).
     """
     nodes = list(graph_module.graph.nodes)
     end = len(nodes) - 1
@@ -66,13 +67,17 @@ def collect_planned_specs(
     for index, node in enumerate(nodes):
         for spec in flatten_specs(node.meta.get("spec")):
             touch(spec, 0 if node.op == "placeholder" else index)
-            if node.op == "placeholder":
+            if node.op == "placeholder" and not spec.mutable:
                 inputs.add(id(spec))
         for used in node.all_input_nodes:
             for spec in flatten_specs(used.meta.get("spec")):
                 touch(spec, end if node.op == "output" else index)
                 if node.op == "output":
                     outputs.add(id(spec))
+    for spec in specs.values():
+        if spec.mutable:
+            # A mutable buffer keeps its state between calls of the method.
+            spec.lifetime = [0, end]
     return [
         spec
         for key, spec in specs.items()

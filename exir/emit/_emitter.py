@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import operator
 import re
+import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
 import torch
@@ -359,12 +360,19 @@ class _MethodEmitter:
         op = to_aten_op(node.target)
         schema = op._schema
         outs = out_arguments(schema)
-        if not outs:
-            raise EmitError(
-                f"node '{node.name}': {op.name()} is not an out variant; run "
-                "ToOutVarPass before emitting"
-            )
         bound = bind_arguments(schema, node.args, node.kwargs)
+        if not outs:
+            # An in-place operator (the write-back `copy_` of a buffer)
+            # returns the tensor it writes.
+            written = [
+                a for a in schema.arguments if a.alias_info and a.alias_info.is_write
+            ]
+            if not written:
+                raise EmitError(
+                    f"node '{node.name}': {op.name()} is not an out variant; run "
+                    "ToOutVarPass before emitting"
+                )
+            outs = written[:1]
         args = [self.argument(a, bound.get(a.name), node) for a in schema.arguments]
         out_values = [self.node_values[bound[a.name]] for a in outs]
         if len(schema.returns) == 1:
@@ -453,6 +461,14 @@ class _MethodEmitter:
             else:
                 index = self.python_value(node.meta.get("val"))
             self.inputs.append(index)
+        elif isinstance(spec, TensorSpec) and spec.mutable:
+            warnings.warn(
+                f"Method '{self.name}' mutates buffer '{input_spec.target}': it "
+                "lives in planned memory and its initial value is not stored "
+                "in the program, so it starts uninitialized.",
+                stacklevel=2,
+            )
+            index = self.tensor(spec)
         elif spec is not None and spec.const:
             constant = self.constants.get(input_spec.target)
             if constant is None:

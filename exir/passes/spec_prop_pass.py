@@ -47,14 +47,18 @@ class SpecPropPass(PassBase):
 
     With a graph signature, placeholders of parameters, buffers and lifted
     constants get constant specs (never planned; their data goes to the
-    constant segment), and buffers the program mutates are marked mutable.
+    constant segment), except buffers that an in-place operator writes
+    (after `insert_write_back_for_buffers`), which are marked mutable and
+    planned.
     """
 
     def __init__(self, graph_signature: Optional[ExportGraphSignature] = None):
         super().__init__()
         self.graph_signature = graph_signature
 
-    def _constant_names(self):
+    def _constant_names(self, graph_module: torch.fx.GraphModule):
+        """(names of constant placeholders, names of mutated ones): a
+        placeholder is mutated when an in-place operator writes to it."""
         if self.graph_signature is None:
             return set(), set()
         constants = {
@@ -62,16 +66,20 @@ class SpecPropPass(PassBase):
             for spec in self.graph_signature.input_specs
             if spec.kind in _CONSTANT_INPUTS
         }
-        mutated = set(self.graph_signature.buffers_to_mutate.values())
-        mutable = {
-            name
-            for name, buffer in self.graph_signature.inputs_to_buffers.items()
-            if buffer in mutated
-        }
+        mutable = set()
+        for node in graph_module.graph.nodes:
+            schema = getattr(to_aten_op(node.target), "_schema", None)
+            if node.op != "call_function" or schema is None or not schema.is_mutable:
+                continue
+            bound = bind_arguments(schema, node.args, node.kwargs)
+            for arg in schema.arguments:
+                written = arg.alias_info is not None and arg.alias_info.is_write
+                if written and not arg.is_out:
+                    mutable.add(bound[arg.name].name)
         return constants - mutable, mutable
 
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
-        constants, mutable = self._constant_names()
+        constants, mutable = self._constant_names(graph_module)
         for node in graph_module.graph.nodes:
             if node.op == "placeholder":
                 spec = _spec_of_val(node.meta.get("val"), node.name in constants)

@@ -26,6 +26,7 @@ from executorch.exir.emit import (
     emit_method,
 )
 from executorch.exir.passes.aten_to_edge import aten_to_edge
+from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
 from executorch.exir.passes.to_out_var_pass import ToOutVarPass
 from executorch.exir.verification.verifier import (
@@ -234,6 +235,7 @@ def _to_planned_program(
 ) -> ExportedProgram:
     ep = _apply_passes(ep, config.passes)
     gm, signature = copy_program(ep)
+    signature = insert_write_back_for_buffers(gm, signature)
     ToOutVarPass()(gm)
     SpecPropPass(signature)(gm)
     config.memory_planning_pass.run(gm, signature)
