@@ -32,7 +32,7 @@ import sys
 import tempfile
 import time
 import warnings
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Tuple
 
 import torch
 import torch.nn.functional as F

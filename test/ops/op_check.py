@@ -83,6 +83,9 @@ class Sample:
 
     args: tuple
     kwargs: dict = dataclasses.field(default_factory=dict)
+    # Export every dimension of the inputs as dynamic (up to 64), so size
+    # queries (sym_size) stay in the graph instead of becoming constants.
+    dynamic: bool = False
 
     def describe(self) -> str:
         """A short signature such as `(f32[2, 3], f32[3], alpha=2)`."""
@@ -251,8 +254,19 @@ def _check_together(op, samples: Sequence[Sample], properties_only: bool) -> Out
     """Exports, lowers and runs one module calling `op` on every sample."""
     module = OneOp(op, samples)
     expected = module(*module.fresh_inputs())
+    shapes = None
+    if any(sample.dynamic for sample in samples):
+        # forward takes *tensors: one entry holding a spec per tensor.
+        shapes = (
+            tuple(
+                {d: torch.export.Dim(f"in{k}_{d}", max=64) for d in range(t.dim())}
+                for k, t in enumerate(module.example_inputs)
+            ),
+        )
     try:
-        exported = torch.export.export(module, module.fresh_inputs())
+        exported = torch.export.export(
+            module, module.fresh_inputs(), dynamic_shapes=shapes
+        )
     except Exception as error:
         return Outcome(EXPORT, f"torch.export failed: {_first_line(error)}")
     core = hasattr(op, "tags") and torch.Tag.core in op.tags

@@ -64,10 +64,6 @@ class Target:
     group: str
     source: str
 
-    @property
-    def random(self) -> bool:
-        return self.name in RANDOM_OPERATORS
-
 
 def resolve(name: str):
     """The OpOverload for `namespace::packet.overload`, or None."""
@@ -126,6 +122,8 @@ def portable_functional_operators() -> List[str]:
 
 
 def _copy_form(view_name: str) -> Optional[str]:
+    """`aten::<view>_copy.<overload>` when `view_name` is a view operator
+    with a copying variant (what to_edge replaces it by), else None."""
     base, overload = view_name.split(".", 1)
     op = resolve(view_name)
     returns = op._schema.returns
@@ -386,10 +384,10 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
     "aten::scatter.value": lambda m, d: [
         Sample((m(3, 5), 1, _long([[0, 1, 2, 0, 1]]), _scalar_for(d)))
     ],
-    "aten::sym_size.int": lambda m, d: [Sample((m(3, 4), 1))],
-    "aten::sym_stride.int": lambda m, d: [Sample((m(3, 4), 0))],
-    "aten::sym_numel.default": lambda m, d: [Sample((m(3, 4),))],
-    "aten::sym_storage_offset.default": lambda m, d: [Sample((m(3, 4),))],
+    "aten::sym_size.int": lambda m, d: [Sample((m(3, 4), 1), dynamic=True)],
+    "aten::sym_stride.int": lambda m, d: [Sample((m(3, 4), 0), dynamic=True)],
+    "aten::sym_numel.default": lambda m, d: [Sample((m(3, 4),), dynamic=True)],
+    "aten::sym_storage_offset.default": lambda m, d: [Sample((m(3, 4),), dynamic=True)],
     "aten::upsample_bilinear2d.vec": lambda m, d: [
         Sample((m(1, 2, 4, 4), [8, 8], False, None)),
         Sample((m(1, 2, 4, 4), None, True, [1.5, 1.5])),
