@@ -211,7 +211,9 @@ void print_values(const Tensor& tensor, size_t limit) {
           } else if constexpr (std::is_integral_v<CTYPE>) {
             std::printf("%lld", static_cast<long long>(value));
           } else {
-            std::printf("%.9g", static_cast<double>(static_cast<float>(value)));
+            // Enough digits to read back the exact value of the type.
+            std::printf(std::is_same_v<CTYPE, double> ? "%.17g" : "%.9g",
+                        static_cast<double>(value));
           }
           // Advance the multi-index, last dimension fastest.
           for (ssize_t d = rank - 1; d >= 0; --d) {
