@@ -835,7 +835,7 @@ def _check_square(node, ep):
     return None if node.args[1] == 2 else "pow with an exponent other than 2"
 
 
-def _is_constant(x, ep) -> bool:
+def is_constant_node(x, ep) -> bool:
     """True for parameters, buffers and lifted constants (and nodes computed
     only from them)."""
     if not isinstance(x, torch.fx.Node):
@@ -851,7 +851,7 @@ def _is_constant(x, ep) -> bool:
     return (
         x.op == "call_function"
         and bool(x.all_input_nodes)
-        and all(_is_constant(a, ep) for a in x.all_input_nodes)
+        and all(is_constant_node(a, ep) for a in x.all_input_nodes)
     )
 
 
@@ -859,7 +859,7 @@ def _check_prelu(node, ep):
     x, weight = node.args
     if len(_shape(x)) != 4:
         return "prelu on a tensor that is not 4-D"
-    if not _is_constant(weight, ep):
+    if not is_constant_node(weight, ep):
         return "non-constant slope"
     return None
 
@@ -868,8 +868,8 @@ def _check_conv(node, ep):
     args = _normalized_args(node)
     if len(_shape(node)) != 4:
         return "only 2-D convolution"
-    if not _is_constant(args["weight"], ep) or (
-        args["bias"] is not None and not _is_constant(args["bias"], ep)
+    if not is_constant_node(args["weight"], ep) or (
+        args["bias"] is not None and not is_constant_node(args["bias"], ep)
     ):
         return "non-constant weights"
     if any(p < 0 for p in _pair(args["padding"])):
@@ -880,7 +880,7 @@ def _check_conv(node, ep):
 def _check_batch_norm(node, ep):
     if not _only_first_output_used(node):
         return "batch norm statistics outputs are used"
-    if not all(_is_constant(a, ep) for a in node.args[1:5] if a is not None):
+    if not all(is_constant_node(a, ep) for a in node.args[1:5] if a is not None):
         return "non-constant batch norm parameters"
     return None
 
@@ -900,8 +900,8 @@ def _check_linear(node, ep):
         bias, weight = None, args["mat2"]
     else:
         bias, weight = args["bias"], args["weight"]
-    if not _is_constant(weight, ep) or (
-        bias is not None and not _is_constant(bias, ep)
+    if not is_constant_node(weight, ep) or (
+        bias is not None and not is_constant_node(bias, ep)
     ):
         return "non-constant weights (lowered as batch matmul when both are 2-D+)"
     return None
@@ -1109,7 +1109,7 @@ def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         if node.args[1] != 0 or _aten_op(source.target) not in _TUPLE_OUTPUTS:
             return "getitem of an unsupported multi-output op"
         return _reason(source, ep)
-    if _is_constant(node, ep):
+    if is_constant_node(node, ep):
         # Evaluated at lowering time.
         return None
     if target not in _HANDLERS:

@@ -1,0 +1,116 @@
+"""XnnpackPartitioner: tags the parts of an Edge program the XNNPACK backend
+can run. Nodes go to XNNPACK when backends/xnnpack/lowering.py can lower
+them (the same check the lowering applies), grouped into convex partitions;
+everything else stays on portable kernels. After `partition`, `report()`
+says how many nodes each partition took and which operators stayed out, and
+why."""
+
+import collections
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+from torch.export import ExportedProgram
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupportBase
+
+# Registers the XnnpackBackend preprocess for to_backend.
+import executorch.backends.xnnpack.xnnpack_preprocess  # noqa: F401
+from executorch.backends.xnnpack.lowering import is_constant_node, unsupported_reason
+from executorch.exir.backend import (
+    CompileSpec,
+    DelegationSpec,
+    PartitionResult,
+    Partitioner,
+)
+from executorch.exir.backend.partitioner import DELEGATION_TAG
+
+BACKEND_ID = "XnnpackBackend"
+
+aten = torch.ops.aten
+
+# Kept whole by the Core ATen decomposition so that each lowers as one
+# XNNPACK node (decomposed, they become several nodes or ops on bool
+# tensors that stay outside).
+_KEEP_WHOLE = [
+    aten.hardswish.default,
+    aten.prelu.default,
+    aten._safe_softmax.default,
+    aten.gelu.default,
+    aten.leaky_relu.default,
+    aten.elu.default,
+    aten.upsample_bilinear2d.vec,
+]
+
+
+class _Support(OperatorSupportBase):
+    def __init__(self, ep: ExportedProgram, reasons: Dict[torch.fx.Node, str]):
+        self.ep = ep
+        self.reasons = reasons
+
+    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+        if node.op != "call_function":
+            return False
+        reason = unsupported_reason(node, self.ep)
+        if reason is not None:
+            self.reasons[node] = reason
+        return reason is None
+
+
+class XnnpackPartitioner(Partitioner):
+    """`num_threads`, when given, becomes the "num_threads" compile spec of
+    every partition (threads of its XNNPACK runtimes; by default the
+    runtime's process-wide setting)."""
+
+    def __init__(self, num_threads: Optional[int] = None) -> None:
+        specs = []
+        if num_threads is not None:
+            specs.append(
+                CompileSpec("num_threads", int(num_threads).to_bytes(4, "little"))
+            )
+        self.delegation = DelegationSpec(BACKEND_ID, specs)
+        self._report = "XnnpackPartitioner: partition() has not run"
+
+    def ops_to_not_decompose(
+        self, ep: ExportedProgram
+    ) -> Tuple[List[torch._ops.OpOverload], Optional[Callable]]:
+        return list(_KEEP_WHOLE), None
+
+    def partition(self, exported_program: ExportedProgram) -> PartitionResult:
+        reasons: Dict[torch.fx.Node, str] = {}
+        partitions = CapabilityBasedPartitioner(
+            exported_program.graph_module,
+            _Support(exported_program, reasons),
+            allows_single_node_partition=True,
+        ).propose_partitions()
+        tags: Dict[str, DelegationSpec] = {}
+        sizes = []
+        for partition in partitions:
+            nodes = list(partition.nodes)
+            # Nodes computed only from weights are folded into their
+            # consumers' partitions; alone they are not worth a delegate.
+            if all(is_constant_node(n, exported_program) for n in nodes):
+                continue
+            tag = f"xnnpack_{len(tags)}"
+            for node in nodes:
+                node.meta[DELEGATION_TAG] = tag
+            tags[tag] = self.delegation
+            sizes.append(len(nodes))
+        self._report = _format_report(sizes, reasons)
+        return PartitionResult(exported_program, tags)
+
+    def report(self) -> str:
+        """What the last `partition` delegated and what it left out."""
+        return self._report
+
+
+def _format_report(sizes: Sequence[int], reasons: Dict[torch.fx.Node, str]) -> str:
+    lines = [
+        f"XNNPACK: {sum(sizes)} nodes in {len(sizes)} delegated partition(s)"
+        + (f" ({', '.join(str(s) for s in sizes)} nodes)" if sizes else "")
+    ]
+    left = collections.Counter((str(n.target), r) for n, r in reasons.items())
+    if left:
+        lines.append("left on portable kernels:")
+        for (target, reason), count in sorted(left.items()):
+            lines.append(f"  {target} x{count}: {reason}")
+    return "\n".join(lines)

@@ -1,0 +1,180 @@
+"""XnnpackPartitioner and the XnnpackBackend preprocess through exir's
+delegation: partial delegation around an unsupported op, separate
+partitions, the partition report, and programs whose DelegateCalls run the
+blobs in the C++ backend (xnnpack_run_blob as the delegate, or the runtime
+itself once the Python extension registers XnnpackBackend)."""
+
+import os
+import sys
+import tempfile
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+    XnnpackPartitioner,
+)
+from executorch.exir import to_edge_transform_and_lower
+from executorch.exir._serialize._flatbuffer import InstructionArguments
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "exir"))
+from program_interpreter import PlanInterpreter  # noqa: E402
+
+_ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+RUNNER = os.environ.get(
+    "XNNPACK_RUN_BLOB",
+    os.path.join(_ROOT, "build", "backends", "xnnpack", "xnnpack_run_blob"),
+)
+needs_runner = pytest.mark.skipif(
+    not os.path.exists(RUNNER), reason=f"{RUNNER} is not built"
+)
+
+
+def run_blob_delegate(blob: bytes, tensors) -> None:
+    """PlanInterpreter's stand-in for the runtime: runs the blob in the C++
+    backend and writes the outputs (the DelegateCall's trailing args)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "graph.xnb"), "wb") as f:
+            f.write(blob)
+        inputs = [t for t in tensors if isinstance(t, torch.Tensor)]
+        # A blob's inputs come first; everything after them is an output.
+        num_inputs = _num_inputs(blob)
+        paths = []
+        for i, x in enumerate(inputs[:num_inputs]):
+            path = os.path.join(tmp, f"in{i}.bin")
+            x.contiguous().numpy().astype(np.float32).tofile(path)
+            paths.append(path)
+        subprocess.run(
+            [RUNNER, os.path.join(tmp, "graph.xnb"), os.path.join(tmp, "out")] + paths,
+            check=True,
+            capture_output=True,
+        )
+        for j, out in enumerate(inputs[num_inputs:]):
+            data = np.fromfile(os.path.join(tmp, f"out{j}.bin"), dtype=np.float32)
+            out.copy_(torch.from_numpy(data).reshape(out.shape))
+
+
+def _num_inputs(blob: bytes) -> int:
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
+        ValueFlags,
+    )
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
+        deserialize_xnnpack_blob,
+    )
+
+    values = deserialize_xnnpack_blob(blob).graph.values
+    return sum(1 for v in values if v.flags == ValueFlags.external_input)
+
+
+def lower(model, inputs, partitioner=None):
+    partitioner = partitioner or XnnpackPartitioner()
+    ep = torch.export.export(model.eval(), inputs)
+    edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
+    return edge, partitioner
+
+
+def delegate_calls(manager):
+    (plan,) = manager.executorch_program.executionPlan
+    return plan, [
+        i
+        for i in plan.chains[0].instructions
+        if i.instrArgsType == InstructionArguments.DelegateCall
+    ]
+
+
+class Split(torch.nn.Module):
+    """conv -> relu | cumsum (not lowerable) | linear -> tanh: two XNNPACK
+    partitions around a portable op."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.linear = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = torch.relu(self.conv(x)).flatten(2)  # [N, 4, 64]
+        y = torch.cumsum(y, -1)[..., :8]
+        return torch.tanh(self.linear(y))
+
+
+def test_partial_delegation_around_an_unsupported_op():
+    model, x = Split(), torch.randn(2, 3, 8, 8)
+    edge, partitioner = lower(model, (x,))
+    manager = edge.to_executorch()
+    plan, calls = delegate_calls(manager)
+    assert len(calls) == 2
+    assert {d.id for d in plan.delegates} == {"XnnpackBackend"}
+    report = partitioner.report()
+    assert "2 delegated partition(s)" in report
+    assert "cumsum" in report and "no XNNPACK lowering" in report
+    # No convolution or linear is left outside the delegates.
+    operators = {op.name for op in plan.operators}
+    assert not operators & {"aten::convolution", "aten::addmm", "aten::linear"}
+
+
+@needs_runner
+def test_delegated_program_matches_eager():
+    model, x = Split(), torch.randn(2, 3, 8, 8)
+    edge, _ = lower(model, (x,))
+    manager = edge.to_executorch()
+    plan, _ = delegate_calls(manager)
+    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
+    interpreter = PlanInterpreter(
+        plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
+    )
+    with torch.no_grad():
+        want = model(x)
+    torch.testing.assert_close(interpreter.run((x,))[0], want, rtol=1e-4, atol=1e-4)
+
+
+def test_num_threads_becomes_a_compile_spec():
+    edge, _ = lower(
+        torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()),
+        (torch.randn(2, 4),),
+        XnnpackPartitioner(num_threads=2),
+    )
+    plan, calls = delegate_calls(edge.to_executorch())
+    assert len(calls) == 1
+    (delegate,) = plan.delegates
+    assert [(c.key, bytes(c.value)) for c in delegate.compileSpecs] == [
+        ("num_threads", (2).to_bytes(4, "little"))
+    ]
+
+
+def test_kept_ops_lower_whole():
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3), torch.nn.Hardswish(), torch.nn.PReLU(4)
+    )
+    edge, partitioner = lower(model, (torch.randn(1, 3, 6, 6),))
+    plan, calls = delegate_calls(edge.to_executorch())
+    assert len(calls) == 1 and not plan.operators
+    assert "left on portable kernels" not in partitioner.report()
+
+
+def _runtime_has_xnnpack():
+    try:
+        from executorch.extension.pybindings.portable_lib import (
+            _get_registered_backend_names,
+        )
+    except ImportError:
+        return False
+    return "XnnpackBackend" in _get_registered_backend_names()
+
+
+@pytest.mark.skipif(
+    not _runtime_has_xnnpack(),
+    reason="the Python extension does not register XnnpackBackend yet",
+)
+def test_runs_in_the_runtime():
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
+    )
+
+    model, x = Split(), torch.randn(2, 3, 8, 8)
+    edge, _ = lower(model, (x,))
+    module = _load_for_executorch_from_buffer(edge.to_executorch().buffer)
+    (got,) = module.forward([x])
+    with torch.no_grad():
+        torch.testing.assert_close(got, model(x), rtol=1e-4, atol=1e-4)
