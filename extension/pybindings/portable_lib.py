@@ -70,7 +70,8 @@ def _to_runtime(value: Any) -> Any:
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(value, torch.Tensor):
         return value
-    tensor = value.detach().cpu().contiguous()
+    # numpy() refuses tensors with lazy conjugate or negative views.
+    tensor = value.detach().cpu().resolve_conj().resolve_neg().contiguous()
     name = str(tensor.dtype).removeprefix("torch.")
     if name in _BITS_DTYPES:
         code, bits = _BITS_DTYPES[name]

@@ -254,6 +254,15 @@ def test_tensor_conversion_round_trips(dtype):
     assert torch.equal(back.view(torch.uint8), tensor.view(torch.uint8))
 
 
+def test_lazy_conjugate_and_grad_tensors_convert():
+    z = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64)
+    assert torch.equal(
+        portable_lib._from_runtime(portable_lib._to_runtime(z.conj())), z.conj()
+    )
+    x = torch.ones(2, requires_grad=True)
+    assert torch.equal(portable_lib._from_runtime(portable_lib._to_runtime(x)), x)
+
+
 def test_operator_names_include_portable_kernels():
     names = portable_lib._get_operator_names()
     assert "aten::add.out" in names and names == sorted(names)
