@@ -51,6 +51,7 @@ _BITS_DTYPES = {
     "float8_e5m2fnuz": (25, "uint8"),
     "float8_e4m3fnuz": (26, "uint8"),
 }
+_BITS_DTYPE_NAMES = {code: name for name, (code, _) in _BITS_DTYPES.items()}
 
 
 def _torch():
@@ -88,17 +89,13 @@ def _from_runtime(value: Any) -> Any:
     if not is_typed and not hasattr(value, "__array_interface__"):
         return value
     torch = _torch()
-    if torch is None:
+    # Dtypes torch lacks too (quantized, bit-packed) stay TypedArrays.
+    if torch is None or (is_typed and value.dtype not in _BITS_DTYPE_NAMES):
         return value
     if is_typed:
-        name = next(n for n, (code, _) in _BITS_DTYPES.items() if code == value.dtype)
-        return torch.from_numpy(value.array).view(getattr(torch, name))
+        dtype = getattr(torch, _BITS_DTYPE_NAMES[value.dtype])
+        return torch.from_numpy(value.array).view(dtype)
     return torch.from_numpy(value)
-
-
-def _run(method: "_C.Method", inputs: Sequence[Any]) -> List[Any]:
-    outputs = method.call([_to_runtime(v) for v in inputs])
-    return [_from_runtime(v) for v in outputs]
 
 
 class ExecuTorchMethod:
@@ -124,7 +121,8 @@ class ExecuTorchMethod:
 
     def call(self, inputs: Sequence[Any] = (), clone_outputs: bool = True) -> List[Any]:
         """Sets `inputs`, executes and returns the outputs."""
-        return _run(self._method, inputs)
+        outputs = self._method.call([_to_runtime(v) for v in inputs])
+        return [_from_runtime(v) for v in outputs]
 
     __call__ = call
 

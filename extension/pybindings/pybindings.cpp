@@ -805,8 +805,12 @@ PYBIND11_MODULE(_portable_lib, m) {
            py::arg("array"),
            py::arg("dtype"))
       .def_readonly("array", &TypedArray::array)
-      .def_property_readonly("dtype", [](const TypedArray& t) {
-        return static_cast<int>(t.dtype);
+      .def_property_readonly(
+          "dtype",
+          [](const TypedArray& t) { return static_cast<int>(t.dtype); })
+      .def("__repr__", [](const TypedArray& t) {
+        return "TypedArray(dtype=" + dtype_name(t.dtype) +
+               ", array=" + std::string(py::repr(t.array)) + ")";
       });
 
   py::class_<PyTensorInfo>(m, "TensorInfo")
