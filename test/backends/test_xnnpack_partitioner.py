@@ -129,6 +129,38 @@ def test_delegated_program_matches_eager():
     torch.testing.assert_close(interpreter.run((x,))[0], want, rtol=1e-4, atol=1e-4)
 
 
+class SharedWeight(torch.nn.Module):
+    """The convolution weight is also read by ops XNNPACK cannot run, so it
+    cannot move into a delegate: the convolution (which needs its weight
+    constant) stays on portable kernels."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(4, 3, 1, 1))
+
+    def forward(self, x):
+        y = torch.nn.functional.conv2d(torch.relu(x), self.weight)
+        return y, torch.where(x.sum() > 0, self.weight, 0.0)
+
+
+def test_weight_shared_with_portable_ops_is_not_delegated():
+    model, x = SharedWeight(), torch.randn(1, 3, 4, 4)
+    edge, partitioner = lower(model, (x,))
+    assert "shared with nodes outside" in partitioner.report()
+    manager = edge.to_executorch()
+    plan, calls = delegate_calls(manager)
+    assert len(calls) == 1  # the relu
+    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
+    if os.path.exists(RUNNER):
+        interpreter = PlanInterpreter(
+            plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
+        )
+        with torch.no_grad():
+            want = model(x)
+        for got, expected in zip(interpreter.run((x,)), want):
+            torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+
+
 def test_num_threads_becomes_a_compile_spec():
     edge, _ = lower(
         torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()),

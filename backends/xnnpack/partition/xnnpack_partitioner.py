@@ -42,6 +42,9 @@ _KEEP_WHOLE = [
 ]
 
 
+_SHARED_WEIGHT = "a weight it needs is shared with nodes outside its partition"
+
+
 class _Support(OperatorSupportBase):
     def __init__(self, ep: ExportedProgram, reasons: Dict[torch.fx.Node, str]):
         self.ep = ep
@@ -50,10 +53,38 @@ class _Support(OperatorSupportBase):
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
         if node.op != "call_function":
             return False
+        if node in self.reasons:
+            return False
         reason = unsupported_reason(node, self.ep)
         if reason is not None:
             self.reasons[node] = reason
         return reason is None
+
+
+def _stays_constant(node: torch.fx.Node, inside, ep: ExportedProgram) -> bool:
+    """True when a constant input reaches the delegate as a constant: a
+    weight moves into a partition only when all its users are inside, and
+    a node computed from weights must be inside with its own inputs."""
+    if node.op == "placeholder":
+        return all(u in inside for u in node.users)
+    return node in inside and all(
+        _stays_constant(a, inside, ep) for a in node.all_input_nodes
+    )
+
+
+def _shared_weight_users(nodes, ep: ExportedProgram) -> List[torch.fx.Node]:
+    """Nodes of a partition that read a weight which would reach the
+    delegate as a runtime input (lowering needs conv and linear weights
+    constant)."""
+    inside = set(nodes)
+    return [
+        n
+        for n in nodes
+        if any(
+            is_constant_node(a, ep) and not _stays_constant(a, inside, ep)
+            for a in n.all_input_nodes
+        )
+    ]
 
 
 class XnnpackPartitioner(Partitioner):
@@ -77,11 +108,23 @@ class XnnpackPartitioner(Partitioner):
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         reasons: Dict[torch.fx.Node, str] = {}
-        partitions = CapabilityBasedPartitioner(
-            exported_program.graph_module,
-            _Support(exported_program, reasons),
-            allows_single_node_partition=True,
-        ).propose_partitions()
+        # Leaving out a node that reads a shared weight reshapes the
+        # partitions, so propose again until none is left.
+        while True:
+            partitions = CapabilityBasedPartitioner(
+                exported_program.graph_module,
+                _Support(exported_program, reasons),
+                allows_single_node_partition=True,
+            ).propose_partitions()
+            excluded = [
+                n
+                for partition in partitions
+                for n in _shared_weight_users(list(partition.nodes), exported_program)
+            ]
+            if not excluded:
+                break
+            for node in excluded:
+                reasons[node] = _SHARED_WEIGHT
         tags: Dict[str, DelegationSpec] = {}
         sizes = []
         for partition in partitions:
