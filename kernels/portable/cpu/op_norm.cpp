@@ -276,6 +276,173 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_out(
   return result;
 }
 
+namespace {
+
+// Batch norm with statistics from the batch itself (training mode). Saves
+// the batch mean and 1/std, and moves running statistics (when given)
+// toward the batch's by `momentum`, with the unbiased variance.
+std::tuple<Tensor&, Tensor&, Tensor&> batch_norm_training(
+    KernelRuntimeContext& ctx,
+    const char* op,
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    Tensor* running_mean,
+    Tensor* running_var,
+    double momentum,
+    double eps,
+    Tensor& out,
+    Tensor& save_mean,
+    Tensor& save_invstd) {
+  std::tuple<Tensor&, Tensor&, Tensor&> result(out, save_mean, save_invstd);
+  if (input.dim() < 2) {
+    fail_arg(ctx, op, "input must have at least 2 dims");
+    return result;
+  }
+  const int64_t channels = input.size(1);
+  Shape stat_shape;
+  stat_shape.push_back(channels);
+  const std::optional<Tensor> rm =
+      running_mean ? std::optional<Tensor>(*running_mean) : std::nullopt;
+  const std::optional<Tensor> rv =
+      running_var ? std::optional<Tensor>(*running_var) : std::nullopt;
+  if (!check_same_dtype(ctx, op, "out", out, input) ||
+      !check_default_dim_order(ctx, op, {&input, &out}) ||
+      !check_param(ctx, op, "weight", weight, channels, input) ||
+      !check_param(ctx, op, "bias", bias, channels, input) ||
+      !check_param(ctx, op, "running_mean", rm, channels, input) ||
+      !check_param(ctx, op, "running_var", rv, channels, input) ||
+      !check_same_dtype(ctx, op, "save_mean", save_mean, input) ||
+      !check_same_dtype(ctx, op, "save_invstd", save_invstd, input) ||
+      !resize_like(ctx, op, out, input) ||
+      !resize_out(ctx, op, "save_mean", save_mean, stat_shape.ref()) ||
+      !resize_out(ctx, op, "save_invstd", save_invstd, stat_shape.ref())) {
+    return result;
+  }
+  int64_t inner = 1;
+  for (ssize_t d = 2; d < input.dim(); ++d) {
+    inner *= input.size(d);
+  }
+  const int64_t batch = input.size(0);
+  const int64_t count = batch * inner;
+  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    const T* in = input.const_data_ptr<T>();
+    const T* w = data_or_null<T>(weight);
+    const T* b = data_or_null<T>(bias);
+    T* o = out.mutable_data_ptr<T>();
+    for (int64_t c = 0; c < channels; ++c) {
+      double sum = 0;
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t i = 0; i < inner; ++i) {
+          sum += internal::convert<double>(in[(n * channels + c) * inner + i]);
+        }
+      }
+      const double mean = count > 0 ? sum / count : 0.0;
+      double sq = 0;
+      for (int64_t n = 0; n < batch; ++n) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const double dx =
+              internal::convert<double>(in[(n * channels + c) * inner + i]) -
+              mean;
+          sq += dx * dx;
+        }
+      }
+      const double var = count > 0 ? sq / count : 0.0;
+      const double rstd = 1.0 / std::sqrt(var + eps);
+      for (int64_t n = 0; n < batch; ++n) {
+        T* row = o + (n * channels + c) * inner;
+        const T* x = in + (n * channels + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          row[i] = internal::convert<T>(apply_affine(
+              w, b, c, (internal::convert<double>(x[i]) - mean) * rstd));
+        }
+      }
+      save_mean.mutable_data_ptr<T>()[c] = internal::convert<T>(mean);
+      save_invstd.mutable_data_ptr<T>()[c] = internal::convert<T>(rstd);
+      if (running_mean != nullptr) {
+        T& m = running_mean->mutable_data_ptr<T>()[c];
+        m = internal::convert<T>((1 - momentum) * internal::convert<double>(m) +
+                                 momentum * mean);
+      }
+      if (running_var != nullptr) {
+        const double unbiased = count > 1 ? sq / (count - 1) : var;
+        T& v = running_var->mutable_data_ptr<T>()[c];
+        v = internal::convert<T>((1 - momentum) * internal::convert<double>(v) +
+                                 momentum * unbiased);
+      }
+    }
+  });
+  return result;
+}
+
+} // namespace
+
+std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    Tensor& running_mean,
+    Tensor& running_var,
+    bool training,
+    double momentum,
+    double eps,
+    Tensor& out,
+    Tensor& save_mean,
+    Tensor& save_invstd) {
+  if (!training) {
+    return _native_batch_norm_legit_no_training_out(ctx,
+                                                    input,
+                                                    weight,
+                                                    bias,
+                                                    running_mean,
+                                                    running_var,
+                                                    momentum,
+                                                    eps,
+                                                    out,
+                                                    save_mean,
+                                                    save_invstd);
+  }
+  return batch_norm_training(ctx,
+                             "_native_batch_norm_legit.out",
+                             input,
+                             weight,
+                             bias,
+                             &running_mean,
+                             &running_var,
+                             momentum,
+                             eps,
+                             out,
+                             save_mean,
+                             save_invstd);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_stats_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    bool training,
+    double momentum,
+    double eps,
+    Tensor& out,
+    Tensor& save_mean,
+    Tensor& save_invstd) {
+  (void)training; // without running statistics only batch statistics exist
+  return batch_norm_training(ctx,
+                             "_native_batch_norm_legit.no_stats_out",
+                             input,
+                             weight,
+                             bias,
+                             nullptr,
+                             nullptr,
+                             momentum,
+                             eps,
+                             out,
+                             save_mean,
+                             save_invstd);
+}
+
 } // namespace native
 } // namespace executor
 } // namespace torch

@@ -159,6 +159,34 @@ Tensor& amin_out(KernelRuntimeContext& ctx,
   return extreme_out<false>(ctx, "amin.out", self, dim, keepdim, out);
 }
 
+Tensor& sum_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                std::optional<ScalarType> dtype,
+                Tensor& out) {
+  return sum_or_mean(ctx,
+                     "sum.out",
+                     self,
+                     std::nullopt,
+                     false,
+                     dtype,
+                     out,
+                     /*mean=*/false);
+}
+
+Tensor& mean_dtype_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       std::optional<ScalarType> dtype,
+                       Tensor& out) {
+  return sum_or_mean(ctx,
+                     "mean.dtype_out",
+                     self,
+                     std::nullopt,
+                     false,
+                     dtype,
+                     out,
+                     /*mean=*/true);
+}
+
 } // namespace native
 } // namespace executor
 } // namespace torch

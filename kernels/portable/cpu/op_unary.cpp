@@ -42,6 +42,12 @@ ET_FLOAT_UNARY_KERNEL(acosh, std::acosh(x))
 ET_FLOAT_UNARY_KERNEL(atanh, std::atanh(x))
 ET_FLOAT_UNARY_KERNEL(erf, std::erf(x))
 ET_FLOAT_UNARY_KERNEL(sigmoid, T(1) / (T(1) + std::exp(-x)))
+ET_FLOAT_UNARY_KERNEL(silu, x / (T(1) + std::exp(-x)))
+ET_FLOAT_UNARY_KERNEL(mish, x* std::tanh(std::log1p(std::exp(x))))
+ET_FLOAT_UNARY_KERNEL(hardsigmoid,
+                      std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
+ET_FLOAT_UNARY_KERNEL(hardswish,
+                      x* std::min(std::max(x + T(3), T(0)), T(6)) / T(6))
 #undef ET_FLOAT_UNARY_KERNEL
 
 // Kernels whose result keeps the input type; `T` may be any real type or
@@ -178,6 +184,106 @@ Tensor& pow_tensor_tensor_out(KernelRuntimeContext& ctx,
         using T = decltype(zero);
         return [](T x, T e) { return static_cast<T>(std::pow(x, e)); };
       });
+}
+
+Tensor& softplus_out(KernelRuntimeContext& ctx,
+                     const Tensor& self,
+                     const Scalar& beta,
+                     const Scalar& threshold,
+                     Tensor& out) {
+  return unary_out<ResultKind::kFloating>(
+      ctx, "softplus.out", self, out, [&](auto zero) {
+        using T = decltype(zero);
+        const T b = beta.to<T>();
+        const T t = threshold.to<T>();
+        // Above the threshold softplus is x to working precision.
+        return [b, t](T x) {
+          return x * b > t ? x : std::log1p(std::exp(x * b)) / b;
+        };
+      });
+}
+
+Tensor& logit_out(KernelRuntimeContext& ctx,
+                  const Tensor& self,
+                  std::optional<double> eps,
+                  Tensor& out) {
+  return unary_out<ResultKind::kFloating>(
+      ctx, "logit.out", self, out, [&](auto zero) {
+        using T = decltype(zero);
+        const bool clamp = eps.has_value();
+        const T lo = clamp ? static_cast<T>(*eps) : T(0);
+        return [clamp, lo](T x) {
+          if (clamp) {
+            x = x < lo ? lo : (x > T(1) - lo ? T(1) - lo : x);
+          }
+          return std::log(x / (T(1) - x));
+        };
+      });
+}
+
+Tensor& celu_out(KernelRuntimeContext& ctx,
+                 const Tensor& self,
+                 const Scalar& alpha,
+                 Tensor& out) {
+  return unary_out<ResultKind::kFloating>(
+      ctx, "celu.out", self, out, [&](auto zero) {
+        using T = decltype(zero);
+        const T a = alpha.to<T>();
+        return [a](T x) { return x > T(0) ? x : a * (std::exp(x / a) - T(1)); };
+      });
+}
+
+Tensor& round_decimals_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           int64_t decimals,
+                           Tensor& out) {
+  return unary_out(ctx, "round.decimals_out", self, out, [&](auto zero) {
+    using T = decltype(zero);
+    const double scale = std::pow(10.0, static_cast<double>(decimals));
+    return [scale](T x) {
+      if constexpr (std::is_floating_point<T>::value) {
+        return static_cast<T>(std::nearbyint(x * scale) / scale);
+      } else {
+        return x;
+      }
+    };
+  });
+}
+
+// clamp with tensor bounds, each optional and broadcast with self.
+Tensor& clamp_tensor_out(KernelRuntimeContext& ctx,
+                         const Tensor& self,
+                         const std::optional<Tensor>& min,
+                         const std::optional<Tensor>& max,
+                         Tensor& out) {
+  const char* op = "clamp.Tensor_out";
+  if (!min.has_value() && !max.has_value()) {
+    fail_arg(ctx, op, "at least one of min and max must be given");
+    return out;
+  }
+  // A missing bound is replaced by the other one, with its test disabled.
+  const Tensor& lo = min.has_value() ? *min : *max;
+  const Tensor& hi = max.has_value() ? *max : *min;
+  ScalarType common = result_type(self, lo);
+  common = ::executorch::runtime::promoteTypes(common, result_type(self, hi));
+  if (!check_can_cast(ctx, op, common, out) ||
+      !resize_to_broadcast(ctx, op, {&self, &lo, &hi}, out)) {
+    return out;
+  }
+  const bool has_lo = min.has_value();
+  const bool has_hi = max.has_value();
+  ET_SWITCH_REALB_TYPES(compute_type(common), ctx, op, T, [&] {
+    map_broadcast<T>(
+        out,
+        [has_lo, has_hi](T x, T l, T h) {
+          x = has_lo && x < l ? l : x;
+          return has_hi && x > h ? h : x;
+        },
+        self,
+        lo,
+        hi);
+  });
+  return out;
 }
 
 } // namespace native

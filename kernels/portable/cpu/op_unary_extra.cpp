@@ -2,6 +2,7 @@
 // (fill, full_like, scalar_tensor, copy, alias_copy, masked_fill).
 
 #include <cmath>
+#include <tuple>
 
 #include <executorch/kernels/portable/util/copy.h>
 #include <executorch/kernels/portable/util/pointwise.h>
@@ -155,6 +156,53 @@ Tensor& masked_fill_scalar_out(KernelRuntimeContext& ctx,
         [](CTYPE m, CTYPE x, CTYPE fill) { return m != CTYPE(0) ? fill : x; });
   });
   return out;
+}
+
+// empty: only the shape matters; the contents are unspecified.
+Tensor& empty_out(KernelRuntimeContext& ctx,
+                  IntArrayRef size,
+                  std::optional<int64_t> memory_format,
+                  Tensor& out) {
+  (void)memory_format;
+  Shape shape;
+  for (int64_t s : size) {
+    if (s < 0 || shape.ndim == kMaxDims) {
+      fail_arg(ctx, "empty.out", "invalid size");
+      return out;
+    }
+    shape.push_back(s);
+  }
+  resize_out(ctx, "empty.out", "out", out, shape.ref());
+  return out;
+}
+
+Tensor& empty_strided_out(KernelRuntimeContext& ctx,
+                          IntArrayRef size,
+                          IntArrayRef stride,
+                          Tensor& out) {
+  (void)stride; // out's dim order decides the layout
+  return empty_out(ctx, size, std::nullopt, out);
+}
+
+// Dropout at inference (or p == 0) is the identity with an all-true mask;
+// random masks are not supported.
+std::tuple<Tensor&, Tensor&> native_dropout_out(KernelRuntimeContext& ctx,
+                                                const Tensor& input,
+                                                double p,
+                                                std::optional<bool> train,
+                                                Tensor& out,
+                                                Tensor& mask) {
+  const char* op = "native_dropout.out";
+  std::tuple<Tensor&, Tensor&> result(out, mask);
+  if (train.value_or(true) && p != 0.0) {
+    fail_arg(ctx, op, "training-mode dropout (random masks) is not supported");
+    return result;
+  }
+  copy_view(ctx, op, input, tensor_view(input), out);
+  if (ctx.failure_state() == Error::Ok && resize_like(ctx, op, mask, input)) {
+    fill_with(ctx, op, Scalar(true), mask);
+  }
+  return result;
 }
 
 } // namespace native

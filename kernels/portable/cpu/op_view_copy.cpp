@@ -253,6 +253,191 @@ Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx,
   return out;
 }
 
+Tensor& narrow_copy_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        int64_t dim,
+                        int64_t start,
+                        int64_t length,
+                        Tensor& out) {
+  const char* op = "narrow_copy.out";
+  int64_t d = 0;
+  if (self.dim() == 0 || !normalize_dim(ctx, op, dim, self.dim(), &d)) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "cannot narrow a 0-dim tensor");
+    }
+    return out;
+  }
+  const int64_t size = self.size(d);
+  const int64_t first = start < 0 ? start + size : start;
+  if (first < 0 || length < 0 || first + length > size) {
+    fail_arg(ctx,
+             op,
+             "start %" PRId64 " and length %" PRId64
+             " do not fit a dim of size %" PRId64,
+             start,
+             length,
+             size);
+    return out;
+  }
+  View view = tensor_view(self);
+  view.offset = first * view.strides[d];
+  view.shape.sizes[d] = static_cast<SizesType>(length);
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+// diagonal(offset, dim1, dim2): dim1 and dim2 are replaced by one last dim
+// that steps along both at once.
+Tensor& diagonal_copy_out(KernelRuntimeContext& ctx,
+                          const Tensor& self,
+                          int64_t offset,
+                          int64_t dim1,
+                          int64_t dim2,
+                          Tensor& out) {
+  const char* op = "diagonal_copy.out";
+  int64_t a = 0;
+  int64_t b = 0;
+  if (self.dim() < 2 || !normalize_dim(ctx, op, dim1, self.dim(), &a) ||
+      !normalize_dim(ctx, op, dim2, self.dim(), &b) || a == b) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "needs two distinct dims of a tensor of rank >= 2");
+    }
+    return out;
+  }
+  const View in = tensor_view(self);
+  const int64_t rows = offset >= 0 ? self.size(a) : self.size(a) + offset;
+  const int64_t cols = offset >= 0 ? self.size(b) - offset : self.size(b);
+  int64_t length = rows < cols ? rows : cols;
+  length = length < 0 ? 0 : length;
+  View view;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d != a && d != b) {
+      view.strides[view.shape.ndim] = in.strides[d];
+      view.shape.push_back(self.size(d));
+    }
+  }
+  view.strides[view.shape.ndim] = in.strides[a] + in.strides[b];
+  view.shape.push_back(length);
+  if (length > 0) {
+    view.offset =
+        offset >= 0 ? offset * in.strides[b] : -offset * in.strides[a];
+  }
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+// unfold(dimension, size, step): windows of `size` along `dimension`
+// become a new last dim.
+Tensor& unfold_copy_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        int64_t dimension,
+                        int64_t size,
+                        int64_t step,
+                        Tensor& out) {
+  const char* op = "unfold_copy.out";
+  int64_t d = 0;
+  if (!normalize_dim(ctx, op, dimension, self.dim(), &d)) {
+    return out;
+  }
+  const int64_t extent = self.dim() == 0 ? 1 : self.size(d);
+  if (size < 0 || size > extent || step <= 0 ||
+      self.dim() + 1 > static_cast<ssize_t>(kMaxDims)) {
+    fail_arg(ctx,
+             op,
+             "size %" PRId64 " and step %" PRId64
+             " do not fit a dim of size %" PRId64,
+             size,
+             step,
+             extent);
+    return out;
+  }
+  View view = tensor_view(self);
+  const int64_t stride = self.dim() == 0 ? 1 : view.strides[d];
+  if (self.dim() > 0) {
+    view.shape.sizes[d] = static_cast<SizesType>((extent - size) / step + 1);
+    view.strides[d] = stride * step;
+  }
+  view.strides[view.shape.ndim] = stride;
+  view.shape.push_back(size);
+  copy_view(ctx, op, self, view, out);
+  return out;
+}
+
+void split_copy_tensor_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           int64_t split_size,
+                           int64_t dim,
+                           ArrayRef<Tensor> out) {
+  const char* op = "split_copy.Tensor_out";
+  int64_t d = 0;
+  if (self.dim() == 0 || split_size < 0 ||
+      !normalize_dim(ctx, op, dim, self.dim(), &d)) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "needs a tensor with dims and a split_size >= 0");
+    }
+    return;
+  }
+  const int64_t size = self.size(d);
+  const int64_t pieces =
+      split_size == 0 ? 1 : (size + split_size - 1) / split_size;
+  if (static_cast<int64_t>(out.size()) != (size == 0 ? 1 : pieces)) {
+    fail_arg(
+        ctx, op, "%zu out tensors for %" PRId64 " pieces", out.size(), pieces);
+    return;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t start = static_cast<int64_t>(i) * split_size;
+    const int64_t length = std::min(split_size, size - start);
+    Tensor piece = out[i]; // a handle; the data is out[i]'s
+    narrow_copy_out(ctx, self, d, start, length, piece);
+    if (ctx.failure_state() != Error::Ok) {
+      return;
+    }
+  }
+}
+
+// as_strided: reads self's storage through explicit sizes, strides and
+// offset. Every element it can reach must lie within self's elements.
+Tensor& as_strided_copy_out(KernelRuntimeContext& ctx,
+                            const Tensor& self,
+                            IntArrayRef size,
+                            IntArrayRef stride,
+                            std::optional<int64_t> storage_offset,
+                            Tensor& out) {
+  const char* op = "as_strided_copy.out";
+  if (size.size() != stride.size() || size.size() > kMaxDims) {
+    fail_arg(ctx, op, "size and stride must have the same length");
+    return out;
+  }
+  View view;
+  view.offset = storage_offset.value_or(0);
+  int64_t last = view.offset;
+  bool empty = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    if (size[d] < 0 || stride[d] < 0) {
+      fail_arg(ctx, op, "sizes and strides must not be negative");
+      return out;
+    }
+    empty = empty || size[d] == 0;
+    last += (size[d] - 1) * stride[d];
+    view.shape.push_back(size[d]);
+    view.strides[d] = stride[d];
+  }
+  if (!empty && (view.offset < 0 || last >= self.numel())) {
+    fail_arg(ctx,
+             op,
+             "the view reaches element %" PRId64
+             " of a tensor with %zd elements",
+             last,
+             static_cast<ssize_t>(self.numel()));
+    return out;
+  }
+  if (check_default_dim_order(ctx, op, {&self})) {
+    copy_view(ctx, op, self, view, out);
+  }
+  return out;
+}
+
 } // namespace native
 } // namespace executor
 } // namespace torch

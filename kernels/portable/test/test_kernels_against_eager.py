@@ -224,6 +224,49 @@ CASES = {
         lambda x: torch.nn.functional.layer_norm(x, (4,)),
         (r(3, 4),),
     ),
+    "softplus_logit_celu": (
+        lambda x: (
+            torch.nn.functional.softplus(x, beta=2.0),
+            torch.logit(x.sigmoid(), eps=1e-3),
+            torch.nn.functional.celu(x, 0.5),
+        ),
+        (r(3, 4),),
+    ),
+    "clamp_tensor": (lambda x, lo: torch.clamp(x, min=lo), (r(3, 4), r(4))),
+    "narrow_diagonal_unfold": (
+        lambda x: (
+            torch.narrow(x, 1, 1, 2),
+            torch.diagonal(x, 1),
+            torch.diagonal(x, -1, 0, 1),
+            x.unfold(1, 2, 1),
+        ),
+        (r(3, 4),),
+    ),
+    "split_equal": (lambda x: torch.split(x, 3, dim=1), (r(2, 7),)),
+    "reflection_pad": (
+        lambda x: torch.nn.functional.pad(x, (1, 2, 2, 1), mode="reflect"),
+        (r(1, 2, 3, 4),),
+    ),
+    "replication_pad": (
+        lambda x: torch.nn.functional.pad(x, (2, 0, 1, 3), mode="replicate"),
+        (r(1, 2, 3, 4),),
+    ),
+    "batch_norm_training_mode": (
+        lambda x, w, b: torch.nn.functional.batch_norm(
+            x, None, None, w, b, training=True
+        ),
+        (r(4, 3, 2), r(3), r(3)),
+    ),
+    "cdist_pdist": (
+        lambda x, y: (torch.cdist(x, y), torch.cdist(x, y, p=1.0), torch.pdist(x[0])),
+        (r(2, 4, 3), r(2, 5, 3)),
+    ),
+    "glu": (lambda x: torch.nn.functional.glu(x, 1), (r(3, 4, 2),)),
+    "sum_mean_all": (lambda x, i: (x.sum(), x.mean(), i.sum()), (r(3, 4), ri(3))),
+    "group_norm_affine": (
+        lambda x, w, b: torch.nn.functional.group_norm(x, 3, w, b),
+        (r(2, 6, 2, 2), r(6), r(6)),
+    ),
 }
 
 TOLERANCE = {

@@ -1,0 +1,306 @@
+// Reflection and replication padding, nonzero, masked_scatter, and
+// bucketize/searchsorted.
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstring>
+
+#include <executorch/kernels/portable/util/copy.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+namespace {
+
+enum class PadMode { kReflect, kReplicate };
+
+// Pads the last padding.size() / 2 dims of self (of rank dims + 1 or
+// dims + 2: an optional batch and a channel dim in front).
+Tensor& pad_impl(KernelRuntimeContext& ctx,
+                 const char* op,
+                 const Tensor& self,
+                 IntArrayRef padding,
+                 PadMode mode,
+                 int64_t dims,
+                 Tensor& out) {
+  if (static_cast<int64_t>(padding.size()) != 2 * dims ||
+      (self.dim() != dims + 1 && self.dim() != dims + 2) ||
+      !check_same_dtype(ctx, op, "out", out, self) ||
+      !check_default_dim_order(ctx, op, {&self})) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx,
+               op,
+               "needs %" PRId64 " (left, right) pairs and a rank-%" PRId64
+               " or rank-%" PRId64 " input",
+               dims,
+               dims + 1,
+               dims + 2);
+    }
+    return out;
+  }
+  Shape shape = tensor_view(self).shape;
+  int64_t before[kMaxDims] = {};
+  for (int64_t i = 0; i < dims; ++i) {
+    const int64_t d = self.dim() - 1 - i;
+    const int64_t n = self.size(d);
+    const int64_t lo = padding[2 * i], hi = padding[2 * i + 1];
+    const bool fits = mode == PadMode::kReflect ? (lo < n && hi < n)
+                                                : (n > 0 || lo + hi == 0);
+    if (lo < 0 || hi < 0 || !fits) {
+      fail_arg(ctx,
+               op,
+               "padding (%" PRId64 ", %" PRId64 ") does not fit dim %" PRId64
+               " of size %" PRId64,
+               lo,
+               hi,
+               d,
+               n);
+      return out;
+    }
+    before[d] = lo;
+    shape.sizes[d] = static_cast<SizesType>(n + lo + hi);
+  }
+  if (!resize_out(ctx, op, "out", out, shape.ref()) ||
+      !check_default_dim_order(ctx, op, {&out})) {
+    return out;
+  }
+  int64_t strides[kMaxDims];
+  tensor_strides(self, strides);
+  const size_t elem = self.element_size();
+  const char* in = static_cast<const char*>(self.const_data_ptr());
+  char* o = static_cast<char*>(out.mutable_data_ptr());
+  int64_t counter[kMaxDims] = {};
+  for (ssize_t linear = 0; linear < out.numel(); ++linear) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      const int64_t n = self.size(d);
+      int64_t i = counter[d] - before[d];
+      if (mode == PadMode::kReflect) {
+        i = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
+      } else {
+        i = i < 0 ? 0 : (i >= n ? n - 1 : i);
+      }
+      src += i * strides[d];
+    }
+    std::memcpy(o + linear * elem, in + src * elem, elem);
+    for (int64_t d = self.dim() - 1; d >= 0; --d) {
+      if (++counter[d] < shape.sizes[d]) {
+        break;
+      }
+      counter[d] = 0;
+    }
+  }
+  return out;
+}
+
+// Index of the first boundary b with value < b (right: value <= b is
+// skipped too), i.e. the insertion point that keeps boundaries sorted.
+template <typename B, typename V>
+int64_t insertion_point(const B* boundaries, int64_t n, V value, bool right) {
+  const double v = internal::convert<double>(value);
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    const double b = internal::convert<double>(boundaries[mid]);
+    if (right ? b <= v : b < v) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+} // namespace
+
+#define ET_PAD_KERNEL(name, mode, dims)                                 \
+  Tensor& name##_out(KernelRuntimeContext& ctx,                         \
+                     const Tensor& self,                                \
+                     IntArrayRef padding,                               \
+                     Tensor& out) {                                     \
+    return pad_impl(ctx, #name ".out", self, padding, mode, dims, out); \
+  }
+ET_PAD_KERNEL(reflection_pad1d, PadMode::kReflect, 1)
+ET_PAD_KERNEL(reflection_pad2d, PadMode::kReflect, 2)
+ET_PAD_KERNEL(reflection_pad3d, PadMode::kReflect, 3)
+ET_PAD_KERNEL(replication_pad1d, PadMode::kReplicate, 1)
+ET_PAD_KERNEL(replication_pad2d, PadMode::kReplicate, 2)
+ET_PAD_KERNEL(replication_pad3d, PadMode::kReplicate, 3)
+#undef ET_PAD_KERNEL
+
+// nonzero: [count, rank] int64 coordinates of the non-zero elements, in
+// row-major order; out must be dynamically shaped.
+Tensor& nonzero_out(KernelRuntimeContext& ctx,
+                    const Tensor& self,
+                    Tensor& out) {
+  const char* op = "nonzero.out";
+  if (!check_dtype(ctx, op, "out", out, ScalarType::Long) ||
+      !check_default_dim_order(ctx, op, {&self})) {
+    return out;
+  }
+  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    const T* data = self.const_data_ptr<T>();
+    // Counted first so out can be sized before it is written.
+    int64_t count = 0;
+    for (ssize_t i = 0; i < self.numel(); ++i) {
+      count += internal::convert<double>(data[i]) != 0.0 ? 1 : 0;
+    }
+    Shape shape;
+    shape.push_back(count);
+    shape.push_back(self.dim());
+    if (!resize_out(ctx, op, "out", out, shape.ref())) {
+      return;
+    }
+    int64_t* o = out.mutable_data_ptr<int64_t>();
+    int64_t counter[kMaxDims] = {};
+    for (ssize_t i = 0; i < self.numel(); ++i) {
+      if (internal::convert<double>(data[i]) != 0.0) {
+        for (ssize_t d = 0; d < self.dim(); ++d) {
+          *o++ = counter[d];
+        }
+      }
+      for (int64_t d = self.dim() - 1; d >= 0; --d) {
+        if (++counter[d] < self.size(d)) {
+          break;
+        }
+        counter[d] = 0;
+      }
+    }
+  });
+  return out;
+}
+
+// masked_scatter: positions where mask (broadcast to self) is true take
+// consecutive elements of source, in row-major order.
+Tensor& masked_scatter_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           const Tensor& mask,
+                           const Tensor& source,
+                           Tensor& out) {
+  const char* op = "masked_scatter.out";
+  if (!check_dtype(ctx, op, "mask", mask, ScalarType::Bool) ||
+      !check_same_dtype(ctx, op, "source", source, self) ||
+      !check_default_dim_order(ctx, op, {&source})) {
+    return out;
+  }
+  Shape shape;
+  if (!broadcast_shape(ctx, op, {&self, &mask}, &shape) ||
+      shape.ref() != self.sizes()) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "mask must broadcast to self's shape");
+    }
+    return out;
+  }
+  copy_view(ctx, op, self, tensor_view(self), out);
+  if (ctx.failure_state() != Error::Ok ||
+      !check_default_dim_order(ctx, op, {&out})) {
+    return out;
+  }
+  const Operand m = broadcast_operand(mask, out.sizes());
+  const size_t elem = out.element_size();
+  const char* src = static_cast<const char*>(source.const_data_ptr());
+  char* o = static_cast<char*>(out.mutable_data_ptr());
+  int64_t counter[kMaxDims] = {};
+  int64_t mask_offset = 0;
+  int64_t taken = 0;
+  for (ssize_t i = 0; i < out.numel(); ++i) {
+    if (reinterpret_cast<const bool*>(m.data)[mask_offset]) {
+      if (taken >= source.numel()) {
+        fail_arg(ctx, op, "source has fewer elements than mask selects");
+        return out;
+      }
+      std::memcpy(o + i * elem, src + taken * elem, elem);
+      ++taken;
+    }
+    for (int64_t d = out.dim() - 1; d >= 0; --d) {
+      mask_offset += m.strides[d];
+      if (++counter[d] < out.size(d)) {
+        break;
+      }
+      mask_offset -= m.strides[d] * out.size(d);
+      counter[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor& searchsorted_tensor_out(KernelRuntimeContext& ctx,
+                                const Tensor& sorted_sequence,
+                                const Tensor& self,
+                                bool out_int32,
+                                bool right,
+                                std::optional<std::string_view> side,
+                                const std::optional<Tensor>& sorter,
+                                Tensor& out) {
+  const char* op = "searchsorted.Tensor_out";
+  if (sorter.has_value()) {
+    fail_arg(ctx, op, "sorter is not supported");
+    return out;
+  }
+  if (side.has_value()) {
+    if (*side != "left" && *side != "right") {
+      fail_arg(ctx, op, "side must be 'left' or 'right'");
+      return out;
+    }
+    right = *side == "right";
+  }
+  // Either one sorted row for all values, or one row per leading index.
+  const bool one_row = sorted_sequence.dim() == 1;
+  bool rows_match = sorted_sequence.dim() == self.dim();
+  for (ssize_t d = 0; rows_match && d + 1 < self.dim(); ++d) {
+    rows_match = sorted_sequence.size(d) == self.size(d);
+  }
+  if ((!one_row && !rows_match) ||
+      !check_dtype(ctx,
+                   op,
+                   "out",
+                   out,
+                   out_int32 ? ScalarType::Int : ScalarType::Long) ||
+      !check_default_dim_order(ctx, op, {&sorted_sequence, &self, &out}) ||
+      !resize_like(ctx, op, out, self)) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx,
+               op,
+               "sorted_sequence must be 1-d or match self's "
+               "leading dims");
+    }
+    return out;
+  }
+  const int64_t n = sorted_sequence.dim() == 0 ? 1 : sorted_sequence.size(-1);
+  const int64_t per_row = self.dim() == 0 ? 1 : self.size(-1);
+  ET_SWITCH_REALHBF16_TYPES(sorted_sequence.scalar_type(), ctx, op, B, [&] {
+    ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, V, [&] {
+      const B* seq = sorted_sequence.const_data_ptr<B>();
+      const V* values = self.const_data_ptr<V>();
+      for (ssize_t i = 0; i < self.numel(); ++i) {
+        const B* row = one_row ? seq : seq + (i / per_row) * n;
+        const int64_t pos = insertion_point(row, n, values[i], right);
+        if (out_int32) {
+          out.mutable_data_ptr<int32_t>()[i] = static_cast<int32_t>(pos);
+        } else {
+          out.mutable_data_ptr<int64_t>()[i] = pos;
+        }
+      }
+    });
+  });
+  return out;
+}
+
+Tensor& bucketize_tensor_out(KernelRuntimeContext& ctx,
+                             const Tensor& self,
+                             const Tensor& boundaries,
+                             bool out_int32,
+                             bool right,
+                             Tensor& out) {
+  if (boundaries.dim() != 1) {
+    fail_arg(ctx, "bucketize.Tensor_out", "boundaries must be 1-d");
+    return out;
+  }
+  return searchsorted_tensor_out(
+      ctx, boundaries, self, out_int32, right, std::nullopt, std::nullopt, out);
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch
