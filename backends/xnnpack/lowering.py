@@ -1095,6 +1095,14 @@ _register(
 )
 
 
+def _has_static_shape(node: torch.fx.Node) -> bool:
+    vals = node.meta.get("val")
+    vals = vals if isinstance(vals, (tuple, list)) else [vals]
+    return all(
+        isinstance(d, int) for v in vals if isinstance(v, torch.Tensor) for d in v.shape
+    )
+
+
 # Multi-output ops whose first output (through getitem 0) is what is used.
 _TUPLE_OUTPUTS = _BATCH_NORMS | {
     aten.max_pool2d_with_indices.default,
@@ -1114,6 +1122,8 @@ def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         return None
     if target not in _HANDLERS:
         return "no XNNPACK lowering for this operator"
+    if not all(_has_static_shape(n) for n in [node, *node.all_input_nodes]):
+        return "dynamic shapes (the blob fixes every size)"
     if target not in _TUPLE_OUTPUTS and not _is_float_tensor(node):
         return "output is not a float32 tensor"
     for a in node.all_input_nodes:

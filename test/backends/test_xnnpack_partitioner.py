@@ -161,6 +161,20 @@ def test_weight_shared_with_portable_ops_is_not_delegated():
             torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
 
 
+def test_dynamic_shapes_stay_on_portable_kernels():
+    batch = torch.export.Dim("batch", min=1, max=8)
+    ep = torch.export.export(
+        torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()).eval(),
+        (torch.randn(2, 4),),
+        dynamic_shapes=({0: batch},),
+    )
+    partitioner = XnnpackPartitioner()
+    edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
+    _, calls = delegate_calls(edge.to_executorch())
+    assert not calls
+    assert "dynamic shapes" in partitioner.report()
+
+
 def test_num_threads_becomes_a_compile_spec():
     edge, _ = lower(
         torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()),
