@@ -239,10 +239,15 @@ Tensor& round_decimals_out(KernelRuntimeContext& ctx,
                            Tensor& out) {
   return unary_out(ctx, "round.decimals_out", self, out, [&](auto zero) {
     using T = decltype(zero);
-    const double scale = std::pow(10.0, static_cast<double>(decimals));
-    return [scale](T x) {
+    // In T, like PyTorch, so halfway cases round the same way; negative
+    // decimals round to tens, hundreds, ...
+    const T scale = static_cast<T>(std::pow(
+        10.0, static_cast<double>(decimals < 0 ? -decimals : decimals)));
+    const bool negative = decimals < 0;
+    return [scale, negative](T x) {
       if constexpr (std::is_floating_point<T>::value) {
-        return static_cast<T>(std::nearbyint(x * scale) / scale);
+        return negative ? static_cast<T>(std::nearbyint(x / scale) * scale)
+                        : static_cast<T>(std::nearbyint(x * scale) / scale);
       } else {
         return x;
       }
