@@ -410,8 +410,10 @@ def randomize_batch_norms(model):
     return model
 
 
-@pytest.mark.parametrize("name", ["mobilenet", "resnet"])
-def test_small_cnns_lower_whole_with_one_layout_change(name):
+def small_cnn(name):
+    """A small MobileNet-style (inverted residuals, hardswish, squeeze-excite)
+    or ResNet-style (basic blocks, max pool) classifier with random batch
+    norm statistics."""
     if name == "mobilenet":
         model = torch.nn.Sequential(
             torch.nn.Conv2d(3, 8, 3, 2, 1),
@@ -435,8 +437,14 @@ def test_small_cnns_lower_whole_with_one_layout_change(name):
             torch.nn.Flatten(),
             torch.nn.Linear(16, 10),
         )
+    return randomize_batch_norms(model).eval()
+
+
+@pytest.mark.parametrize("name", ["mobilenet", "resnet"])
+def test_small_cnns_lower_whole_with_one_layout_change(name):
+    model = small_cnn(name)
     graph = check(
-        randomize_batch_norms(model),
+        model,
         (torch.randn(2, 3, 32, 32),),
         1e-4,
         1e-4,

@@ -20,6 +20,7 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.exir._serialize._flatbuffer import InstructionArguments
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "exir"))
+sys.path.insert(0, os.path.dirname(__file__))
 from program_interpreter import PlanInterpreter  # noqa: E402
 
 _ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
@@ -173,6 +174,36 @@ def test_dynamic_shapes_stay_on_portable_kernels():
     _, calls = delegate_calls(edge.to_executorch())
     assert not calls
     assert "dynamic shapes" in partitioner.report()
+
+
+@needs_runner
+@pytest.mark.parametrize("name", ["mobilenet", "resnet", "encoder"])
+def test_models_delegate_whole_and_match_eager(name):
+    """Small MobileNet-, ResNet- and transformer-style models become one
+    delegate call with no portable operator left."""
+    from test_xnnpack_lowering import small_cnn
+
+    if name == "encoder":
+        model = torch.nn.TransformerEncoder(
+            torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0),
+            2,
+            enable_nested_tensor=False,
+        )
+        x = torch.randn(2, 10, 32)
+    else:
+        model, x = small_cnn(name), torch.randn(2, 3, 32, 32)
+    edge, partitioner = lower(model, (x,))
+    manager = edge.to_executorch()
+    plan, calls = delegate_calls(manager)
+    assert len(calls) == 1, partitioner.report()
+    assert not plan.operators, partitioner.report()
+    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
+    interpreter = PlanInterpreter(
+        plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
+    )
+    with torch.no_grad():
+        want = model(x)
+    torch.testing.assert_close(interpreter.run((x,))[0], want, rtol=1e-4, atol=1e-4)
 
 
 def test_num_threads_becomes_a_compile_spec():
