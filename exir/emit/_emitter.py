@@ -532,10 +532,33 @@ def _plan(name, values, inputs, outputs, chains) -> ExecutionPlanT:
     return plan
 
 
+def _plain_containers(tree):
+    """`tree` with named tuples (torch.return_types.max, ...) as tuples."""
+    if isinstance(tree, list):
+        return [_plain_containers(t) for t in tree]
+    if isinstance(tree, tuple):
+        return tuple(_plain_containers(t) for t in tree)
+    if isinstance(tree, dict):
+        return {k: _plain_containers(v) for k, v in tree.items()}
+    return tree
+
+
+def _dumps(spec) -> str:
+    if spec is None:
+        return ""
+    try:
+        return pytree.treespec_dumps(spec)
+    except NotImplementedError:
+        # Types without a registered serialized name (the named tuples that
+        # topk or max return) are described as the plain tuples they are.
+        tree = pytree.tree_unflatten([0] * spec.num_leaves, spec)
+        return pytree.treespec_dumps(pytree.tree_structure(_plain_containers(tree)))
+
+
 def _container_metadata(in_spec, out_spec) -> ContainerMetadataT:
     meta = ContainerMetadataT()
-    meta.encodedInpStr = pytree.treespec_dumps(in_spec) if in_spec is not None else ""
-    meta.encodedOutStr = pytree.treespec_dumps(out_spec) if out_spec is not None else ""
+    meta.encodedInpStr = _dumps(in_spec)
+    meta.encodedOutStr = _dumps(out_spec)
     return meta
 
 

@@ -9,7 +9,8 @@ Each function rewrites a graph module in place:
   (`aten.view` -> `aten.view_copy`), since the runtime has no aliasing.
 - `use_scalar_overloads`: `aten.mul.Tensor(x, 2.5)` becomes
   `aten.mul.Scalar(x, 2.5)` (a Python number cannot be a Tensor argument of
-  an out-variant kernel).
+  an out-variant kernel); without a Scalar overload the number becomes a 0-d
+  tensor.
 - `replace_memory_format_ops`: `aten._to_copy` (and layout-changing
   `aten.clone`) become the `dim_order_ops` operators, which describe layouts
   by dim order.
@@ -116,8 +117,30 @@ def _scalar_overload(op: OpOverload, number_positions) -> Optional[OpOverload]:
     return None
 
 
+def _wrap_numbers(gm: torch.fx.GraphModule, node: torch.fx.Node, positions) -> None:
+    """Passes each number at `positions` as a 0-d tensor made by
+    `aten.full`, of the dtype the number takes in type promotion with the
+    call's tensors (so the result dtype is unchanged)."""
+    tensors = [
+        a.meta["val"]
+        for a in node.all_input_nodes
+        if isinstance(a.meta.get("val"), torch.Tensor)
+    ]
+    args = list(node.args)
+    for i in sorted(positions):
+        number = args[i]
+        dtype = torch.result_type(tensors[0], number) if tensors else None
+        with gm.graph.inserting_before(node):
+            args[i] = gm.graph.call_function(
+                torch.ops.aten.full.default, ([], number), {"dtype": dtype}
+            )
+        args[i].meta["stack_trace"] = node.meta.get("stack_trace")
+    node.args = tuple(args)
+
+
 def use_scalar_overloads(gm: torch.fx.GraphModule) -> None:
-    """Moves Python numbers passed as Tensor arguments to Scalar overloads."""
+    """Moves Python numbers passed as Tensor arguments to Scalar overloads,
+    or, where the operator has none (`sub.Tensor(1, x)`), to 0-d tensors."""
     for node in _call_function_nodes(gm):
         op = node.target
         if not isinstance(op, OpOverload):
@@ -131,10 +154,13 @@ def use_scalar_overloads(gm: torch.fx.GraphModule) -> None:
                 node.args[i] if i < len(node.args) else node.kwargs.get(arg.name)
             )
         }
-        if positions:
-            overload = _scalar_overload(op, positions)
-            if overload is not None:
-                node.target = overload
+        if not positions:
+            continue
+        overload = _scalar_overload(op, positions)
+        if overload is not None:
+            node.target = overload
+        elif all(i < len(node.args) for i in positions):
+            _wrap_numbers(gm, node, positions)
 
 
 def _changes_layout(node: torch.fx.Node) -> bool:

@@ -8,6 +8,8 @@ import copy
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import torch
+from torch._decomp import decomposition_table
+from torch._ops import OpOverload
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
@@ -51,11 +53,49 @@ def _as_dict(programs: Programs) -> Dict[str, ExportedProgram]:
     )
 
 
-def _decomposition_table(config: EdgeCompileConfig):
+def _needs_decomposition(op, config: EdgeCompileConfig) -> bool:
+    """Whether `op` is an ATen operator outside Core ATen that torch has a
+    decomposition for (and the user did not ask to keep)."""
+    return (
+        isinstance(op, OpOverload)
+        and op.namespace == "aten"
+        and torch.Tag.core not in op.tags
+        and op not in config._preserve_ops
+        and op not in config._core_aten_ops_exception_list
+        and op in decomposition_table
+    )
+
+
+def _operators(ep: ExportedProgram) -> set:
+    return {n.target for n in ep.graph.nodes if n.op == "call_function"}
+
+
+def _decompose(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
+    """Core ATen decomposition: torch.export's default table, plus torch's
+    decomposition of each non-core operator the default table leaves in the
+    graph (`linalg_vector_norm`), one at a time, kept only if it yields no
+    `prims` operators (which no runtime has kernels for)."""
     table = torch.export.default_decompositions()
     for op in config._preserve_ops:
         table.pop(op, None)
-    return table
+    core = ep.run_decompositions(table)
+    rejected = set()
+    while True:
+        missing = [
+            op
+            for op in _operators(core)
+            if _needs_decomposition(op, config) and op not in rejected
+        ]
+        if not missing:
+            return core
+        op = missing[0]
+        table[op] = decomposition_table[op]
+        candidate = ep.run_decompositions(table)
+        if any(getattr(t, "namespace", None) == "prims" for t in _operators(candidate)):
+            del table[op]
+            rejected.add(op)
+        else:
+            core = candidate
 
 
 def to_edge_transform_and_lower(
@@ -117,7 +157,7 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
 
 
 def _to_edge_program(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
-    core = ep.run_decompositions(_decomposition_table(config))
+    core = _decompose(ep, config)
     gm = core.graph_module
     aten_to_edge(gm, skip_dim_order=config._skip_dim_order)
     return core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])

@@ -121,6 +121,14 @@ def _cases():
             (torch.arange(6).reshape(2, 3), randn(2, 3) * 4),
         ),
         "buffers": (WithBuffers(), (randn(3, 4),)),
+        "number_first_and_norm": (
+            Lambda(lambda x: (1 - x, 2 / x, torch.norm(x, dim=1))),
+            (randn(3, 4),),
+        ),
+        "topk_max": (
+            Lambda(lambda x: (torch.topk(x, 2), x.max(1))),
+            (randn(3, 5),),
+        ),
         "channels_last": (
             Lambda(lambda x: x.to(memory_format=torch.channels_last) * 2),
             (randn(1, 3, 4, 5),),
@@ -139,7 +147,7 @@ def run_emitted(manager, inputs, method="forward"):
 def check(module, inputs, config=None):
     with torch.no_grad():
         expected = module.eval()(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
+    expected = torch.utils._pytree.tree_leaves(expected)
     manager = to_edge(torch.export.export(module, inputs)).to_executorch(config)
     actual = run_emitted(manager, inputs)
     assert len(actual) == len(expected)

@@ -116,6 +116,26 @@ def test_python_numbers_move_to_scalar_overloads():
     ]
 
 
+def test_number_without_scalar_overload_becomes_a_0d_tensor():
+    gm = edge_graph(lambda x: 1 - x, torch.arange(3))
+    full, sub = [n for n in gm.graph.nodes if n.op == "call_function"]
+    assert full.target is exir_ops.edge.aten.full.default
+    assert full.args == ([], 1) and full.kwargs == {"dtype": torch.int64}
+    assert sub.target is exir_ops.edge.aten.sub.Tensor and sub.args[0] is full
+
+
+def test_non_core_ops_left_by_the_default_table_are_decomposed():
+    gm = edge_graph(lambda x: torch.linalg.vector_norm(x, dim=1), torch.randn(2, 3))
+    names = {t.name() for t in targets(gm)}
+    assert "aten::linalg_vector_norm" not in names
+    assert all(torch.Tag.core in t._op.tags for t in targets(gm))
+
+
+def test_decompositions_into_prims_are_not_used():
+    with pytest.raises(SpecViolationError, match="aten::exp2"):
+        edge_graph(torch.exp2, torch.randn(3))
+
+
 def test_asserts_from_dtype_conversions_are_removed():
     gm = edge_graph(lambda x: x.to(torch.int32), torch.randn(2))
     assert all("assert" not in t.name() for t in targets(gm))
