@@ -8,7 +8,8 @@ mem_id; entry 0 is reserved (always 0), as in the program's
 `non_const_buffer_sizes`.
 """
 
-from typing import Callable, Iterable, List, Optional
+import dataclasses
+from typing import Callable, Iterable, List, Optional, Tuple
 
 import torch
 
@@ -152,3 +153,63 @@ def verify_memory_plan(
                 and b.mem_offset < a.mem_offset + a.nbytes
             ):
                 raise ValueError(f"{a} and {b} are live together and overlap")
+
+
+@dataclasses.dataclass
+class MemoryReport:
+    """How a method's planned memory is used.
+
+    Attributes:
+        buffer_sizes: bytes of each planned buffer by mem_id (entry 0 is
+            reserved).
+        peak_live_bytes: the most bytes of tensors live at one node, a lower
+            bound for any plan.
+        peak_node: the node where that peak is reached.
+        live_at_peak: (producing node, bytes) of the tensors live there,
+            largest first.
+    """
+
+    buffer_sizes: List[int]
+    peak_live_bytes: int
+    peak_node: Optional[str]
+    live_at_peak: List[Tuple[str, int]]
+
+    def __str__(self) -> str:
+        lines = [
+            f"planned memory: {sum(self.buffer_sizes)} bytes "
+            f"(buffers {self.buffer_sizes[1:]}); peak of live tensors "
+            f"{self.peak_live_bytes} bytes at node '{self.peak_node}':"
+        ]
+        lines += [f"  {name}: {size} bytes" for name, size in self.live_at_peak]
+        return "\n".join(lines)
+
+
+def memory_report(
+    graph_module: torch.fx.GraphModule, specs: Iterable[TensorSpec]
+) -> MemoryReport:
+    """Reports the planned `specs` of `graph_module` (after planning)."""
+    specs = list(specs)
+    nodes = list(graph_module.graph.nodes)
+    producer = {}
+    for node in nodes:
+        for spec in flatten_specs(node.meta.get("spec")):
+            producer.setdefault(id(spec), node.name)
+    peak, peak_index = 0, None
+    for index in range(len(nodes)):
+        live = sum(s.nbytes for s in specs if s.lifetime[0] <= index <= s.lifetime[1])
+        if live > peak:
+            peak, peak_index = live, index
+    at_peak = sorted(
+        (
+            (producer[id(s)], s.nbytes)
+            for s in specs
+            if peak_index is not None and s.lifetime[0] <= peak_index <= s.lifetime[1]
+        ),
+        key=lambda item: -item[1],
+    )
+    return MemoryReport(
+        list(graph_module.meta.get("non_const_buffer_sizes", [0])),
+        peak,
+        nodes[peak_index].name if peak_index is not None else None,
+        at_peak,
+    )

@@ -8,8 +8,13 @@ from torch.fx.passes.infra.pass_base import PassBase, PassResult
 from executorch.exir.memory_planning import (
     ALGORITHMS,
     collect_planned_specs,
+    memory_report,
     verify_memory_plan,
 )
+
+
+class MemoryBudgetError(ValueError):
+    """A memory plan exceeds `MemoryPlanningPass(memory_budget=...)`."""
 
 
 class MemoryPlanningPass(PassBase):
@@ -25,9 +30,13 @@ class MemoryPlanningPass(PassBase):
             inputs into planned memory); otherwise the caller provides them.
         alloc_graph_output: plan the method's outputs; otherwise the caller
             provides output buffers.
+        memory_budget: if given, the most bytes the planned buffers may take
+            together; a plan above it raises MemoryBudgetError saying which
+            tensors are live at the peak.
 
     After `run`, `graph_module.meta["non_const_buffer_sizes"]` holds the size
-    of each buffer (entry 0 reserved) and `self.buffer_sizes` the same list.
+    of each buffer (entry 0 reserved), `graph_module.meta["memory_report"]`
+    a `MemoryReport`, and `self.buffer_sizes` the sizes of the last run.
     """
 
     def __init__(
@@ -36,6 +45,7 @@ class MemoryPlanningPass(PassBase):
         alignment: int = 16,
         alloc_graph_input: bool = True,
         alloc_graph_output: bool = True,
+        memory_budget: Optional[int] = None,
     ):
         super().__init__()
         if memory_planning_algo is None:
@@ -53,6 +63,7 @@ class MemoryPlanningPass(PassBase):
         self.alignment = alignment
         self.alloc_graph_input = alloc_graph_input
         self.alloc_graph_output = alloc_graph_output
+        self.memory_budget = memory_budget
         self.buffer_sizes: Optional[List[int]] = None
 
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
@@ -69,5 +80,12 @@ class MemoryPlanningPass(PassBase):
         buffer_sizes = list(self.memory_planning_algo(specs, self.alignment))
         verify_memory_plan(specs, buffer_sizes, self.alignment)
         graph_module.meta["non_const_buffer_sizes"] = buffer_sizes
+        report = memory_report(graph_module, specs)
+        graph_module.meta["memory_report"] = report
+        if self.memory_budget is not None and sum(buffer_sizes) > self.memory_budget:
+            raise MemoryBudgetError(
+                f"The plan needs more than the budget of {self.memory_budget} "
+                f"bytes.\n{report}"
+            )
         self.buffer_sizes = buffer_sizes
         return PassResult(graph_module, True)

@@ -27,6 +27,7 @@ from executorch.exir.emit import (
     emit_constant_method,
     emit_method,
 )
+from executorch.exir.memory_planning import MemoryReport
 from executorch.exir.passes.aten_to_edge import aten_to_edge
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
@@ -340,6 +341,11 @@ class ExecutorchProgramManager:
     def exported_program(self, method_name: str = "forward") -> ExportedProgram:
         """The planned out-variant ExportedProgram of one method."""
         return self._programs[method_name]
+
+    def memory_report(self, method_name: str = "forward") -> MemoryReport:
+        """How the method's planned memory is used: buffer sizes, the peak
+        of live tensors and which tensors make it up."""
+        return self._programs[method_name].graph_module.meta["memory_report"]
 
     @property
     def executorch_program(self) -> ProgramT:

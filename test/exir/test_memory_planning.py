@@ -14,6 +14,7 @@ from executorch.exir.memory_planning import (
     verify_memory_plan,
 )
 from executorch.exir.passes import MemoryPlanningPass
+from executorch.exir.passes.memory_planning_pass import MemoryBudgetError
 from executorch.exir.tensor import TensorSpec
 
 
@@ -174,3 +175,23 @@ def test_bad_arguments_are_rejected():
         MemoryPlanningPass(alignment=24)
     with pytest.raises(ValueError, match="unknown memory planning algorithm"):
         MemoryPlanningPass(memory_planning_algo="best")
+
+
+def test_memory_report_names_the_tensors_live_at_the_peak():
+    manager, planning = planned(Chain(), (torch.randn(4, 4),))
+    report = manager.memory_report()
+    assert report.buffer_sizes == planning.buffer_sizes
+    assert report.peak_live_bytes <= sum(report.buffer_sizes)
+    assert report.peak_live_bytes == sum(size for _, size in report.live_at_peak)
+    assert all(size == 64 for _, size in report.live_at_peak)
+    assert "x" in {name for name, _ in report.live_at_peak}
+    assert "planned memory" in str(report)
+
+
+def test_plan_over_budget_is_rejected_with_the_peak():
+    _, planning = planned(Chain(), (torch.randn(4, 4),))
+    needed = sum(planning.buffer_sizes)
+    planned(Chain(), (torch.randn(4, 4),), memory_budget=needed)
+    with pytest.raises(MemoryBudgetError, match="budget of 64 bytes") as error:
+        planned(Chain(), (torch.randn(4, 4),), memory_budget=64)
+    assert "peak of live tensors" in str(error.value)
