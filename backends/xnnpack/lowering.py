@@ -281,8 +281,7 @@ class _Lowering:
         self.constants[node] = tensor
 
     def call(self, node: torch.fx.Node) -> None:
-        inputs = node.all_input_nodes
-        if inputs and all(a in self.constants for a in inputs):
+        if is_constant_node(node, self.ep):
             self.constants[node] = _evaluate(node, self.constants)
             return
         reason = _reason(node, self.ep)
@@ -835,6 +834,16 @@ def _check_square(node, ep):
     return None if node.args[1] == 2 else "pow with an exponent other than 2"
 
 
+# Tensor factories that is_constant_node folds (to_edge turns numbers in
+# tensor slots into them).
+_CREATION_OPS = {
+    aten.full.default,
+    aten.scalar_tensor.default,
+    aten.zeros.default,
+    aten.ones.default,
+}
+
+
 def is_constant_node(x, ep) -> bool:
     """True for parameters, buffers and lifted constants (and nodes computed
     only from them)."""
@@ -847,12 +856,12 @@ def is_constant_node(x, ep) -> bool:
             InputKind.BUFFER,
             InputKind.CONSTANT_TENSOR,
         )
-    # Nodes without tensor inputs (e.g. random ones) are not folded.
-    return (
-        x.op == "call_function"
-        and bool(x.all_input_nodes)
-        and all(is_constant_node(a, ep) for a in x.all_input_nodes)
-    )
+    if x.op != "call_function":
+        return False
+    # Of the nodes without tensor inputs, only deterministic ones fold.
+    if not x.all_input_nodes:
+        return _aten_op(x.target) in _CREATION_OPS
+    return all(is_constant_node(a, ep) for a in x.all_input_nodes)
 
 
 def _check_prelu(node, ep):

@@ -333,6 +333,14 @@ def test_unsupported_operator_is_named():
         lower_to_xnnpack(ep)
 
 
+def test_tensor_factories_fold_into_constants():
+    graph = check(
+        Lambda(lambda x: torch.maximum(x, torch.full((4,), 0.5)) + torch.zeros(4)),
+        (torch.randn(3, 4),),
+    )
+    assert kinds(graph) == [NodeKind.maximum, NodeKind.add]
+
+
 def test_output_that_is_an_input_is_copied():
     check(Lambda(lambda x: (x, torch.relu(x))), (torch.randn(3, 4),))
 
