@@ -43,6 +43,16 @@ Result<BlobView> parse_blob(const void* data, size_t size) {
                            "header",
                            size,
                            kBlobHeaderSize);
+  // Upstream ExecuTorch's XNNPACK blobs carry "XH00" (header) or "XN01"
+  // (flatbuffer identifier) at byte 4; name the mix-up instead of a bad
+  // magic.
+  ET_CHECK_OR_RETURN_ERROR(
+      std::memcmp(bytes + 4, "XH00", 4) != 0 &&
+          std::memcmp(bytes + 4, "XN01", 4) != 0,
+      NotSupported,
+      "XNNPACK blob: made by upstream ExecuTorch's XNNPACK delegate, whose "
+      "format this backend does not read; export the model with this SDK's "
+      "XnnpackPartitioner");
   ET_CHECK_OR_RETURN_ERROR(
       std::memcmp(bytes, kBlobMagic, sizeof(kBlobMagic)) == 0,
       InvalidProgram,

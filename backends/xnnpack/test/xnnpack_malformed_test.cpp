@@ -56,6 +56,14 @@ TEST(XnnpackMalformed, BadMagic) {
   EXPECT_TRUE(log.contains({"bad magic"}));
 }
 
+TEST(XnnpackMalformed, UpstreamBlobIsNamed) {
+  std::vector<uint8_t> blob = linear_graph().build();
+  std::memcpy(blob.data() + 4, "XH00", 4);
+  LogCapture log;
+  EXPECT_EQ(init_error(blob), Error::NotSupported);
+  EXPECT_TRUE(log.contains({"upstream ExecuTorch"}));
+}
+
 TEST(XnnpackMalformed, TruncatedHeader) {
   std::vector<uint8_t> blob = linear_graph().build();
   blob.resize(20);
