@@ -200,9 +200,12 @@ class NodeChecker {
         index_(index),
         name_(xnnpack_graph::EnumNameNodeKind(node->kind())) {}
 
-  Error infer(Dims* out);
+  // Checks the node's kind, params and wiring against the values produced
+  // so far (`available`), then its output dims; marks its output produced.
+  Error check(std::vector<bool>* available);
 
  private:
+  Error infer(Dims* out);
   const Dims& in(size_t i) const {
     return graph_.values[node_->inputs()->Get(i)].dims;
   }
@@ -634,12 +637,9 @@ Error NodeChecker::infer(Dims* out) {
   }
 }
 
-Error check_node(const CheckedGraph& graph,
-                 const xnnpack_graph::Node* node,
-                 size_t index,
-                 std::vector<bool>* available) {
-  const char* name_ = xnnpack_graph::EnumNameNodeKind(node->kind());
-  const size_t index_ = index;
+Error NodeChecker::check(std::vector<bool>* available) {
+  const CheckedGraph& graph = graph_;
+  const xnnpack_graph::Node* node = node_;
   const NodeTraits* traits = node_traits(node->kind());
   NODE_CHECK(traits != nullptr,
              InvalidProgram,
@@ -709,7 +709,7 @@ Error check_node(const CheckedGraph& graph,
              "output: value %u is a constant, an input or already produced",
              output);
   Dims expected;
-  ET_CHECK_OK_OR_RETURN_ERROR(NodeChecker(graph, node, index).infer(&expected));
+  ET_CHECK_OK_OR_RETURN_ERROR(infer(&expected));
   char want[96], got[96];
   NODE_CHECK(out_info.dims == expected,
              InvalidProgram,
@@ -735,7 +735,8 @@ Error check_graph(const BlobView& blob, CheckedGraph* out) {
   const auto* nodes = blob.graph->nodes();
   const size_t count = nodes == nullptr ? 0 : nodes->size();
   for (size_t i = 0; i < count; ++i) {
-    ET_CHECK_OK_OR_RETURN_ERROR(check_node(*out, nodes->Get(i), i, &available));
+    ET_CHECK_OK_OR_RETURN_ERROR(
+        NodeChecker(*out, nodes->Get(i), i).check(&available));
   }
   for (size_t j = 0; j < out->outputs.size(); ++j) {
     ET_CHECK_OR_RETURN_ERROR(available[out->outputs[j]],
