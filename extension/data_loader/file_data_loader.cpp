@@ -1,11 +1,7 @@
 #include <executorch/extension/data_loader/file_data_loader.h>
 
-#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
-
-#include <unistd.h>
 
 #include <executorch/extension/data_loader/loader_util.h>
 
@@ -96,36 +92,8 @@ Error FileDataLoader::load_into(size_t offset,
                                 size_t size,
                                 const SegmentInfo&,
                                 void* buffer) const {
-  ET_CHECK_OK_OR_RETURN_ERROR(
-      internal::check_range(kLoader, file_name_, offset, size, file_size_));
-  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr || size == 0,
-                           InvalidArgument,
-                           "%s: null destination buffer",
-                           kLoader);
-  uint8_t* out = static_cast<uint8_t*>(buffer);
-  size_t done = 0;
-  // pread may return fewer bytes than asked (signals, large requests).
-  while (done < size) {
-    const ssize_t n = ::pread(
-        fd_, out + done, size - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) {
-      continue;
-    }
-    if (n <= 0) {
-      ET_LOG(Error,
-             "%s: reading %zu bytes at offset %zu from '%s' failed after %zu "
-             "bytes: %s",
-             kLoader,
-             size,
-             offset,
-             file_name_,
-             done,
-             n == 0 ? "unexpected end of file" : std::strerror(errno));
-      return Error::AccessFailed;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return Error::Ok;
+  return internal::read_range(
+      kLoader, fd_, file_name_, file_size_, offset, size, buffer);
 }
 
 Result<size_t> FileDataLoader::size() const {

@@ -1,6 +1,7 @@
 #include <executorch/extension/data_loader/loader_util.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -58,6 +59,45 @@ Result<OpenedFile> open_file(const char* loader, const char* file_name) {
     return Error::MemoryAllocationFailed;
   }
   return OpenedFile{fd, static_cast<size_t>(st.st_size), name};
+}
+
+Error read_range(const char* loader,
+                 int fd,
+                 const char* file_name,
+                 size_t file_size,
+                 size_t offset,
+                 size_t size,
+                 void* buffer) {
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      check_range(loader, file_name, offset, size, file_size));
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr || size == 0,
+                           InvalidArgument,
+                           "%s: null destination buffer",
+                           loader);
+  uint8_t* out = static_cast<uint8_t*>(buffer);
+  size_t done = 0;
+  // pread may return fewer bytes than asked (signals, large requests).
+  while (done < size) {
+    const ssize_t n =
+        ::pread(fd, out + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      ET_LOG(Error,
+             "%s: reading %zu bytes at offset %zu from '%s' failed after %zu "
+             "bytes: %s",
+             loader,
+             size,
+             offset,
+             file_name,
+             done,
+             n == 0 ? "unexpected end of file" : std::strerror(errno));
+      return Error::AccessFailed;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Error::Ok;
 }
 
 void close_file(int fd, char* name) {

@@ -33,6 +33,17 @@ struct OpenedFile {
 ET_NODISCARD ::executorch::runtime::Result<OpenedFile> open_file(
     const char* loader, const char* file_name);
 
+// Reads [offset, offset + size) of the file open as `fd` (of `file_size`
+// bytes, named `file_name` in messages) into `buffer`, after checking the
+// range. AccessFailed if the read fails or the file shrank.
+ET_NODISCARD ::executorch::runtime::Error read_range(const char* loader,
+                                                     int fd,
+                                                     const char* file_name,
+                                                     size_t file_size,
+                                                     size_t offset,
+                                                     size_t size,
+                                                     void* buffer);
+
 // Closes the descriptor and frees the name of a file from open_file().
 void close_file(int fd, char* name);
 

@@ -108,6 +108,14 @@ Result<FreeableBuffer> MmapDataLoader::load(size_t offset,
                         reinterpret_cast<void*>(page_size_));
 }
 
+Error MmapDataLoader::load_into(size_t offset,
+                                size_t size,
+                                const SegmentInfo&,
+                                void* buffer) const {
+  return internal::read_range(
+      kLoader, fd_, file_name_, file_size_, offset, size, buffer);
+}
+
 Result<size_t> MmapDataLoader::size() const {
   return file_size_;
 }

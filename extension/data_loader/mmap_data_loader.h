@@ -40,6 +40,14 @@ class MmapDataLoader final : public ::executorch::runtime::DataLoader {
        size_t size,
        const SegmentInfo& segment_info) const override;
 
+  // Copies with pread(): mapping a range only to copy it out would cost a
+  // map and an unmap for nothing.
+  ET_NODISCARD ::executorch::runtime::Error load_into(
+      size_t offset,
+      size_t size,
+      const SegmentInfo& segment_info,
+      void* buffer) const override;
+
   ET_NODISCARD ::executorch::runtime::Result<size_t> size() const override;
 
  private:
