@@ -69,6 +69,88 @@ void gather_strided(const float* in,
   }
 }
 
+struct GatherTask {
+  const float* in;
+  size_t base;
+  // Step of the split dim, then of the dims after it.
+  size_t split_step;
+  const size_t* step;
+  Dims dims;
+  size_t slab;
+  float* out;
+};
+
+void gather_slab(void* context, size_t i) {
+  const auto* t = static_cast<const GatherTask*>(context);
+  gather_strided(t->in,
+                 t->base + i * t->split_step,
+                 t->step,
+                 t->dims,
+                 t->out + i * t->slab);
+}
+
+// gather_strided with the first output dim larger than 1 split across the
+// pool (leading size-1 dims select nothing).
+void parallel_gather(const float* in,
+                     size_t base,
+                     const size_t* step,
+                     const Dims& out_dims,
+                     float* out,
+                     pthreadpool_t pool) {
+  size_t d = 0;
+  while (d + 1 < out_dims.size() && out_dims[d] == 1) {
+    ++d;
+  }
+  if (d + 1 >= out_dims.size()) {
+    gather_strided(in, base, step, out_dims, out);
+    return;
+  }
+  GatherTask task{in,
+                  base,
+                  step[d],
+                  step + d + 1,
+                  Dims(out_dims.begin() + d + 1, out_dims.end()),
+                  product(out_dims, d + 1, out_dims.size()),
+                  out};
+  pthreadpool_parallelize_1d(pool, gather_slab, &task, out_dims[d], 0);
+}
+
+struct ElementwiseTask {
+  const float* in;
+  float* out;
+};
+
+template <float (*F)(float)>
+void elementwise_tile(void* context, size_t start, size_t count) {
+  const auto* t = static_cast<const ElementwiseTask*>(context);
+  for (size_t i = start; i < start + count; ++i) {
+    t->out[i] = F(t->in[i]);
+  }
+}
+
+// Elements per task: large enough to amortize scheduling.
+constexpr size_t kElementwiseTile = 4096;
+
+template <float (*F)(float)>
+void elementwise(const float* in, float* out, size_t n, pthreadpool_t pool) {
+  ElementwiseTask task{in, out};
+  pthreadpool_parallelize_1d_tile_1d(
+      pool, elementwise_tile<F>, &task, n, kElementwiseTile, 0);
+}
+
+float tanh_f32(float x) {
+  return std::tanh(x);
+}
+
+float gelu_erf_f32(float x) {
+  return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
+}
+
+float gelu_tanh_f32(float x) {
+  const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
+  return 0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
+}
+
 void concatenate(const xnnpack_graph::Node* node,
                  const CheckedGraph& graph,
                  void* const* data,
@@ -202,7 +284,7 @@ void run_host_node(const xnnpack_graph::Node* node,
       for (size_t i = 0; i < perm->size(); ++i) {
         step[i] = strides[perm->Get(i)];
       }
-      gather_strided(in, 0, step, out_info.dims, out);
+      parallel_gather(in, 0, step, out_info.dims, out, pool);
       break;
     }
     case NodeKind::static_slice: {
@@ -211,30 +293,20 @@ void run_host_node(const xnnpack_graph::Node* node,
       for (size_t i = 0; i < offsets->size(); ++i) {
         base += offsets->Get(i) * strides[i];
       }
-      gather_strided(in, base, strides, out_info.dims, out);
+      parallel_gather(in, base, strides, out_info.dims, out, pool);
       break;
     }
     case NodeKind::concatenate:
       concatenate(node, graph, data, out);
       break;
     case NodeKind::tanh:
-      for (size_t i = 0; i < numel; ++i) {
-        out[i] = std::tanh(in[i]);
-      }
+      elementwise<tanh_f32>(in, out, numel, pool);
       break;
     case NodeKind::gelu:
       if (node->params_as_GeluParams()->tanh_approximation()) {
-        const float k = std::sqrt(2.0f / static_cast<float>(M_PI));
-        for (size_t i = 0; i < numel; ++i) {
-          const float x = in[i];
-          out[i] =
-              0.5f * x * (1.0f + std::tanh(k * (x + 0.044715f * x * x * x)));
-        }
+        elementwise<gelu_tanh_f32>(in, out, numel, pool);
       } else {
-        for (size_t i = 0; i < numel; ++i) {
-          out[i] = 0.5f * in[i] *
-                   (1.0f + std::erf(in[i] * static_cast<float>(M_SQRT1_2)));
-        }
+        elementwise<gelu_erf_f32>(in, out, numel, pool);
       }
       break;
     case NodeKind::batch_matrix_multiply: {
