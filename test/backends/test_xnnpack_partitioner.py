@@ -255,3 +255,34 @@ def test_runs_in_the_runtime():
     (got,) = module.forward([x])
     with torch.no_grad():
         torch.testing.assert_close(got, model(x), rtol=1e-4, atol=1e-4)
+
+
+PTE_FIXTURE_DIR = os.path.join(_ROOT, "backends", "xnnpack", "test", "fixtures")
+
+
+def write_pte_fixture() -> None:
+    """Writes the .pte the C++ test xnnpack_pte_test.cpp loads through
+    Program and Method: a small classifier delegated whole, with an input
+    and eager's output. Rerun after a change to the .pte or blob format:
+    `python test/backends/test_xnnpack_partitioner.py`."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3, padding=1),
+        torch.nn.ReLU(),
+        torch.nn.AdaptiveAvgPool2d(1),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 5),
+    ).eval()
+    x = torch.randn(1, 3, 8, 8)
+    edge, _ = lower(model, (x,))
+    with open(os.path.join(PTE_FIXTURE_DIR, "conv_classifier.pte"), "wb") as f:
+        f.write(edge.to_executorch().buffer)
+    x.numpy().tofile(os.path.join(PTE_FIXTURE_DIR, "conv_classifier_input.bin"))
+    with torch.no_grad():
+        model(x).numpy().tofile(
+            os.path.join(PTE_FIXTURE_DIR, "conv_classifier_expected.bin")
+        )
+
+
+if __name__ == "__main__":
+    write_pte_fixture()
