@@ -19,3 +19,13 @@ def alloc(spec: Union[AllocSpec, List[AllocSpec]]):
         return [alloc(s) for s in spec]
     shape, dtype = spec
     return torch.empty(shape, dtype=dtype)
+
+
+def view(base: torch.Tensor, shape: List[int]) -> torch.Tensor:
+    """A reshape that aliases `base`'s memory instead of copying it.
+
+    The memory planner gives a `view` node the memory of its base and the
+    emitter writes a Tensor value over the same bytes, so no instruction
+    runs. Called eagerly, it is `base.view(shape)`.
+    """
+    return base.view(shape)

@@ -57,6 +57,8 @@ def collect_planned_specs(
     inputs, outputs = set(), set()
 
     def touch(spec: TensorSpec, index: int) -> None:
+        # A view is live through its base: uses of the view keep it alive.
+        spec = spec.base or spec
         if spec.const:
             return
         if id(spec) not in specs:

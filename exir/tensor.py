@@ -79,6 +79,7 @@ class TensorSpec:
         mutable: a buffer the program writes to.
         lifetime: [first, last] node index at which the tensor is live;
             None until computed by memory planning.
+        base: for a view (`memory.view`), the spec whose memory it shares.
         mem_id, mem_offset: the planned buffer and byte offset in it; None
             when the tensor is not planned.
     """
@@ -106,6 +107,8 @@ class TensorSpec:
         self.lifetime: List[Optional[int]] = [None, None]
         self.mem_id: Optional[int] = None
         self.mem_offset: Optional[int] = None
+        # Set for a view: the spec whose memory this one aliases.
+        self.base: Optional["TensorSpec"] = None
 
     @classmethod
     def from_tensor(cls, tensor: torch.Tensor, const: bool = False) -> "TensorSpec":

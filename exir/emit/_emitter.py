@@ -435,6 +435,9 @@ class _MethodEmitter:
         target = node.target
         if target is executorch_call_delegate:
             self._emit_delegate_call(node)
+        elif target is memory.view:
+            # No instruction: the value is the base's memory, reshaped.
+            self.node_values[node] = self.tensor(node.meta["spec"])
         elif target is memory.alloc:
             spec = node.meta["spec"]
             self.node_values[node] = (

@@ -8,6 +8,7 @@ from torch.fx.passes.infra.pass_base import PassBase, PassResult
 from executorch.exir.memory_planning import (
     ALGORITHMS,
     collect_planned_specs,
+    flatten_specs,
     memory_report,
     verify_memory_plan,
 )
@@ -79,6 +80,13 @@ class MemoryPlanningPass(PassBase):
         )
         buffer_sizes = list(self.memory_planning_algo(specs, self.alignment))
         verify_memory_plan(specs, buffer_sizes, self.alignment)
+        for node in graph_module.graph.nodes:
+            for spec in flatten_specs(node.meta.get("spec")):
+                if spec.base is not None:
+                    spec.mem_id, spec.mem_offset = (
+                        spec.base.mem_id,
+                        spec.base.mem_offset,
+                    )
         graph_module.meta["non_const_buffer_sizes"] = buffer_sizes
         report = memory_report(graph_module, specs)
         graph_module.meta["memory_report"] = report

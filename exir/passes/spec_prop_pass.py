@@ -91,6 +91,10 @@ class SpecPropPass(PassBase):
                 spec = _spec_of_val(node.meta["val"])
                 if isinstance(spec, tuple):
                     spec = list(spec)
+            elif node.target is memory.view:
+                spec = _spec_of_val(node.meta["val"])
+                base = node.args[0].meta["spec"]
+                spec.base = base.base or base
             elif node.target is operator.getitem:
                 source, index = node.args
                 spec = source.meta["spec"][index]

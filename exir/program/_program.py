@@ -30,6 +30,7 @@ from executorch.exir.emit import (
 from executorch.exir.memory_planning import MemoryReport
 from executorch.exir.passes.aten_to_edge import aten_to_edge
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
+from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
 from executorch.exir.passes.to_out_var_pass import ToOutVarPass
 from executorch.exir.verification.verifier import (
@@ -277,6 +278,7 @@ def _to_planned_program(
     ep = _apply_passes(ep, config.passes)
     gm, signature = copy_program(ep)
     signature = insert_write_back_for_buffers(gm, signature)
+    ReplaceViewCopyWithViewPass()(gm)
     ToOutVarPass()(gm)
     SpecPropPass(signature)(gm)
     config.memory_planning_pass.run(gm, signature)

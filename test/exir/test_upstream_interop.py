@@ -105,9 +105,9 @@ def _kernel_calls(pte: bytes):
 # Models whose programs should match upstream's call for call. Left out on
 # purpose: Python-number operands (upstream lifts them to tensor constants
 # where we call the Scalar overloads), contiguous clones (upstream calls
-# `_clone_dim_order`, we keep `clone`) and static reshapes (upstream aliases
-# them without an instruction, we call `view_copy`).
-@pytest.mark.parametrize("name", ["linear", "mlp", "layer_norm", "softmax"])
+# `_clone_dim_order`, we keep `clone`) and reshapes of inputs (upstream
+# aliases them too, we copy).
+@pytest.mark.parametrize("name", ["linear", "mlp", "cnn", "layer_norm", "softmax"])
 def test_same_kernel_calls_as_upstream(upstream_python, tmp_path, name):
     module, inputs = CASES[name]
     path = tmp_path / name

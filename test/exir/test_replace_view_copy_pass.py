@@ -1,0 +1,68 @@
+"""Static reshapes of intermediate values alias memory instead of copying."""
+
+import torch
+from program_interpreter import PlanInterpreter
+
+from executorch.exir import memory, to_edge
+from executorch.exir.dialects._ops import ops as exir_ops
+
+
+class Lambda(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def planned(fn, *inputs):
+    manager = to_edge(torch.export.export(Lambda(fn), inputs)).to_executorch()
+    return manager, manager.exported_program().graph_module
+
+
+def targets(gm):
+    return [n.target for n in gm.graph.nodes if n.op == "call_function"]
+
+
+def test_reshape_of_an_intermediate_aliases_its_memory():
+    fn = lambda x: (x.relu().reshape(6, 2) + 1).sum(0)
+    x = torch.randn(3, 4)
+    manager, gm = planned(fn, x)
+    assert memory.view in targets(gm)
+    assert exir_ops.edge.aten.view_copy.out not in targets(gm)
+    view = next(n for n in gm.graph.nodes if n.target is memory.view)
+    base = view.args[0].meta["spec"]
+    spec = view.meta["spec"]
+    assert spec.base is base and spec.shape == [6, 2]
+    assert (spec.mem_id, spec.mem_offset) == (base.mem_id, base.mem_offset)
+    # The base stays live (unshared) while the view is used.
+    add = next(u for u in view.users)
+    index = list(gm.graph.nodes).index(add)
+    assert base.lifetime[1] >= index
+    plan = manager.executorch_program.executionPlan[0]
+    names = [
+        plan.operators[i.instrArgs.opIndex].name for i in plan.chains[0].instructions
+    ]
+    assert "aten::view_copy" not in names
+    got = PlanInterpreter(plan, manager.constant_data).run((x,))[0]
+    torch.testing.assert_close(got, fn(x))
+
+
+def test_views_of_inputs_and_returned_views_keep_their_copy():
+    _, gm = planned(
+        lambda x: (x.reshape(4, 3) * 2, (x + 1).reshape(12)), torch.randn(3, 4)
+    )
+    assert memory.view not in targets(gm)
+    assert targets(gm).count(exir_ops.edge.aten.view_copy.out) == 2
+
+
+def test_channels_last_values_are_made_contiguous_before_aliasing():
+    x = torch.randn(1, 2, 3, 4).to(memory_format=torch.channels_last)
+    fn = lambda x: (x * 2).reshape(24).sum()
+    manager, gm = planned(fn, x)
+    view = next(n for n in gm.graph.nodes if n.target is memory.view)
+    assert view.args[0].target is exir_ops.edge.aten.clone.out
+    plan = manager.executorch_program.executionPlan[0]
+    got = PlanInterpreter(plan, manager.constant_data).run((x,))[0]
+    torch.testing.assert_close(got, fn(x))
