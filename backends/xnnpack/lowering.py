@@ -659,7 +659,7 @@ class _Lowering:
 
     def cat(self, node):
         args = _normalized_args(node)
-        tensors = [t for t in args["tensors"] if _shape(t) and 0 not in _shape(t)]
+        tensors = args["tensors"]
         params = ConcatenateParamsT()
         params.axis = int(args["dim"]) % len(_shape(node))
         self.add_node(
@@ -1112,6 +1112,12 @@ def _has_static_shape(node: torch.fx.Node) -> bool:
     )
 
 
+def _is_empty(node: torch.fx.Node) -> bool:
+    vals = node.meta.get("val")
+    vals = vals if isinstance(vals, (tuple, list)) else [vals]
+    return any(isinstance(v, torch.Tensor) and v.numel() == 0 for v in vals)
+
+
 # Multi-output ops whose first output (through getitem 0) is what is used.
 _TUPLE_OUTPUTS = _BATCH_NORMS | {
     aten.max_pool2d_with_indices.default,
@@ -1133,6 +1139,8 @@ def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         return "no XNNPACK lowering for this operator"
     if not all(_has_static_shape(n) for n in [node, *node.all_input_nodes]):
         return "dynamic shapes (the blob fixes every size)"
+    if any(_is_empty(n) for n in [node, *node.all_input_nodes]):
+        return "empty tensors"
     if target not in _TUPLE_OUTPUTS and not _is_float_tensor(node):
         return "output is not a float32 tensor"
     for a in node.all_input_nodes:

@@ -87,6 +87,12 @@ Error check_values(const BlobView& blob, CheckedGraph* out) {
           "XNNPACK graph value %zu: element count overflows",
           i);
     }
+    // XNNPACK asserts on the null data of empty tensors.
+    ET_CHECK_OR_RETURN_ERROR(info.numel > 0,
+                             NotSupported,
+                             "XNNPACK graph value %zu: empty tensors are not "
+                             "supported",
+                             i);
     const uint32_t flags = static_cast<uint32_t>(v->flags());
     const uint32_t in_flag =
         static_cast<uint32_t>(xnnpack_graph::ValueFlags::external_input);

@@ -613,6 +613,11 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
                              "contiguous",
                              what,
                              j);
+    ET_CHECK_OR_RETURN_ERROR(t.mutable_data_ptr() != nullptr,
+                             InvalidArgument,
+                             "XnnpackBackend %s %zu: no data",
+                             what,
+                             j);
     data_[v] = t.mutable_data_ptr();
   }
   return Error::Ok;

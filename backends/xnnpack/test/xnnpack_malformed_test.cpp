@@ -292,6 +292,16 @@ TEST(XnnpackMalformed, UnallocatableIntermediateFailsCleanly) {
   EXPECT_TRUE(log.contains({"cannot allocate"}));
 }
 
+TEST(XnnpackMalformed, EmptyTensorsAreNotSupported) {
+  BlobBuilder b;
+  const uint32_t x = b.input({0, 3}, 0);
+  const uint32_t y = b.output({0, 3}, 1);
+  b.node(NodeKind::abs, {x}, y);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::NotSupported);
+  EXPECT_TRUE(log.contains({"value 0", "empty tensors"}));
+}
+
 TEST(XnnpackMalformed, WrongInputDtype) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
