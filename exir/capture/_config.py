@@ -43,6 +43,8 @@ class ExecutorchBackendConfig:
             into segments.
         emit_stacktrace: record each instruction's Python stack in the
             program (Chain.stacktrace).
+        remove_view_copy: let static reshapes of intermediate values alias
+            their input's memory instead of running a view_copy kernel.
         kernel_library: the operators the target runtime has kernels for
             (a `KernelLibrary`); an operator outside it fails `to_executorch`
             with its source line. Defaults to the portable kernels and prim
@@ -55,6 +57,7 @@ class ExecutorchBackendConfig:
     constant_tensor_alignment: int = 16
     extract_delegate_segments: bool = True
     emit_stacktrace: bool = False
+    remove_view_copy: bool = True
     kernel_library: Optional[Any] = "portable"
 
     def __post_init__(self):

@@ -278,7 +278,8 @@ def _to_planned_program(
     ep = _apply_passes(ep, config.passes)
     gm, signature = copy_program(ep)
     signature = insert_write_back_for_buffers(gm, signature)
-    ReplaceViewCopyWithViewPass()(gm)
+    if config.remove_view_copy:
+        ReplaceViewCopyWithViewPass()(gm)
     ToOutVarPass()(gm)
     SpecPropPass(signature)(gm)
     config.memory_planning_pass.run(gm, signature)

@@ -3,7 +3,7 @@
 import torch
 from program_interpreter import PlanInterpreter
 
-from executorch.exir import memory, to_edge
+from executorch.exir import ExecutorchBackendConfig, memory, to_edge
 from executorch.exir.dialects._ops import ops as exir_ops
 
 
@@ -66,3 +66,17 @@ def test_channels_last_values_are_made_contiguous_before_aliasing():
     plan = manager.executorch_program.executionPlan[0]
     got = PlanInterpreter(plan, manager.constant_data).run((x,))[0]
     torch.testing.assert_close(got, fn(x))
+
+
+def test_config_can_keep_the_copies():
+    ep = torch.export.export(
+        Lambda(lambda x: x.relu().reshape(12) + 1), (torch.randn(3, 4),)
+    )
+    gm = (
+        to_edge(ep)
+        .to_executorch(ExecutorchBackendConfig(remove_view_copy=False))
+        .exported_program()
+        .graph_module
+    )
+    assert memory.view not in targets(gm)
+    assert exir_ops.edge.aten.view_copy.out in targets(gm)
