@@ -73,6 +73,32 @@ bool parse_rounding_mode(KernelRuntimeContext& ctx,
   return true;
 }
 
+// Division with an optional rounding mode: none is true division
+// (`true_div`), otherwise `run` applies the rounding functor. Integer
+// division by zero fails the kernel after the loop.
+template <typename TrueDiv, typename Run>
+Tensor& div_with_mode(KernelRuntimeContext& ctx,
+                      const char* op,
+                      std::optional<std::string_view> rounding_mode,
+                      Tensor& out,
+                      TrueDiv true_div,
+                      Run run) {
+  bool floor_mode = false;
+  if (!parse_rounding_mode(ctx, op, rounding_mode, &floor_mode)) {
+    return out;
+  }
+  if (!rounding_mode.has_value()) {
+    true_div();
+    return out;
+  }
+  bool divided_by_zero = false;
+  run(div_mode_maker(floor_mode, &divided_by_zero));
+  if (divided_by_zero) {
+    fail_arg(ctx, op, "integer division by zero");
+  }
+  return out;
+}
+
 } // namespace
 
 Tensor& sub_out(KernelRuntimeContext& ctx,
@@ -134,38 +160,63 @@ Tensor& div_out_mode(KernelRuntimeContext& ctx,
                      const Tensor& other,
                      std::optional<std::string_view> rounding_mode,
                      Tensor& out) {
-  const char* op = "div.out_mode";
-  bool floor_mode = false;
-  if (!parse_rounding_mode(ctx, op, rounding_mode, &floor_mode)) {
-    return out;
-  }
-  if (!rounding_mode.has_value()) {
-    return div_out(ctx, self, other, out);
-  }
-  bool divided_by_zero = false;
-  binary_out(
-      ctx, op, self, other, out, div_mode_maker(floor_mode, &divided_by_zero));
-  if (divided_by_zero) {
-    fail_arg(ctx, op, "integer division by zero");
-  }
-  return out;
+  return div_with_mode(
+      ctx,
+      "div.out_mode",
+      rounding_mode,
+      out,
+      [&] { div_out(ctx, self, other, out); },
+      [&](auto maker) {
+        binary_out(ctx, "div.out_mode", self, other, out, maker);
+      });
+}
+
+Tensor& div_scalar_mode_out(KernelRuntimeContext& ctx,
+                            const Tensor& self,
+                            const Scalar& other,
+                            std::optional<std::string_view> rounding_mode,
+                            Tensor& out) {
+  return div_with_mode(
+      ctx,
+      "div.Scalar_mode_out",
+      rounding_mode,
+      out,
+      [&] { div_scalar_out(ctx, self, other, out); },
+      [&](auto maker) {
+        binary_scalar_out(ctx, "div.Scalar_mode_out", self, other, out, maker);
+      });
 }
 
 Tensor& floor_divide_out(KernelRuntimeContext& ctx,
                          const Tensor& self,
                          const Tensor& other,
                          Tensor& out) {
-  bool divided_by_zero = false;
-  binary_out(ctx,
-             "floor_divide.out",
-             self,
-             other,
-             out,
-             div_mode_maker(/*floor_mode=*/true, &divided_by_zero));
-  if (divided_by_zero) {
-    fail_arg(ctx, "floor_divide.out", "integer division by zero");
+  return div_with_mode(
+      ctx,
+      "floor_divide.out",
+      std::string_view("floor"),
+      out,
+      [] {}, // a mode is always given
+      [&](auto maker) {
+        binary_out(ctx, "floor_divide.out", self, other, out, maker);
+      });
+}
+
+// rsub: other - alpha * self.
+Tensor& rsub_scalar_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        const Scalar& other,
+                        const Scalar& alpha,
+                        Tensor& out) {
+  if (!check_not_bool(ctx, "rsub.Scalar_out", "self", self.scalar_type())) {
+    return out;
   }
-  return out;
+  return binary_scalar_out(
+      ctx, "rsub.Scalar_out", self, other, out, [&alpha](auto zero) {
+        using T = decltype(zero);
+        const T a = alpha.to<T>();
+        return [a](T x, T y) { return static_cast<T>(y - a * x); };
+      });
 }
 
 } // namespace native

@@ -105,6 +105,14 @@ bool check_integral(KernelRuntimeContext& ctx, const char* op, ScalarType t) {
 ET_BITWISE_MAKER(bitwise_and, x& y)
 ET_BITWISE_MAKER(bitwise_or, x | y)
 ET_BITWISE_MAKER(bitwise_xor, x ^ y)
+// Shifts by a negative or too large amount give 0 (or -1 for negative
+// values shifted right), as PyTorch defines them, instead of C++'s
+// undefined behaviour.
+ET_BITWISE_MAKER(bitwise_left_shift,
+                 y < T(0) || y >= T(sizeof(T) * 8) ? T(0) : T(x << y))
+ET_BITWISE_MAKER(bitwise_right_shift,
+                 y < T(0) || y >= T(sizeof(T) * 8) ? T(x < T(0) ? -1 : 0)
+                                                   : T(x >> y))
 #undef ET_BITWISE_MAKER
 
 } // namespace
@@ -174,7 +182,9 @@ Tensor& atan2_out(KernelRuntimeContext& ctx,
       });
 }
 
-#define ET_BITWISE_KERNELS(name)                                         \
+// Tensor-tensor and tensor-scalar forms of an integral-only operation;
+// the scalar overload is "Scalar_out" or, for shifts, "Tensor_Scalar_out".
+#define ET_INTEGRAL_BINARY_KERNELS(name, scalar_fn, scalar_overload)     \
   Tensor& name##_tensor_out(KernelRuntimeContext& ctx,                   \
                             const Tensor& self,                          \
                             const Tensor& other,                         \
@@ -185,21 +195,27 @@ Tensor& atan2_out(KernelRuntimeContext& ctx,
     }                                                                    \
     return binary_out(ctx, op, self, other, out, name##_maker());        \
   }                                                                      \
-  Tensor& name##_scalar_out(KernelRuntimeContext& ctx,                   \
-                            const Tensor& self,                          \
-                            const Scalar& other,                         \
-                            Tensor& out) {                               \
-    const char* op = #name ".Scalar_out";                                \
+  Tensor& name##scalar_fn(KernelRuntimeContext& ctx,                     \
+                          const Tensor& self,                            \
+                          const Scalar& other,                           \
+                          Tensor& out) {                                 \
+    const char* op = #name "." scalar_overload;                          \
     if (!check_integral(                                                 \
             ctx, op, promote_with_scalar(self.scalar_type(), other))) {  \
       return out;                                                        \
     }                                                                    \
     return binary_scalar_out(ctx, op, self, other, out, name##_maker()); \
   }
-ET_BITWISE_KERNELS(bitwise_and)
-ET_BITWISE_KERNELS(bitwise_or)
-ET_BITWISE_KERNELS(bitwise_xor)
-#undef ET_BITWISE_KERNELS
+ET_INTEGRAL_BINARY_KERNELS(bitwise_and, _scalar_out, "Scalar_out")
+ET_INTEGRAL_BINARY_KERNELS(bitwise_or, _scalar_out, "Scalar_out")
+ET_INTEGRAL_BINARY_KERNELS(bitwise_xor, _scalar_out, "Scalar_out")
+ET_INTEGRAL_BINARY_KERNELS(bitwise_left_shift,
+                           _tensor_scalar_out,
+                           "Tensor_Scalar_out")
+ET_INTEGRAL_BINARY_KERNELS(bitwise_right_shift,
+                           _tensor_scalar_out,
+                           "Tensor_Scalar_out")
+#undef ET_INTEGRAL_BINARY_KERNELS
 
 Tensor& bitwise_not_out(KernelRuntimeContext& ctx,
                         const Tensor& self,

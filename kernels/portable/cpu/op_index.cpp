@@ -273,6 +273,15 @@ Tensor& index_put_out(KernelRuntimeContext& ctx,
   return out;
 }
 
+// In place: self[indices] = values (or += with accumulate).
+Tensor& index_put_(KernelRuntimeContext& ctx,
+                   Tensor& self,
+                   OptTensorList indices,
+                   const Tensor& values,
+                   bool accumulate) {
+  return index_put_out(ctx, self, indices, values, accumulate, self);
+}
+
 } // namespace native
 } // namespace executor
 } // namespace torch

@@ -328,8 +328,33 @@ Tensor& constant_pad_nd_out(KernelRuntimeContext& ctx,
   return out;
 }
 
+namespace {
+
+// Copies self through a 6-d index space whose order is out's row-major
+// order: `sizes` and self's `strides` per index dim.
+Tensor& shuffle_copy(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& self,
+                     const int64_t (&sizes)[6],
+                     const int64_t (&strides)[6],
+                     const Shape& out_shape,
+                     Tensor& out) {
+  View source;
+  for (int k = 0; k < 6; ++k) {
+    source.shape.push_back(sizes[k]);
+    source.strides[k] = strides[k];
+  }
+  if (resize_out(ctx, op, "out", out, out_shape.ref()) &&
+      check_default_dim_order(ctx, op, {&out})) {
+    copy_strided(ctx, op, self, source, out, reshape_view(source.shape));
+  }
+  return out;
+}
+
+} // namespace
+
 // pixel_shuffle: [N, C*r*r, H, W] -> [N, C, H*r, W*r], out[n][c][h*r+i][w*r+j]
-// = in[n][c*r*r + i*r + j][h][w]; walked as the 6-d space (n, c, h, i, w, j).
+// = in[n][c*r*r + i*r + j][h][w]; walked as (n, c, h, i, w, j).
 Tensor& pixel_shuffle_out(KernelRuntimeContext& ctx,
                           const Tensor& self,
                           int64_t upscale_factor,
@@ -343,31 +368,61 @@ Tensor& pixel_shuffle_out(KernelRuntimeContext& ctx,
   }
   const View in = tensor_view(self);
   const int64_t c = self.size(1) / (r * r);
-  View source;
-  const int64_t sizes[] = {self.size(0), c, self.size(2), r, self.size(3), r};
-  const int64_t strides[] = {in.strides[0],
-                             r * r * in.strides[1],
-                             in.strides[2],
-                             r * in.strides[1],
-                             in.strides[3],
-                             in.strides[1]};
-  for (int k = 0; k < 6; ++k) {
-    source.shape.push_back(sizes[k]);
-    source.strides[k] = strides[k];
-  }
   Shape shape;
   shape.push_back(self.size(0));
   shape.push_back(c);
   shape.push_back(self.size(2) * r);
   shape.push_back(self.size(3) * r);
-  if (!resize_out(ctx, op, "out", out, shape.ref()) ||
-      !check_default_dim_order(ctx, op, {&out})) {
+  return shuffle_copy(ctx,
+                      op,
+                      self,
+                      {self.size(0), c, self.size(2), r, self.size(3), r},
+                      {in.strides[0],
+                       r * r * in.strides[1],
+                       in.strides[2],
+                       r * in.strides[1],
+                       in.strides[3],
+                       in.strides[1]},
+                      shape,
+                      out);
+}
+
+// pixel_unshuffle, the inverse: [N, C, H*r, W*r] -> [N, C*r*r, H, W];
+// walked as (n, c, i, j, h, w).
+Tensor& pixel_unshuffle_out(KernelRuntimeContext& ctx,
+                            const Tensor& self,
+                            int64_t downscale_factor,
+                            Tensor& out) {
+  const char* op = "pixel_unshuffle.out";
+  const int64_t r = downscale_factor;
+  if (self.dim() != 4 || r <= 0 || self.size(2) % r != 0 ||
+      self.size(3) % r != 0) {
+    fail_arg(ctx,
+             op,
+             "needs a 4-d input whose height and width divide by "
+             "%" PRId64,
+             r);
     return out;
   }
-  // out is contiguous, so the 6-d space maps onto it row-major.
-  View dest = reshape_view(source.shape);
-  copy_strided(ctx, op, self, source, out, dest);
-  return out;
+  const View in = tensor_view(self);
+  const int64_t h = self.size(2) / r, w = self.size(3) / r;
+  Shape shape;
+  shape.push_back(self.size(0));
+  shape.push_back(self.size(1) * r * r);
+  shape.push_back(h);
+  shape.push_back(w);
+  return shuffle_copy(ctx,
+                      op,
+                      self,
+                      {self.size(0), self.size(1), r, r, h, w},
+                      {in.strides[0],
+                       in.strides[1],
+                       in.strides[2],
+                       in.strides[3],
+                       r * in.strides[2],
+                       r * in.strides[3]},
+                      shape,
+                      out);
 }
 
 Tensor& tril_out(KernelRuntimeContext& ctx,

@@ -6,6 +6,7 @@
 #include <limits>
 #include <tuple>
 
+#include <NativeFunctions.h> // mean_dim_out
 #include <executorch/kernels/portable/util/reduce.h>
 
 namespace torch {
@@ -374,6 +375,61 @@ Tensor& cumsum_out(KernelRuntimeContext& ctx,
       });
     });
   });
+  return out;
+}
+
+Tensor& var_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                std::optional<IntArrayRef> dim,
+                bool unbiased,
+                bool keepdim,
+                Tensor& out) {
+  return var_std(ctx,
+                 "var.out",
+                 self,
+                 dim,
+                 Scalar(int64_t(unbiased ? 1 : 0)),
+                 keepdim,
+                 out,
+                 /*take_sqrt=*/false);
+}
+
+std::tuple<Tensor&, Tensor&> var_mean_correction_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& self,
+    std::optional<IntArrayRef> dim,
+    const std::optional<Scalar>& correction,
+    bool keepdim,
+    Tensor& var,
+    Tensor& mean) {
+  std::tuple<Tensor&, Tensor&> result(var, mean);
+  var_std(ctx,
+          "var_mean.correction_out",
+          self,
+          dim,
+          correction,
+          keepdim,
+          var,
+          /*take_sqrt=*/false);
+  if (ctx.failure_state() == Error::Ok) {
+    mean_dim_out(ctx, self, dim, keepdim, std::nullopt, mean);
+  }
+  return result;
+}
+
+// max()/min() of all elements.
+Tensor& max_unary_out(KernelRuntimeContext& ctx,
+                      const Tensor& self,
+                      Tensor& out) {
+  arg_reduce<true, false>(ctx, "max.unary_out", self, std::nullopt, false, out);
+  return out;
+}
+
+Tensor& min_unary_out(KernelRuntimeContext& ctx,
+                      const Tensor& self,
+                      Tensor& out) {
+  arg_reduce<false, false>(
+      ctx, "min.unary_out", self, std::nullopt, false, out);
   return out;
 }
 

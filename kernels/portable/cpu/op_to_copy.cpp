@@ -50,6 +50,42 @@ Tensor& _to_dim_order_copy_out(KernelRuntimeContext& ctx,
   return out;
 }
 
+// Plain copies under other names: autograd bookkeeping (detach,
+// lift_fresh) and host/device transfers, which are copies on a CPU.
+#define ET_PLAIN_COPY_KERNEL(fn, name)                                     \
+  Tensor& fn(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) { \
+    copy_view(ctx, name, self, tensor_view(self), out);                    \
+    return out;                                                            \
+  }
+ET_PLAIN_COPY_KERNEL(detach_copy_out, "detach_copy.out")
+ET_PLAIN_COPY_KERNEL(lift_fresh_copy_out, "lift_fresh_copy.out")
+ET_PLAIN_COPY_KERNEL(_h2d_copy_out, "et_copy::_h2d_copy.out")
+ET_PLAIN_COPY_KERNEL(_d2h_copy_out, "et_copy::_d2h_copy.out")
+#undef ET_PLAIN_COPY_KERNEL
+
+Tensor& _clone_dim_order_out(KernelRuntimeContext& ctx,
+                             const Tensor& self,
+                             bool non_blocking,
+                             std::optional<IntArrayRef> dim_order,
+                             Tensor& out) {
+  return _to_dim_order_copy_out(ctx, self, non_blocking, dim_order, out);
+}
+
+// empty with a dim order: only the shape matters (out already has its dim
+// order).
+Tensor& _empty_dim_order_out(KernelRuntimeContext& ctx,
+                             IntArrayRef size,
+                             std::optional<IntArrayRef> dim_order,
+                             Tensor& out) {
+  (void)dim_order;
+  const char* op = "dim_order_ops::_empty_dim_order.out";
+  Shape shape;
+  if (shape_from_sizes(ctx, op, size, &shape)) {
+    resize_out(ctx, op, "out", out, shape.ref());
+  }
+  return out;
+}
+
 } // namespace native
 } // namespace executor
 } // namespace torch

@@ -33,32 +33,6 @@ Tensor& where_self_out(KernelRuntimeContext& ctx,
   return out;
 }
 
-Tensor& full_out(KernelRuntimeContext& ctx,
-                 IntArrayRef size,
-                 const Scalar& fill_value,
-                 Tensor& out) {
-  const char* op = "full.out";
-  Shape shape;
-  for (int64_t s : size) {
-    if (shape.ndim == kMaxDims || s < 0) {
-      fail_arg(ctx, op, "invalid size");
-      return out;
-    }
-    shape.push_back(s);
-  }
-  if (!resize_out(ctx, op, "out", out, shape.ref())) {
-    return out;
-  }
-  ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, op, CTYPE, [&] {
-    const CTYPE value = fill_value.to<CTYPE>();
-    CTYPE* data = out.mutable_data_ptr<CTYPE>();
-    for (ssize_t i = 0; i < out.numel(); ++i) {
-      data[i] = value;
-    }
-  });
-  return out;
-}
-
 } // namespace native
 } // namespace executor
 } // namespace torch

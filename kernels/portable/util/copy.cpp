@@ -76,6 +76,21 @@ void copy_view(KernelRuntimeContext& ctx,
   }
 }
 
+bool shape_from_sizes(KernelRuntimeContext& ctx,
+                      const char* op,
+                      IntArrayRef size,
+                      Shape* shape) {
+  shape->ndim = 0;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] < 0 || shape->ndim == kMaxDims) {
+      fail_arg(ctx, op, "invalid size %" PRId64 " at dim %zu", size[i], i);
+      return false;
+    }
+    shape->push_back(size[i]);
+  }
+  return true;
+}
+
 bool infer_size(KernelRuntimeContext& ctx,
                 const char* op,
                 IntArrayRef size,

@@ -47,6 +47,13 @@ void copy_strided(KernelRuntimeContext& ctx,
                   const Tensor& out,
                   const View& dest);
 
+// Copies an explicit size list (no -1) into `shape`; false (context
+// failed) for negative sizes or too many dims.
+bool shape_from_sizes(KernelRuntimeContext& ctx,
+                      const char* op,
+                      IntArrayRef size,
+                      Shape* shape);
+
 // Resolves a size list that may hold one -1 against `numel` elements into
 // `shape`; false (context failed) if it cannot hold exactly `numel`.
 bool infer_size(KernelRuntimeContext& ctx,
