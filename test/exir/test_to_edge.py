@@ -9,6 +9,7 @@ from torch.fx.passes.infra.pass_base import PassBase, PassResult
 from executorch.exir import (
     EdgeCompileConfig,
     EdgeProgramManager,
+    ExecutorchBackendConfig,
     ExecutorchProgramManager,
     to_edge,
 )
@@ -271,3 +272,15 @@ def test_transform_output_is_verified():
 
     with pytest.raises(SpecViolationError, match="aten::hardswish"):
         edge.transform([ToHardswish()])
+
+
+def test_to_executorch_runs_user_passes_first():
+    x, y = torch.randn(3), torch.randn(3)
+    edge = to_edge(torch.export.export(Lambda(lambda x, y: x * y), (x, y)))
+    manager = edge.to_executorch(ExecutorchBackendConfig(passes=[MulToAdd()]))
+    plan = manager.executorch_program.executionPlan[0]
+    assert [(o.name, o.overload) for o in plan.operators] == [("aten::add", "out")]
+    # The Edge program itself is unchanged.
+    assert targets(edge.exported_program().graph_module) == [
+        exir_ops.edge.aten.mul.Tensor
+    ]
