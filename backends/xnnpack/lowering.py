@@ -1113,9 +1113,12 @@ def _has_static_shape(node: torch.fx.Node) -> bool:
 
 
 def _is_empty(node: torch.fx.Node) -> bool:
-    vals = node.meta.get("val")
-    vals = vals if isinstance(vals, (tuple, list)) else [vals]
-    return any(isinstance(v, torch.Tensor) and v.numel() == 0 for v in vals)
+    val = node.meta.get("val")
+    # Of a multi-output op only the first output is lowered (batch norm's
+    # statistics outputs are empty in inference).
+    if isinstance(val, (tuple, list)):
+        val = val[0] if val else None
+    return isinstance(val, torch.Tensor) and val.numel() == 0
 
 
 # Multi-output ops whose first output (through getitem 0) is what is used.
