@@ -12,6 +12,7 @@ from torch._decomp import decomposition_table
 from torch._ops import OpOverload
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
+from torch.fx.passes.infra.pass_base import PassResult
 
 from executorch.exir._serialize import serialize_pte_binary
 from executorch.exir._serialize._flatbuffer import ProgramT
@@ -29,6 +30,7 @@ from executorch.exir.emit import (
 )
 from executorch.exir.memory_planning import MemoryReport
 from executorch.exir.passes.aten_to_edge import aten_to_edge
+from executorch.exir.passes.decompose_nodes_pass import decompose_nodes
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
@@ -125,7 +127,20 @@ def to_edge_transform_and_lower(
         edge = edge.transform(transform_passes)
     for p in partitioners:
         edge = edge.to_backend(p)
-    return edge
+    # What the partitioners kept whole but did not take is decomposed now,
+    # like the rest of the program, for the portable kernels.
+    user_config = compile_config or EdgeCompileConfig()
+    undelegated = [
+        op for op in dict.fromkeys(kept) if op not in user_config._preserve_ops
+    ]
+    return edge.transform([_decomposition_pass(undelegated)], user_config)
+
+
+def _decomposition_pass(ops) -> Callable:
+    def decompose(gm: torch.fx.GraphModule) -> PassResult:
+        return PassResult(gm, decompose_nodes(gm, ops))
+
+    return decompose
 
 
 def _apply_passes(ep: ExportedProgram, passes: Sequence[Callable]) -> ExportedProgram:

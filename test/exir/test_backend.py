@@ -266,3 +266,28 @@ def test_non_convex_partition_is_rejected():
     edge = to_edge(torch.export.export(Skip(), (torch.randn(2),)))
     with pytest.raises(PartitionError, match="not convex"):
         edge.to_backend(TagAllUnary(ops))
+
+
+class FirstLinearOnly(LinearPartitioner):
+    """Wants linear kept whole, but takes only the first one."""
+
+    def partition(self, ep):
+        first = next(
+            n for n in ep.graph.nodes if n.target is exir_ops.edge.aten.linear.default
+        )
+        first.meta["delegation_tag"] = "linear"
+        return PartitionResult(ep, {"linear": DelegationSpec("RecordingBackend")})
+
+
+def test_kept_ops_left_undelegated_are_decomposed_afterwards():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Linear(4, 2)).eval()
+    x = torch.randn(2, 3)
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, (x,)), partitioner=[FirstLinearOnly()]
+    )
+    gm = edge.exported_program().graph_module
+    names = [n.target.name() for n in gm.graph.nodes if hasattr(n.target, "name")]
+    assert "aten::linear" not in names
+    assert "aten::addmm" in names and len(calls(gm, executorch_call_delegate)) == 1
+    torch.testing.assert_close(edge.exported_program().module()(x), model(x))
