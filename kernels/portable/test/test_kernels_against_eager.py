@@ -308,6 +308,21 @@ CASES = {
         lambda x, i, v: x.clone().index_put_((i,), v, accumulate=True),
         (r(5, 3), torch.tensor([4, 0, 4]), r(3, 3)),
     ),
+    "grid_sampler": (
+        lambda x, g: (
+            torch.nn.functional.grid_sample(x, g, align_corners=False),
+            torch.nn.functional.grid_sample(
+                x, g, mode="nearest", padding_mode="border", align_corners=True
+            ),
+            torch.nn.functional.grid_sample(
+                x, g, padding_mode="reflection", align_corners=False
+            ),
+            torch.nn.functional.grid_sample(
+                x, g, padding_mode="reflection", align_corners=True
+            ),
+        ),
+        (r(2, 3, 4, 5), torch.rand(2, 3, 6, 2, generator=g) * 3 - 1.5),
+    ),
 }
 
 TOLERANCE = {
