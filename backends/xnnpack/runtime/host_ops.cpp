@@ -5,6 +5,10 @@
 #include <cstring>
 #include <limits>
 
+#include <xnnpack.h>
+
+#include <executorch/runtime/platform/log.h>
+
 namespace executorch {
 namespace backends {
 namespace xnnpack {
@@ -171,29 +175,51 @@ void concatenate(const xnnpack_graph::Node* node,
   }
 }
 
-struct MatmulTask {
-  const float* a;
-  const float* b;
-  float* out;
-  size_t m;
-  size_t k;
-  size_t n;
-};
-
-// One output row; the k-outer loop streams rows of b.
-void matmul_row(void* context, size_t row) {
-  const auto* t = static_cast<const MatmulTask*>(context);
-  const float* a = t->a + row * t->k;
-  const float* b = t->b + (row / t->m) * t->k * t->n;
-  float* out = t->out + row * t->n;
-  std::fill(out, out + t->n, 0.0f);
-  for (size_t kk = 0; kk < t->k; ++kk) {
-    const float scale = a[kk];
-    const float* b_row = b + kk * t->n;
-    for (size_t j = 0; j < t->n; ++j) {
-      out[j] += scale * b_row[j];
+// out[p] = a[p] @ b[p] for each batch p, with XNNPACK's fully connected
+// operator: b[p] ([K, N]) is its transposed weight. Debian's XNNPACK has no
+// batch matmul node and packs weights when the operator is created, so
+// dynamic right operands mean one operator per batch and call.
+runtime::Error batch_matmul(const float* a,
+                            const float* b,
+                            float* out,
+                            size_t batch,
+                            size_t m,
+                            size_t k,
+                            size_t n,
+                            pthreadpool_t pool) {
+  for (size_t p = 0; p < batch; ++p) {
+    xnn_operator_t op = nullptr;
+    xnn_status status = xnn_create_fully_connected_nc_f32(
+        k,
+        n,
+        k,
+        n,
+        b + p * k * n,
+        /*bias=*/nullptr,
+        -std::numeric_limits<float>::infinity(),
+        std::numeric_limits<float>::infinity(),
+        XNN_FLAG_TRANSPOSE_WEIGHTS,
+        &op);
+    if (status == xnn_status_success) {
+      status = xnn_setup_fully_connected_nc_f32(
+          op, m, a + p * m * k, out + p * m * n, pool);
     }
+    if (status == xnn_status_success) {
+      status = xnn_run_operator(op, pool);
+    }
+    xnn_delete_operator(op);
+    ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                             Internal,
+                             "XNNPACK batch matmul %zu of [%zu, %zu] x [%zu, "
+                             "%zu] failed (status %d)",
+                             p,
+                             m,
+                             k,
+                             k,
+                             n,
+                             static_cast<int>(status));
   }
+  return runtime::Error::Ok;
 }
 
 struct LayerNormTask {
@@ -265,10 +291,10 @@ void safe_softmax_row(void* context, size_t row) {
 
 } // namespace
 
-void run_host_node(const xnnpack_graph::Node* node,
-                   const CheckedGraph& graph,
-                   void* const* data,
-                   pthreadpool_t pool) {
+runtime::Error run_host_node(const xnnpack_graph::Node* node,
+                             const CheckedGraph& graph,
+                             void* const* data,
+                             pthreadpool_t pool) {
   const uint32_t in_id = node->inputs()->Get(0);
   const ValueInfo& in_info = graph.values[in_id];
   const auto* in = static_cast<const float*>(data[in_id]);
@@ -310,17 +336,17 @@ void run_host_node(const xnnpack_graph::Node* node,
       }
       break;
     case NodeKind::batch_matrix_multiply: {
-      const uint32_t b_id = node->inputs()->Get(1);
       const Dims& a_dims = in_info.dims;
-      MatmulTask task{in,
-                      static_cast<const float*>(data[b_id]),
-                      out,
-                      a_dims[a_dims.size() - 2],
-                      a_dims.back(),
-                      out_info.dims.back()};
-      pthreadpool_parallelize_1d(
-          pool, matmul_row, &task, product(a_dims, 0, a_dims.size() - 1), 0);
-      break;
+      const size_t m = a_dims[a_dims.size() - 2];
+      return batch_matmul(
+          in,
+          static_cast<const float*>(data[node->inputs()->Get(1)]),
+          out,
+          product(a_dims, 0, a_dims.size() - 2),
+          m,
+          a_dims.back(),
+          out_info.dims.back(),
+          pool);
     }
     case NodeKind::layer_norm: {
       const auto* inputs = node->inputs();
@@ -353,8 +379,9 @@ void run_host_node(const xnnpack_graph::Node* node,
     }
     default:
       // check_graph() and node_traits() admit no other host kind.
-      break;
+      return runtime::Error::Internal;
   }
+  return runtime::Error::Ok;
 }
 
 } // namespace xnnpack

@@ -10,17 +10,19 @@
 
 #include <executorch/backends/xnnpack/runtime/graph_check.h>
 #include <executorch/backends/xnnpack/xnnpack_graph_generated.h>
+#include <executorch/runtime/core/error.h>
 
 namespace executorch {
 namespace backends {
 namespace xnnpack {
 
 // Runs `node`, a host kind (node_traits(kind)->on_host). `data[v]` is the
-// memory of value v.
-void run_host_node(const xnnpack_graph::Node* node,
-                   const CheckedGraph& graph,
-                   void* const* data,
-                   pthreadpool_t pool);
+// memory of value v. Fails only when XNNPACK's operators (batch matmul)
+// do.
+runtime::Error run_host_node(const xnnpack_graph::Node* node,
+                             const CheckedGraph& graph,
+                             void* const* data,
+                             pthreadpool_t pool);
 
 } // namespace xnnpack
 } // namespace backends

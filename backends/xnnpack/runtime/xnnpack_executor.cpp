@@ -627,10 +627,11 @@ Error XnnpackExecutor::execute(Span<EValue*> args) {
   ET_CHECK_OK_OR_RETURN_ERROR(bind_args(args));
   for (Step& step : steps_) {
     if (step.on_host) {
-      run_host_node(graph_->nodes()->Get(step.first_node),
-                    checked_,
-                    data_.data(),
-                    threadpool_.get());
+      ET_CHECK_OK_OR_RETURN_ERROR(
+          run_host_node(graph_->nodes()->Get(step.first_node),
+                        checked_,
+                        data_.data(),
+                        threadpool_.get()));
       continue;
     }
     // Setting up a runtime is cheap but not free; the planned memory of a
