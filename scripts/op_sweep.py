@@ -24,6 +24,8 @@ import time
 
 import torch
 
+from executorch.exir.kernel_check import KernelLibrary
+from executorch.extension.pybindings.portable_lib import _get_operator_names
 from executorch.test.ops.op_check import DTYPES, EXPORT, FAIL, PASS, UNSUPPORTED
 from executorch.test.ops.op_samples import opinfo_index, targets
 from executorch.test.ops.sweep_runner import NO_SAMPLE, run_sweep
@@ -59,7 +61,7 @@ def _parse_args():
     return parser.parse_args()
 
 
-def _table(results, target_list, seconds: float) -> str:
+def _table(results, target_list, seconds: float, unbuilt: list) -> str:
     dtypes = list(DTYPES)
     totals = collections.Counter(
         o.status for row in results.values() for o in row.values()
@@ -80,6 +82,8 @@ def _table(results, target_list, seconds: float) -> str:
         f"- {len(target_list)} operators x {len(dtypes)} dtypes: "
         + ", ".join(f"{totals[s]} {s}" for s in SYMBOLS),
         f"- Core operators not passing on Float: {len(core_float_fail)}",
+        f"- Kernels in the YAML but not in the built extension: "
+        f"{', '.join(unbuilt) or 'none'}",
         "",
         "Legend: " + "; ".join(f"{SYMBOLS[s]} {LEGEND[s]}" for s in SYMBOLS) + ".",
         "",
@@ -105,9 +109,22 @@ def _table(results, target_list, seconds: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _unbuilt_kernels() -> list:
+    """Kernel YAML entries the built extension does not register (a stale
+    build: rerun scripts/setup.sh)."""
+    built = set(_get_operator_names())
+    return sorted(KernelLibrary.portable().operator_names - built)
+
+
 def main() -> int:
     args = _parse_args()
     started = time.monotonic()
+    unbuilt = _unbuilt_kernels()
+    if unbuilt:
+        print(
+            f"[op_sweep] warning: the extension lacks {len(unbuilt)} kernels "
+            f"listed in the YAML (stale build?): {', '.join(unbuilt)}"
+        )
     target_list = [
         t for t in targets() if not args.only or any(s in t.name for s in args.only)
     ]
@@ -138,7 +155,7 @@ def main() -> int:
     seconds = time.monotonic() - started
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as f:
-        f.write(_table(results, target_list, seconds))
+        f.write(_table(results, target_list, seconds, unbuilt))
     totals = collections.Counter(
         o.status for row in results.values() for o in row.values()
     )
