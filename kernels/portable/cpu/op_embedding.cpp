@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <tuple>
 
 #include <executorch/kernels/portable/util/copy.h>
 
@@ -127,6 +128,169 @@ Tensor& index_select_out(KernelRuntimeContext& ctx,
     }
   });
   return out;
+}
+
+// _embedding_bag: bag b reduces the weight rows indices[offsets[b] ..
+// offsets[b + 1]) by sum (0), mean (1) or max (2), skipping padding_idx.
+// The auxiliary outputs follow eager's shapes: offset2bag (bag of each
+// index; empty for sum), bag_size (rows per bag; zeros for sum) and
+// max_indices ([bags, dim] argmax rows for max; otherwise bag_size again
+// for mean and zeros for sum).
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> _embedding_bag_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& weight,
+    const Tensor& indices,
+    const Tensor& offsets,
+    bool scale_grad_by_freq,
+    int64_t mode,
+    bool sparse,
+    const std::optional<Tensor>& per_sample_weights,
+    bool include_last_offset,
+    int64_t padding_idx,
+    Tensor& out,
+    Tensor& offset2bag,
+    Tensor& bag_size,
+    Tensor& max_indices) {
+  const char* op = "_embedding_bag.out";
+  std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> result(
+      out, offset2bag, bag_size, max_indices);
+  (void)scale_grad_by_freq; // only affects gradients
+  (void)sparse;
+  if (weight.dim() != 2 || indices.dim() != 1 || offsets.dim() != 1 ||
+      mode < 0 || mode > 2 || (per_sample_weights.has_value() && mode != 0) ||
+      !check_dtype(ctx, op, "indices", indices, ScalarType::Long) ||
+      !check_dtype(ctx, op, "offsets", offsets, ScalarType::Long) ||
+      !check_same_dtype(ctx, op, "out", out, weight) ||
+      !check_default_dim_order(ctx, op, {&weight, &out})) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx,
+               op,
+               "needs 2-d weight, 1-d int64 indices and offsets, "
+               "mode 0-2, and per_sample_weights only with mode sum");
+    }
+    return result;
+  }
+  const int64_t n = indices.numel();
+  const int64_t rows = weight.size(0), dim = weight.size(1);
+  const int64_t bags =
+      include_last_offset ? offsets.numel() - 1 : offsets.numel();
+  const int64_t* idx = indices.const_data_ptr<int64_t>();
+  const int64_t* off = offsets.const_data_ptr<int64_t>();
+  Shape out_shape, bag_shape, o2b_shape, max_shape;
+  out_shape.push_back(bags < 0 ? 0 : bags);
+  out_shape.push_back(dim);
+  bag_shape.push_back(bags < 0 ? 0 : bags);
+  o2b_shape.push_back(mode == 0 ? 0 : n);
+  max_shape = mode == 2 ? out_shape : bag_shape;
+  if (bags < 0 || !resize_out(ctx, op, "out", out, out_shape.ref()) ||
+      !resize_out(ctx, op, "offset2bag", offset2bag, o2b_shape.ref()) ||
+      !resize_out(ctx, op, "bag_size", bag_size, bag_shape.ref()) ||
+      !resize_out(ctx, op, "max_indices", max_indices, max_shape.ref())) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "include_last_offset needs at least one offset");
+    }
+    return result;
+  }
+  for (int64_t b = 0; b < bags; ++b) {
+    const int64_t end = b + 1 < offsets.numel() ? off[b + 1] : n;
+    if (off[b] < 0 || off[b] > end || end > n) {
+      fail_arg(ctx, op, "offsets must be non-decreasing and within indices");
+      return result;
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (idx[i] < 0 || idx[i] >= rows) {
+      fail_arg(ctx,
+               op,
+               "index %" PRId64 " is out of range for %" PRId64 " rows",
+               idx[i],
+               rows);
+      return result;
+    }
+  }
+  int64_t* o2b = offset2bag.mutable_data_ptr<int64_t>();
+  int64_t* sizes = bag_size.mutable_data_ptr<int64_t>();
+  int64_t* argmax = max_indices.mutable_data_ptr<int64_t>();
+  ET_SWITCH_FLOATHBF16_TYPES(weight.scalar_type(), ctx, op, T, [&] {
+    const T* w = weight.const_data_ptr<T>();
+    const T* psw = per_sample_weights.has_value()
+                       ? per_sample_weights->const_data_ptr<T>()
+                       : nullptr;
+    T* o = out.mutable_data_ptr<T>();
+    for (int64_t b = 0; b < bags; ++b) {
+      const int64_t end = b + 1 < offsets.numel() ? off[b + 1] : n;
+      int64_t count = 0;
+      for (int64_t d = 0; d < dim; ++d) {
+        double acc = 0;
+        int64_t best_row = -1;
+        count = 0;
+        for (int64_t i = off[b]; i < end; ++i) {
+          if (idx[i] == padding_idx) {
+            continue;
+          }
+          const double v = internal::convert<double>(w[idx[i] * dim + d]);
+          if (mode == 2) {
+            if (best_row < 0 || v > acc) {
+              acc = v;
+              best_row = idx[i];
+            }
+          } else {
+            acc += psw != nullptr ? v * internal::convert<double>(psw[i]) : v;
+          }
+          ++count;
+        }
+        if (mode == 1 && count > 0) {
+          acc /= static_cast<double>(count);
+        }
+        o[b * dim + d] = internal::convert<T>(acc);
+        if (mode == 2) {
+          argmax[b * dim + d] = best_row < 0 ? -1 : best_row;
+        }
+      }
+      sizes[b] = mode == 0 ? 0 : count;
+      if (mode == 1) {
+        argmax[b] = count;
+      } else if (mode == 0) {
+        argmax[b] = 0;
+      }
+      for (int64_t i = off[b]; mode != 0 && i < end; ++i) {
+        o2b[i] = b;
+      }
+    }
+  });
+  return result;
+}
+
+// What eval-mode export emits: the same computation.
+std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> _embedding_bag_forward_only_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& weight,
+    const Tensor& indices,
+    const Tensor& offsets,
+    bool scale_grad_by_freq,
+    int64_t mode,
+    bool sparse,
+    const std::optional<Tensor>& per_sample_weights,
+    bool include_last_offset,
+    int64_t padding_idx,
+    Tensor& out,
+    Tensor& offset2bag,
+    Tensor& bag_size,
+    Tensor& max_indices) {
+  return _embedding_bag_out(ctx,
+                            weight,
+                            indices,
+                            offsets,
+                            scale_grad_by_freq,
+                            mode,
+                            sparse,
+                            per_sample_weights,
+                            include_last_offset,
+                            padding_idx,
+                            out,
+                            offset2bag,
+                            bag_size,
+                            max_indices);
 }
 
 } // namespace native

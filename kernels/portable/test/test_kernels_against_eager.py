@@ -323,6 +323,22 @@ CASES = {
         ),
         (r(2, 3, 4, 5), torch.rand(2, 3, 6, 2, generator=g) * 3 - 1.5),
     ),
+    "embedding_bag": (
+        lambda w, i, o, p: (
+            torch.nn.functional.embedding_bag(i, w, o, mode="sum"),
+            torch.nn.functional.embedding_bag(i, w, o, mode="mean", padding_idx=4),
+            torch.nn.functional.embedding_bag(i, w, o, mode="max"),
+            torch.nn.functional.embedding_bag(
+                i, w, o, mode="sum", per_sample_weights=p
+            ),
+        ),
+        (
+            r(10, 3),
+            torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]),
+            torch.tensor([0, 4, 4]),
+            r(8),
+        ),
+    ),
 }
 
 TOLERANCE = {
