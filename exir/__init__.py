@@ -7,6 +7,8 @@ ep = torch.export.export(model, example_inputs)
 to_edge(ep).to_executorch().save("model.pte")
 """
 
+from torch.export import ExportedProgram
+
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.program._program import (
     EdgeProgramManager,
@@ -21,6 +23,7 @@ __all__ = [
     "EdgeProgramManager",
     "ExecutorchBackendConfig",
     "ExecutorchProgramManager",
+    "ExportedProgram",
     "TensorSpec",
     "to_edge",
     "to_edge_transform_and_lower",
