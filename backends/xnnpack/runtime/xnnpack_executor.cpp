@@ -132,8 +132,11 @@ Error XnnpackExecutor::plan_steps() {
     producer_[nodes->Get(i)->outputs()->Get(0)] = i;
   }
   // A value crosses steps when it is an arg, or when a host node touches it,
-  // or when it is used in another step than the one producing it.
+  // or when it is used in another step than the one producing it. Outputs
+  // nothing reads get memory of their own too: XNNPACK allocates no memory
+  // for them and asserts when its node runs.
   crosses_steps_.assign(num_values, false);
+  std::vector<bool> consumed(num_values, false);
   for (size_t v = 0; v < num_values; ++v) {
     const ValueInfo::Role role = checked_.values[v].role;
     crosses_steps_[v] =
@@ -146,10 +149,16 @@ Error XnnpackExecutor::plan_steps() {
       crosses_steps_[node->outputs()->Get(0)] = true;
     }
     for (uint32_t v : *node->inputs()) {
+      consumed[v] = true;
       if (checked_.values[v].role == ValueInfo::Role::Intermediate &&
           (on_host || node_step_[producer_[v]] != node_step_[i])) {
         crosses_steps_[v] = true;
       }
+    }
+  }
+  for (size_t v = 0; v < num_values; ++v) {
+    if (producer_[v] != kNoProducer && !consumed[v]) {
+      crosses_steps_[v] = true;
     }
   }
   std::vector<size_t> offsets;

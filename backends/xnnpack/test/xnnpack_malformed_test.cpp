@@ -347,7 +347,34 @@ TEST(XnnpackMalformed, OutputOfWrongStaticShapeCannotResize) {
 // Every single-byte corruption of a valid blob's header and flatbuffer (the
 // constant bytes are plain data), and every truncation, either initializes
 // (and runs) or fails with an error; none crashes.
-TEST(XnnpackMalformed, ByteCorruptionSweepNeverCrashes) {
+void sweep_corruptions(const BlobBuilder& b,
+                       const std::vector<HostTensor>& inputs,
+                       const std::vector<HostTensor>& outputs) {
+  const std::vector<uint8_t> valid = b.build();
+  // Keeps one threadpool alive instead of one per delegate.
+  const Threadpool pool = acquire_threadpool(0);
+  auto try_blob = [&](const std::vector<uint8_t>& blob) {
+    DelegateRunner runner;
+    if (runner.init(blob) == Error::Ok) {
+      std::vector<HostTensor> out = outputs;
+      (void)runner.run(inputs, &out);
+    }
+  };
+  const size_t constant_offset = valid[kConstantOffsetField] |
+                                 (size_t{valid[kConstantOffsetField + 1]} << 8);
+  for (size_t i = 0; i < constant_offset; ++i) {
+    for (uint8_t flip : {uint8_t{0x01}, uint8_t{0xff}}) {
+      std::vector<uint8_t> blob = valid;
+      blob[i] ^= flip;
+      try_blob(blob);
+    }
+  }
+  for (size_t size = 0; size < valid.size(); ++size) {
+    try_blob(std::vector<uint8_t>(valid.begin(), valid.begin() + size));
+  }
+}
+
+TEST(XnnpackMalformed, CorruptionSweepConvTranspose) {
   BlobBuilder b;
   const uint32_t x = b.input({1, 4, 4, 2}, 0);
   const uint32_t w = b.constant({3, 3, 3, 2}, random_values(54));
@@ -355,31 +382,42 @@ TEST(XnnpackMalformed, ByteCorruptionSweepNeverCrashes) {
   const uint32_t y = b.output({1, 3, 4, 4}, 1);
   b.node(NodeKind::conv2d, {x, w}, t, conv_params(3, 1, 1, 1, 1, 2, 3));
   b.node(NodeKind::static_transpose, {t}, y, transpose_params({0, 3, 1, 2}));
-  const std::vector<uint8_t> valid = b.build();
-  const std::vector<HostTensor> in{{{1, 4, 4, 2}, random_values(32)}};
-  // Keeps one threadpool alive instead of one per delegate.
-  const Threadpool pool = acquire_threadpool(0);
-  const size_t constant_offset = valid[kConstantOffsetField] |
-                                 (size_t{valid[kConstantOffsetField + 1]} << 8);
-  for (size_t i = 0; i < constant_offset; ++i) {
-    for (uint8_t flip : {uint8_t{0x01}, uint8_t{0xff}}) {
-      std::vector<uint8_t> blob = valid;
-      blob[i] ^= flip;
-      DelegateRunner runner;
-      if (runner.init(blob) == Error::Ok) {
-        std::vector<HostTensor> out{{{1, 3, 4, 4}, {}}};
-        (void)runner.run(in, &out);
-      }
-    }
-  }
-  for (size_t size = 0; size < valid.size(); ++size) {
-    DelegateRunner runner;
-    std::vector<uint8_t> blob(valid.begin(), valid.begin() + size);
-    if (runner.init(blob) == Error::Ok) {
-      std::vector<HostTensor> out{{{1, 3, 4, 4}, {}}};
-      (void)runner.run(in, &out);
-    }
-  }
+  sweep_corruptions(
+      b, {{{1, 4, 4, 2}, random_values(32)}}, {{{1, 3, 4, 4}, {}}});
+}
+
+// Pooling, broadcasting, padding, resizing, slicing, concatenation and
+// layer norm: more params tables and shape rules under corruption.
+TEST(XnnpackMalformed, CorruptionSweepManyKinds) {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 6, 6, 2}, 0);
+  const uint32_t bias = b.constant({2}, random_values(2));
+  const uint32_t pooled = b.tensor({1, 3, 3, 2});
+  const uint32_t added = b.tensor({1, 3, 3, 2});
+  const uint32_t padded = b.tensor({1, 4, 5, 2});
+  const uint32_t resized = b.tensor({1, 8, 10, 2});
+  const uint32_t sliced = b.tensor({1, 4, 10, 2});
+  const uint32_t joined = b.tensor({1, 12, 10, 2});
+  const uint32_t y = b.output({1, 12, 10, 2}, 1);
+  b.node(NodeKind::max_pool2d, {x}, pooled, pool_params(2, 2, 0));
+  b.node(NodeKind::add, {pooled, bias}, added, {}, std::make_pair(0.0f, 6.0f));
+  b.node(NodeKind::constant_pad,
+         {added},
+         padded,
+         pad_params({0, 1, 0, 0}, {0, 0, 2, 0}, 0.5f));
+  b.node(NodeKind::resize_bilinear2d,
+         {padded},
+         resized,
+         resize_params(8, 10, false));
+  b.node(NodeKind::static_slice,
+         {resized},
+         sliced,
+         slice_params({0, 2, 0, 0}, {1, 4, 10, 2}));
+  b.node(
+      NodeKind::concatenate, {resized, sliced}, joined, concatenate_params(1));
+  b.node(NodeKind::layer_norm, {joined}, y, layer_norm_params(1, 1e-5f));
+  sweep_corruptions(
+      b, {{{1, 6, 6, 2}, random_values(72)}}, {{{1, 12, 10, 2}, {}}});
 }
 
 } // namespace

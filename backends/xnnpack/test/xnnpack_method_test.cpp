@@ -157,6 +157,27 @@ TEST(XnnpackDelegate, AlternatingStepsKeepLiveValues) {
   expect_near(out[0].data, want, 1e-5f);
 }
 
+// A node whose output nothing reads still runs (into the backend's memory;
+// XNNPACK would allocate nothing for it).
+TEST(XnnpackDelegate, UnreadNodeOutputIsHarmless) {
+  BlobBuilder b;
+  const uint32_t x = b.input({2, 3}, 0);
+  const uint32_t y = b.output({2, 3}, 1);
+  const uint32_t unread = b.tensor({2, 3});
+  b.node(NodeKind::negate, {x}, unread);
+  b.node(NodeKind::abs, {x}, y);
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(b.build()), Error::Ok);
+  const std::vector<float> in = random_values(6);
+  std::vector<HostTensor> out{{{2, 3}, {}}};
+  ASSERT_EQ(runner.run({{{2, 3}, in}}, &out), Error::Ok);
+  std::vector<float> want(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    want[i] = std::fabs(in[i]);
+  }
+  expect_near(out[0].data, want, 0.0f);
+}
+
 TEST(XnnpackDelegate, ThreadCountsAgree) {
   const Classifier model;
   const std::vector<float> x = random_values(3 * 64, -1, 1, 52);
