@@ -13,7 +13,9 @@ keyed by Python function, not by ATen overload, so `opinfo_index` records
 reach, and `opinfo_samples` replays an OpInfo's samples at the wanted dtype
 and keeps the exact arguments the target overload received. Overloads no
 OpInfo reaches (backward ops, Scalar overloads, padding, ...) use the
-hand-written samples in `OWN_SAMPLES`. Up to three samples are kept per
+hand-written samples in `OWN_SAMPLES`; failing both, the float32 OpInfo
+samples cast to the dtype (eager then says whether it supports it). Up to
+three samples are kept per
 (operator, dtype): a regular one, one with a 0-dim tensor, one with an
 empty tensor.
 """
@@ -264,6 +266,19 @@ def _has_dtype(sample: Sample, dtype: torch.dtype) -> bool:
     first (fft, ...) reach the overload only with the cast result."""
     tensors = _tensors(sample)
     return not tensors or any(t.dtype == dtype for t in tensors)
+
+
+def cast_samples(samples: List[Sample], dtype: torch.dtype) -> List[Sample]:
+    """`samples` with every floating-point tensor converted to `dtype`:
+    the same calls at another dtype, for OpInfos whose own samples at that
+    dtype never reach the overload (clamp's reach clamp.Tensor instead)."""
+
+    def cast(value):
+        if isinstance(value, torch.Tensor) and value.is_floating_point():
+            return value.to(dtype)
+        return value
+
+    return [Sample(*tree_map(cast, (s.args, s.kwargs)), s.dynamic) for s in samples]
 
 
 def _tensors(sample: Sample) -> List[torch.Tensor]:
