@@ -131,6 +131,18 @@ CASES = [
         lambda: Sample((_f32(5, 4), 0, torch.tensor([4, 0, 2, 2]))),
     ),
     (
+        "gather_f32",
+        aten.gather.default,
+        lambda: Sample((_f32(4, 6), 1, torch.randint(0, 6, (4, 3)))),
+    ),
+    (
+        "index_tensor_broadcast_f32",
+        aten.index.Tensor,
+        lambda: Sample(
+            (_f32(5, 6, 7), [torch.tensor([[0], [4]]), None, torch.tensor([1, 6, 2])])
+        ),
+    ),
+    (
         "embedding_f32",
         aten.embedding.default,
         lambda: Sample((_f32(10, 4), torch.tensor([[1, 3], [9, 0]]))),
