@@ -1,5 +1,8 @@
-// max_pool2d_with_indices and avg_pool2d over [N, C, H, W] or [C, H, W].
+// Max and average pooling over 2 or 3 trailing spatial dims:
+// max_pool{2,3}d_with_indices and avg_pool{2,3}d, on [N, C, ...] or
+// [C, ...] inputs. 2-d pooling runs as 3-d pooling with a unit depth.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -13,20 +16,39 @@ namespace native {
 
 namespace {
 
-// Validates a pooling call and computes its window; resizes `outs` to
-// [..., out_h, out_w]. `planes` gets N * C.
+// Window geometry along depth, height and width.
+struct Window3d {
+  int64_t kernel[3];
+  int64_t stride[3];
+  int64_t pad[3];
+  int64_t dilation[3];
+  int64_t in[3];
+  int64_t out[3];
+
+  int64_t in_volume() const {
+    return in[0] * in[1] * in[2];
+  }
+  int64_t out_volume() const {
+    return out[0] * out[1] * out[2];
+  }
+};
+
+// Validates a pooling call over `spatial` (2 or 3) trailing dims and
+// computes its window; resizes `outs` to [..., out spatial sizes].
+// `planes` gets the number of [spatial] planes (N * C or C).
 bool prepare_pool(KernelRuntimeContext& ctx,
                   const char* op,
                   const Tensor& self,
+                  int64_t spatial,
                   IntArrayRef kernel_size,
                   IntArrayRef stride,
                   IntArrayRef padding,
                   IntArrayRef dilation,
                   bool ceil_mode,
                   std::initializer_list<const Tensor*> outs,
-                  Window2d* g,
+                  Window3d* g,
                   int64_t* planes) {
-  if (!check_rank(ctx, op, "self", self, {3, 4}) ||
+  if (!check_rank(ctx, op, "self", self, {spatial + 1, spatial + 2}) ||
       !check_default_dim_order(ctx, op, {&self})) {
     return false;
   }
@@ -35,12 +57,15 @@ bool prepare_pool(KernelRuntimeContext& ctx,
     return false;
   }
   const int64_t rank = self.dim();
-  for (size_t i = 0; i < 2; ++i) {
-    g->kernel[i] = param_at(kernel_size, i, 1);
-    g->stride[i] = param_at(stride, i, g->kernel[i]);
-    g->pad[i] = param_at(padding, i, 0);
-    g->dilation[i] = param_at(dilation, i, 1);
-    g->in[i] = self.size(rank - 2 + i);
+  const int64_t unit = 3 - spatial; // leading window dims of size 1
+  for (int64_t i = 0; i < 3; ++i) {
+    const bool is_unit = i < unit;
+    const size_t p = static_cast<size_t>(i - unit);
+    g->kernel[i] = is_unit ? 1 : param_at(kernel_size, p, 1);
+    g->stride[i] = is_unit ? 1 : param_at(stride, p, g->kernel[i]);
+    g->pad[i] = is_unit ? 0 : param_at(padding, p, 0);
+    g->dilation[i] = is_unit ? 1 : param_at(dilation, p, 1);
+    g->in[i] = is_unit ? 1 : self.size(rank - spatial + (i - unit));
     if (g->kernel[i] <= 0 || g->stride[i] <= 0 || g->dilation[i] <= 0 ||
         g->pad[i] < 0 || g->pad[i] * 2 > g->kernel[i]) {
       fail_arg(ctx, op, "invalid kernel_size, stride, padding or dilation");
@@ -54,12 +79,13 @@ bool prepare_pool(KernelRuntimeContext& ctx,
                                    ceil_mode);
   }
   Shape shape;
-  for (int64_t d = 0; d < rank - 2; ++d) {
+  for (int64_t d = 0; d < rank - spatial; ++d) {
     shape.push_back(self.size(d));
   }
-  shape.push_back(g->out[0]);
-  shape.push_back(g->out[1]);
-  *planes = rank == 4 ? self.size(0) * self.size(1) : self.size(0);
+  for (int64_t i = unit; i < 3; ++i) {
+    shape.push_back(g->out[i]);
+  }
+  *planes = g->in_volume() == 0 ? 0 : self.numel() / g->in_volume();
   for (const Tensor* out : outs) {
     if (!resize_out(ctx, op, "out", *out, shape.ref()) ||
         !check_default_dim_order(ctx, op, {out})) {
@@ -69,27 +95,46 @@ bool prepare_pool(KernelRuntimeContext& ctx,
   return true;
 }
 
-} // namespace
+// Calls fn(plane, out_index, z0, y0, x0) for every output position, with
+// (z0, y0, x0) the window's first input coordinate (may be negative).
+template <typename Fn>
+void for_each_window(const Window3d& g, int64_t planes, Fn fn) {
+  for (int64_t p = 0; p < planes; ++p) {
+    int64_t o = p * g.out_volume();
+    for (int64_t oz = 0; oz < g.out[0]; ++oz) {
+      for (int64_t oy = 0; oy < g.out[1]; ++oy) {
+        for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+          fn(p,
+             o++,
+             oz * g.stride[0] - g.pad[0],
+             oy * g.stride[1] - g.pad[1],
+             ox * g.stride[2] - g.pad[2]);
+        }
+      }
+    }
+  }
+}
 
-std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
-    KernelRuntimeContext& ctx,
-    const Tensor& self,
-    IntArrayRef kernel_size,
-    IntArrayRef stride,
-    IntArrayRef padding,
-    IntArrayRef dilation,
-    bool ceil_mode,
-    Tensor& out,
-    Tensor& indices) {
-  const char* op = "max_pool2d_with_indices.out";
+std::tuple<Tensor&, Tensor&> max_pool(KernelRuntimeContext& ctx,
+                                      const char* op,
+                                      int64_t spatial,
+                                      const Tensor& self,
+                                      IntArrayRef kernel_size,
+                                      IntArrayRef stride,
+                                      IntArrayRef padding,
+                                      IntArrayRef dilation,
+                                      bool ceil_mode,
+                                      Tensor& out,
+                                      Tensor& indices) {
   std::tuple<Tensor&, Tensor&> result(out, indices);
-  Window2d g;
+  Window3d g;
   int64_t planes = 0;
   if (!check_same_dtype(ctx, op, "out", out, self) ||
       !check_dtype(ctx, op, "indices", indices, ScalarType::Long) ||
       !prepare_pool(ctx,
                     op,
                     self,
+                    spatial,
                     kernel_size,
                     stride,
                     padding,
@@ -105,66 +150,68 @@ std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
     const T* in = self.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
     int64_t* idx = indices.mutable_data_ptr<int64_t>();
-    const int64_t in_plane = g.in[0] * g.in[1];
-    const int64_t out_plane = g.out[0] * g.out[1];
-    for (int64_t p = 0; p < planes; ++p) {
-      const T* src = in + p * in_plane;
-      for (int64_t oy = 0; oy < g.out[0]; ++oy) {
-        for (int64_t ox = 0; ox < g.out[1]; ++ox) {
+    for_each_window(
+        g,
+        planes,
+        [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
+          const T* src = in + p * g.in_volume();
           C best = std::numeric_limits<C>::lowest();
           int64_t best_index = -1;
-          for (int64_t ky = 0; ky < g.kernel[0]; ++ky) {
-            const int64_t iy = oy * g.stride[0] - g.pad[0] + ky * g.dilation[0];
-            if (iy < 0 || iy >= g.in[0]) {
-              continue;
-            }
-            for (int64_t kx = 0; kx < g.kernel[1]; ++kx) {
-              const int64_t ix =
-                  ox * g.stride[1] - g.pad[1] + kx * g.dilation[1];
-              if (ix < 0 || ix >= g.in[1]) {
-                continue;
-              }
-              const C v = static_cast<C>(src[iy * g.in[1] + ix]);
-              bool nan = false;
-              if constexpr (std::is_floating_point<C>::value) {
-                nan = std::isnan(v);
-              }
-              if (best_index < 0 || v > best || nan) {
-                best = v;
-                best_index = iy * g.in[1] + ix;
-                if (nan) {
-                  ky = g.kernel[0];
+          bool found_nan = false;
+          for (int64_t kz = 0; kz < g.kernel[0] && !found_nan; ++kz) {
+            const int64_t iz = z0 + kz * g.dilation[0];
+            for (int64_t ky = 0;
+                 ky < g.kernel[1] && !found_nan && iz >= 0 && iz < g.in[0];
+                 ++ky) {
+              const int64_t iy = y0 + ky * g.dilation[1];
+              for (int64_t kx = 0; kx < g.kernel[2] && iy >= 0 && iy < g.in[1];
+                   ++kx) {
+                const int64_t ix = x0 + kx * g.dilation[2];
+                if (ix < 0 || ix >= g.in[2]) {
+                  continue;
+                }
+                const int64_t at = (iz * g.in[1] + iy) * g.in[2] + ix;
+                const C v = static_cast<C>(src[at]);
+                if constexpr (std::is_floating_point<C>::value) {
+                  found_nan = std::isnan(v);
+                }
+                // NaN wins and ends the search, as in PyTorch.
+                if (best_index < 0 || v > best || found_nan) {
+                  best = v;
+                  best_index = at;
+                }
+                if (found_nan) {
                   break;
                 }
               }
             }
           }
-          o[p * out_plane + oy * g.out[1] + ox] = static_cast<T>(best);
-          idx[p * out_plane + oy * g.out[1] + ox] = best_index;
-        }
-      }
-    }
+          o[oi] = static_cast<T>(best);
+          idx[oi] = best_index;
+        });
   });
   return result;
 }
 
-Tensor& avg_pool2d_out(KernelRuntimeContext& ctx,
-                       const Tensor& self,
-                       IntArrayRef kernel_size,
-                       IntArrayRef stride,
-                       IntArrayRef padding,
-                       bool ceil_mode,
-                       bool count_include_pad,
-                       std::optional<int64_t> divisor_override,
-                       Tensor& out) {
-  const char* op = "avg_pool2d.out";
-  Window2d g;
+Tensor& avg_pool(KernelRuntimeContext& ctx,
+                 const char* op,
+                 int64_t spatial,
+                 const Tensor& self,
+                 IntArrayRef kernel_size,
+                 IntArrayRef stride,
+                 IntArrayRef padding,
+                 bool ceil_mode,
+                 bool count_include_pad,
+                 std::optional<int64_t> divisor_override,
+                 Tensor& out) {
+  Window3d g;
   int64_t planes = 0;
   const int64_t no_dilation[] = {1};
   if (!check_same_dtype(ctx, op, "out", out, self) ||
       !prepare_pool(ctx,
                     op,
                     self,
+                    spatial,
                     kernel_size,
                     stride,
                     padding,
@@ -186,40 +233,132 @@ Tensor& avg_pool2d_out(KernelRuntimeContext& ctx,
         std::conditional_t<internal::is_16bit_float<T>, float, T>>;
     const T* in = self.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
-    const int64_t in_plane = g.in[0] * g.in[1];
-    const int64_t out_plane = g.out[0] * g.out[1];
-    for (int64_t p = 0; p < planes; ++p) {
-      const T* src = in + p * in_plane;
-      for (int64_t oy = 0; oy < g.out[0]; ++oy) {
-        for (int64_t ox = 0; ox < g.out[1]; ++ox) {
-          // Window bounds within the padded input, then within the input.
-          int64_t y0 = oy * g.stride[0] - g.pad[0];
-          int64_t x0 = ox * g.stride[1] - g.pad[1];
-          int64_t y1 = std::min(y0 + g.kernel[0], g.in[0] + g.pad[0]);
-          int64_t x1 = std::min(x0 + g.kernel[1], g.in[1] + g.pad[1]);
-          const int64_t padded_count = (y1 - y0) * (x1 - x0);
-          y0 = std::max<int64_t>(y0, 0);
-          x0 = std::max<int64_t>(x0, 0);
-          y1 = std::min(y1, g.in[0]);
-          x1 = std::min(x1, g.in[1]);
+    for_each_window(
+        g,
+        planes,
+        [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
+          const T* src = in + p * g.in_volume();
+          const int64_t start[3] = {z0, y0, x0};
+          int64_t lo[3], hi[3];
+          int64_t padded_count = 1;
+          int64_t count = 1;
+          for (int i = 0; i < 3; ++i) {
+            // Window bounds within the padded input, then within the input.
+            hi[i] = std::min(start[i] + g.kernel[i], g.in[i] + g.pad[i]);
+            padded_count *= hi[i] - start[i];
+            lo[i] = std::max<int64_t>(start[i], 0);
+            hi[i] = std::min(hi[i], g.in[i]);
+            count *= hi[i] > lo[i] ? hi[i] - lo[i] : 0;
+          }
           C sum = 0;
-          for (int64_t iy = y0; iy < y1; ++iy) {
-            for (int64_t ix = x0; ix < x1; ++ix) {
-              sum += static_cast<C>(src[iy * g.in[1] + ix]);
+          for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
+            for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
+              for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
+                sum += static_cast<C>(src[(iz * g.in[1] + iy) * g.in[2] + ix]);
+              }
             }
           }
           const int64_t divisor =
               divisor_override.has_value()
                   ? *divisor_override
-                  : (count_include_pad ? padded_count : (y1 - y0) * (x1 - x0));
-          o[p * out_plane + oy * g.out[1] + ox] =
-              divisor == 0 ? T(0)
-                           : static_cast<T>(sum / static_cast<C>(divisor));
-        }
-      }
-    }
+                  : (count_include_pad ? padded_count : count);
+          o[oi] = divisor == 0 ? T(0)
+                               : static_cast<T>(sum / static_cast<C>(divisor));
+        });
   });
   return out;
+}
+
+} // namespace
+
+std::tuple<Tensor&, Tensor&> max_pool2d_with_indices_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& self,
+    IntArrayRef kernel_size,
+    IntArrayRef stride,
+    IntArrayRef padding,
+    IntArrayRef dilation,
+    bool ceil_mode,
+    Tensor& out,
+    Tensor& indices) {
+  return max_pool(ctx,
+                  "max_pool2d_with_indices.out",
+                  2,
+                  self,
+                  kernel_size,
+                  stride,
+                  padding,
+                  dilation,
+                  ceil_mode,
+                  out,
+                  indices);
+}
+
+std::tuple<Tensor&, Tensor&> max_pool3d_with_indices_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& self,
+    IntArrayRef kernel_size,
+    IntArrayRef stride,
+    IntArrayRef padding,
+    IntArrayRef dilation,
+    bool ceil_mode,
+    Tensor& out,
+    Tensor& indices) {
+  return max_pool(ctx,
+                  "max_pool3d_with_indices.out",
+                  3,
+                  self,
+                  kernel_size,
+                  stride,
+                  padding,
+                  dilation,
+                  ceil_mode,
+                  out,
+                  indices);
+}
+
+Tensor& avg_pool2d_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       IntArrayRef kernel_size,
+                       IntArrayRef stride,
+                       IntArrayRef padding,
+                       bool ceil_mode,
+                       bool count_include_pad,
+                       std::optional<int64_t> divisor_override,
+                       Tensor& out) {
+  return avg_pool(ctx,
+                  "avg_pool2d.out",
+                  2,
+                  self,
+                  kernel_size,
+                  stride,
+                  padding,
+                  ceil_mode,
+                  count_include_pad,
+                  divisor_override,
+                  out);
+}
+
+Tensor& avg_pool3d_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       IntArrayRef kernel_size,
+                       IntArrayRef stride,
+                       IntArrayRef padding,
+                       bool ceil_mode,
+                       bool count_include_pad,
+                       std::optional<int64_t> divisor_override,
+                       Tensor& out) {
+  return avg_pool(ctx,
+                  "avg_pool3d.out",
+                  3,
+                  self,
+                  kernel_size,
+                  stride,
+                  padding,
+                  ceil_mode,
+                  count_include_pad,
+                  divisor_override,
+                  out);
 }
 
 } // namespace native

@@ -339,6 +339,27 @@ CASES = {
             r(8),
         ),
     ),
+    "pool3d": (
+        lambda x: (
+            torch.nn.functional.max_pool3d(x, 2, stride=(1, 2, 2), padding=1),
+            torch.nn.functional.avg_pool3d(
+                x, (2, 3, 3), stride=2, padding=1, ceil_mode=True
+            ),
+            torch.nn.functional.avg_pool3d(x, 2, count_include_pad=False, padding=1),
+        ),
+        (r(1, 2, 4, 5, 6),),
+    ),
+    "pool2d": (
+        lambda x: (
+            torch.nn.functional.max_pool2d(
+                x, 3, stride=2, padding=1, dilation=1, ceil_mode=True
+            ),
+            torch.nn.functional.avg_pool2d(
+                x, 3, stride=2, padding=1, divisor_override=4
+            ),
+        ),
+        (r(2, 3, 7, 6),),
+    ),
 }
 
 TOLERANCE = {
