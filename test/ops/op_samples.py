@@ -31,7 +31,7 @@ from torch.testing import make_tensor
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
-from executorch.test.ops.op_check import Sample
+from executorch.test.ops.op_check import op_name, Sample
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FUNCTIONS_YAML = os.path.join(_REPO, "kernels", "portable", "functions.yaml")
@@ -75,11 +75,6 @@ def resolve(name: str):
     return getattr(packet, overload or "default", None) if packet else None
 
 
-def _overload_name(op) -> str:
-    schema = op._schema
-    return f"{schema.name}.{schema.overload_name or 'default'}"
-
-
 def core_operators() -> List[str]:
     """Every aten overload tagged core, sorted."""
     names = set()
@@ -87,7 +82,7 @@ def core_operators() -> List[str]:
         if qualified.startswith("aten::"):
             op = resolve(qualified)
             if op is not None and torch.Tag.core in op.tags:
-                names.add(_overload_name(op))
+                names.add(op_name(op))
     return sorted(names)
 
 
@@ -99,13 +94,13 @@ def _functional_of(out_op) -> Optional[str]:
         for a in out_op._schema.arguments
         if not (a.alias_info and a.alias_info.is_write)
     ]
-    namespace, rest = _overload_name(out_op).split("::")
+    namespace, rest = op_name(out_op).split("::")
     packet = getattr(getattr(torch.ops, namespace), rest.split(".")[0])
     for overload in packet.overloads():
         candidate = getattr(packet, overload)
         args = [(a.name, str(a.type)) for a in candidate._schema.arguments]
         if not candidate._schema.is_mutable and args == wanted:
-            return _overload_name(candidate)
+            return op_name(candidate)
     return None
 
 
@@ -152,8 +147,18 @@ def targets() -> List[Target]:
     known = {t.name for t in found}
     for name in portable_functional_operators():
         if name not in known:
-            found.append(Target(name, "non-core", name))
+            found.append(Target(name, "non-core", _view_of(name) or name))
     return found
+
+
+def _view_of(copy_name: str) -> Optional[str]:
+    """`aten::<view>.<overload>` for a `*_copy` operator, if it exists: its
+    OpInfo calls are the copy's samples."""
+    base, overload = copy_name.split(".", 1)
+    if not base.endswith("_copy"):
+        return None
+    view = f"{base[: -len('_copy')]}.{overload}"
+    return view if resolve(view) is not None else None
 
 
 class _CallRecorder(TorchDispatchMode):
@@ -167,7 +172,7 @@ class _CallRecorder(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        name = _overload_name(func)
+        name = op_name(func)
         if self.keep is None or name == self.keep:
             snapshot = tree_map(
                 lambda v: v.detach().clone() if isinstance(v, torch.Tensor) else v,
