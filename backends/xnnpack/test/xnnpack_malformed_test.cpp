@@ -347,12 +347,21 @@ TEST(XnnpackMalformed, OutputOfWrongStaticShapeCannotResize) {
 // Every single-byte corruption of a valid blob's header and flatbuffer (the
 // constant bytes are plain data), and every truncation, either initializes
 // (and runs) or fails with an error; none crashes.
+// `stride` > 1 visits every stride-th byte, to bound the time of sweeps
+// over large graphs.
 void sweep_corruptions(const BlobBuilder& b,
                        const std::vector<HostTensor>& inputs,
-                       const std::vector<HostTensor>& outputs) {
+                       const std::vector<HostTensor>& outputs,
+                       size_t stride = 1) {
   const std::vector<uint8_t> valid = b.build();
   // Keeps one threadpool alive instead of one per delegate.
   const Threadpool pool = acquire_threadpool(0);
+  {
+    DelegateRunner runner;
+    ASSERT_EQ(runner.init(valid), Error::Ok);
+    std::vector<HostTensor> out = outputs;
+    ASSERT_EQ(runner.run(inputs, &out), Error::Ok);
+  }
   auto try_blob = [&](const std::vector<uint8_t>& blob) {
     DelegateRunner runner;
     if (runner.init(blob) == Error::Ok) {
@@ -362,14 +371,14 @@ void sweep_corruptions(const BlobBuilder& b,
   };
   const size_t constant_offset = valid[kConstantOffsetField] |
                                  (size_t{valid[kConstantOffsetField + 1]} << 8);
-  for (size_t i = 0; i < constant_offset; ++i) {
+  for (size_t i = 0; i < constant_offset; i += stride) {
     for (uint8_t flip : {uint8_t{0x01}, uint8_t{0xff}}) {
       std::vector<uint8_t> blob = valid;
       blob[i] ^= flip;
       try_blob(blob);
     }
   }
-  for (size_t size = 0; size < valid.size(); ++size) {
+  for (size_t size = 0; size < valid.size(); size += stride) {
     try_blob(std::vector<uint8_t>(valid.begin(), valid.begin() + size));
   }
 }
@@ -418,6 +427,51 @@ TEST(XnnpackMalformed, CorruptionSweepManyKinds) {
   b.node(NodeKind::layer_norm, {joined}, y, layer_norm_params(1, 1e-5f));
   sweep_corruptions(
       b, {{{1, 6, 6, 2}, random_values(72)}}, {{{1, 12, 10, 2}, {}}});
+}
+
+// Convolutions, fully connected, activations, softmaxes and batch matmul
+// under corruption.
+TEST(XnnpackMalformed, CorruptionSweepComputeKinds) {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 4, 4, 2}, 0);
+  const uint32_t dw = b.constant({1, 3, 3, 4}, random_values(36));
+  const uint32_t dw_bias = b.constant({4}, random_values(4));
+  const uint32_t deconv_w = b.constant({2, 2, 2, 2}, random_values(16));
+  const uint32_t slope = b.constant({2}, random_values(2));
+  const uint32_t fc_w = b.constant({3, 2}, random_values(6));
+  const uint32_t conv = b.tensor({1, 4, 4, 4});
+  const uint32_t act = b.tensor({1, 4, 4, 4});
+  const uint32_t up = b.tensor({1, 8, 8, 2});
+  const uint32_t prelu = b.tensor({1, 8, 8, 2});
+  const uint32_t avg = b.tensor({1, 4, 4, 2});
+  const uint32_t fc = b.tensor({1, 4, 4, 3});
+  const uint32_t flat = b.tensor({16, 3});
+  const uint32_t soft = b.tensor({16, 3});
+  const uint32_t safe = b.tensor({16, 3});
+  const uint32_t bt = b.tensor({3, 16});
+  const uint32_t mm = b.tensor({16, 16});
+  const uint32_t y = b.output({16, 16}, 1);
+  b.node(NodeKind::conv2d,
+         {x, dw, dw_bias},
+         conv,
+         conv_params(3, 1, 1, 1, 2, 1, 2, true));
+  b.node(NodeKind::hardswish, {conv}, act);
+  b.node(
+      NodeKind::deconv2d, {x, deconv_w}, up, conv_params(2, 2, 0, 1, 1, 2, 2));
+  b.node(NodeKind::prelu, {up, slope}, prelu);
+  b.node(NodeKind::avg_pool2d, {prelu}, avg, pool_params(2, 2, 0));
+  b.node(NodeKind::fully_connected,
+         {avg, fc_w},
+         fc,
+         fully_connected_params(false));
+  b.node(NodeKind::static_reshape, {fc}, flat, reshape_params({16, 3}));
+  b.node(NodeKind::softmax, {flat}, soft);
+  b.node(NodeKind::safe_softmax, {soft}, safe);
+  b.node(NodeKind::static_transpose, {safe}, bt, transpose_params({1, 0}));
+  b.node(NodeKind::batch_matrix_multiply, {safe, bt}, mm);
+  b.node(NodeKind::gelu, {mm}, y, gelu_params(false));
+  sweep_corruptions(
+      b, {{{1, 4, 4, 2}, random_values(32)}}, {{{16, 16}, {}}}, /*stride=*/4);
 }
 
 } // namespace
