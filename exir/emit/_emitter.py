@@ -145,7 +145,8 @@ def _evalue(kind: int, val) -> EValueT:
     return value
 
 
-def _scalar_val(cls, field: str, python_value):
+def _table(cls, field: str, python_value):
+    """A flatbuffer object-API table of type `cls` with one field set."""
     obj = cls()
     setattr(obj, field, python_value)
     return obj
@@ -208,21 +209,19 @@ class _MethodEmitter:
         return self._add(KernelTypes.Null, NullT())
 
     def _int(self, v: int) -> int:
-        return self._add(KernelTypes.Int, _scalar_val(IntT, "intVal", int(v)))
+        return self._add(KernelTypes.Int, _table(IntT, "intVal", int(v)))
 
     def _double(self, v: float) -> int:
-        return self._add(
-            KernelTypes.Double, _scalar_val(DoubleT, "doubleVal", float(v))
-        )
+        return self._add(KernelTypes.Double, _table(DoubleT, "doubleVal", float(v)))
 
     def _bool(self, v: bool) -> int:
-        return self._add(KernelTypes.Bool, _scalar_val(BoolT, "boolVal", bool(v)))
+        return self._add(KernelTypes.Bool, _table(BoolT, "boolVal", bool(v)))
 
     def _string(self, v: str) -> int:
-        return self._add(KernelTypes.String, _scalar_val(StringT, "stringVal", v))
+        return self._add(KernelTypes.String, _table(StringT, "stringVal", v))
 
     def _list(self, kind: int, cls, items) -> int:
-        return self._add(kind, _scalar_val(cls, "items", list(items)))
+        return self._add(kind, _table(cls, "items", list(items)))
 
     def tensor(self, spec: TensorSpec, constant: Optional[torch.Tensor] = None) -> int:
         """The Tensor value of `spec`, emitted once per spec object."""
@@ -567,6 +566,8 @@ def _container_metadata(in_spec, out_spec) -> ContainerMetadataT:
 
 @dataclasses.dataclass
 class EmittedMethod:
+    """An emitted method: its plan and the source of each kernel call."""
+
     plan: ExecutionPlanT
     sources: List[InstructionSource]
 

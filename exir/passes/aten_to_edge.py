@@ -29,6 +29,8 @@ from torch._ops import OpOverload
 
 from executorch.exir.dialects.edge._ops import edge_op, to_aten_op
 from executorch.exir.dim_order_utils import dim_order_of
+
+# Registers the dim_order_ops operators that replace_memory_format_ops uses.
 from executorch.exir.passes import dim_order_ops_registry  # noqa: F401
 
 # Operators on symbolic sizes; they are runtime prim ops, not Edge operators.
