@@ -1,6 +1,7 @@
 """Programs with dynamic (bounded) shapes: tensors are planned at their upper
 bounds and marked DYNAMIC_BOUND, sizes are computed at run time by prim ops."""
 
+import pytest
 import torch
 from program_interpreter import PlanInterpreter
 from torch.export import Dim
@@ -76,4 +77,16 @@ def test_runs_at_every_batch_size_up_to_the_bound():
         with torch.no_grad():
             want = model(x)
         for a, b in zip(got, want):
+            torch.testing.assert_close(a, b)
+
+
+def test_runs_on_the_runtime_at_every_batch_size():
+    portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
+    model, manager = export()
+    module = portable_lib._load_for_executorch_from_buffer(manager.buffer)
+    for batch in (8, 2, 5):
+        x = torch.randn(batch, 4)
+        with torch.no_grad():
+            want = model(x)
+        for a, b in zip(module.forward((x,)), want):
             torch.testing.assert_close(a, b)
