@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstring>
+#include <limits>
 
 #include <executorch/kernels/portable/util/copy.h>
 
@@ -79,8 +80,77 @@ bool read_index(KernelRuntimeContext& ctx,
   return true;
 }
 
-// out = self, then for each index position: out[.., index, ..] =
-// combine(out, src at the index's own coordinates).
+// For each index position, calls visit(target, value) with target the
+// element of out at the index (along d) and the position's other
+// coordinates, and value the src element at the position (or `fill`).
+// False after an out-of-range index (the context has failed).
+template <typename T, typename Visit>
+bool scatter_walk(KernelRuntimeContext& ctx,
+                  const char* op,
+                  int64_t d,
+                  const Tensor& index,
+                  const Tensor* src,
+                  T fill,
+                  const Tensor& out,
+                  Visit visit) {
+  int64_t out_strides[kMaxDims];
+  int64_t src_strides[kMaxDims];
+  tensor_strides(out, out_strides);
+  if (src != nullptr) {
+    tensor_strides(*src, src_strides);
+  }
+  const int64_t dim_size = out.dim() == 0 ? 1 : out.size(d);
+  const int64_t dim_stride = out.dim() == 0 ? 0 : out_strides[d];
+  const int64_t* idx = index.const_data_ptr<int64_t>();
+  T* o = out.mutable_data_ptr<T>();
+  // Source elements are read at the index's coordinates.
+  int64_t src_counter[kMaxDims] = {};
+  int64_t src_offset = 0;
+  bool ok = true;
+  walk_index(index, d, out_strides, [&](int64_t i, int64_t base) {
+    int64_t v = 0;
+    if (!ok || !read_index(ctx, op, idx, i, dim_size, &v)) {
+      ok = false;
+      return;
+    }
+    visit(o[base + v * dim_stride],
+          src != nullptr ? src->const_data_ptr<T>()[src_offset] : fill);
+    if (src != nullptr) {
+      for (int64_t k = index.dim() - 1; k >= 0; --k) {
+        src_offset += src_strides[k];
+        if (++src_counter[k] < index.size(k)) {
+          break;
+        }
+        src_offset -= src_strides[k] * index.size(k);
+        src_counter[k] = 0;
+      }
+    }
+  });
+  return ok;
+}
+
+// Checks a scatter's arguments and copies self to out; false (context
+// failed) on bad arguments. `d` gets the normalized dim.
+bool prepare_scatter(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& self,
+                     int64_t dim,
+                     const Tensor& index,
+                     const Tensor* src,
+                     const Tensor& out,
+                     int64_t* d) {
+  if (!prepare_index_op(ctx, op, self, dim, index, d) ||
+      !check_same_dtype(ctx, op, "out", out, self) ||
+      (src != nullptr && (!check_same_dtype(ctx, op, "src", *src, self) ||
+                          !check_default_dim_order(ctx, op, {src})))) {
+    return false;
+  }
+  copy_view(ctx, op, self, tensor_view(self), out);
+  return ctx.failure_state() == Error::Ok;
+}
+
+// out = self, then out[.., index, ..] = combine(out, src or value) at
+// every index position.
 template <typename Combine>
 Tensor& scatter_impl(KernelRuntimeContext& ctx,
                      const char* op,
@@ -92,52 +162,13 @@ Tensor& scatter_impl(KernelRuntimeContext& ctx,
                      Tensor& out,
                      Combine combine) {
   int64_t d = 0;
-  if (!prepare_index_op(ctx, op, self, dim, index, &d) ||
-      !check_same_dtype(ctx, op, "out", out, self) ||
-      (src != nullptr && (!check_same_dtype(ctx, op, "src", *src, self) ||
-                          !check_default_dim_order(ctx, op, {src})))) {
+  if (!prepare_scatter(ctx, op, self, dim, index, src, out, &d)) {
     return out;
   }
-  copy_view(ctx, op, self, tensor_view(self), out);
-  if (ctx.failure_state() != Error::Ok || index.numel() == 0) {
-    return out;
-  }
-  int64_t out_strides[kMaxDims];
-  int64_t src_strides[kMaxDims];
-  tensor_strides(out, out_strides);
-  if (src != nullptr) {
-    tensor_strides(*src, src_strides);
-  }
-  const int64_t dim_size = self.dim() == 0 ? 1 : self.size(d);
-  const int64_t dim_stride = self.dim() == 0 ? 0 : out_strides[d];
-  const int64_t* idx = index.const_data_ptr<int64_t>();
   ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
-    T* o = out.mutable_data_ptr<T>();
     const T fill = value != nullptr ? value->to<T>() : T();
-    // Source elements are read at the index's coordinates.
-    int64_t src_counter[kMaxDims] = {};
-    int64_t src_offset = 0;
-    bool ok = true;
-    walk_index(index, d, out_strides, [&](int64_t i, int64_t base) {
-      int64_t v = 0;
-      if (!ok || !read_index(ctx, op, idx, i, dim_size, &v)) {
-        ok = false;
-        return;
-      }
-      T* target = o + base + v * dim_stride;
-      *target =
-          combine(*target,
-                  src != nullptr ? src->const_data_ptr<T>()[src_offset] : fill);
-      if (src != nullptr) {
-        for (int64_t k = index.dim() - 1; k >= 0; --k) {
-          src_offset += src_strides[k];
-          if (++src_counter[k] < index.size(k)) {
-            break;
-          }
-          src_offset -= src_strides[k] * index.size(k);
-          src_counter[k] = 0;
-        }
-      }
+    scatter_walk<T>(ctx, op, d, index, src, fill, out, [&](T& target, T v) {
+      target = combine(target, v);
     });
   });
   return out;
@@ -323,6 +354,67 @@ Tensor& slice_scatter_out(KernelRuntimeContext& ctx,
   region.shape.sizes[d] = static_cast<SizesType>(count);
   region.strides[d] *= step;
   write_region(ctx, op, src, region, out);
+  return out;
+}
+
+// scatter_reduce with "sum", "prod", "amax" or "amin"; without
+// include_self, targets start from the reduction's identity instead of
+// self. "mean" needs a count per target, i.e. scratch memory, and is not
+// supported yet.
+Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx,
+                               const Tensor& self,
+                               int64_t dim,
+                               const Tensor& index,
+                               const Tensor& src,
+                               std::string_view reduce,
+                               bool include_self,
+                               Tensor& out) {
+  const char* op = "scatter_reduce.two_out";
+  enum { kSum, kProd, kMax, kMin } kind;
+  if (reduce == "sum") {
+    kind = kSum;
+  } else if (reduce == "prod") {
+    kind = kProd;
+  } else if (reduce == "amax") {
+    kind = kMax;
+  } else if (reduce == "amin") {
+    kind = kMin;
+  } else {
+    fail_arg(ctx,
+             op,
+             "reduce must be sum, prod, amax or amin (mean is not "
+             "supported yet)");
+    return out;
+  }
+  int64_t d = 0;
+  if (!prepare_scatter(ctx, op, self, dim, index, &src, out, &d)) {
+    return out;
+  }
+  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
+    if (!include_self) {
+      const C identity = kind == kSum    ? C(0)
+                         : kind == kProd ? C(1)
+                         : kind == kMax  ? std::numeric_limits<C>::lowest()
+                                         : std::numeric_limits<C>::max();
+      const T init = internal::convert<T>(identity);
+      if (!scatter_walk<T>(
+              ctx, op, d, index, &src, T(), out, [init](T& target, T) {
+                target = init;
+              })) {
+        return;
+      }
+    }
+    scatter_walk<T>(ctx, op, d, index, &src, T(), out, [kind](T& target, T v) {
+      const C a = internal::convert<C>(target);
+      const C b = internal::convert<C>(v);
+      const C r = kind == kSum    ? C(a + b)
+                  : kind == kProd ? C(a * b)
+                  : kind == kMax  ? (b > a ? b : a)
+                                  : (b < a ? b : a);
+      target = internal::convert<T>(r);
+    });
+  });
   return out;
 }
 

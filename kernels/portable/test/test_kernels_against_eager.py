@@ -360,6 +360,15 @@ CASES = {
         ),
         (r(2, 3, 7, 6),),
     ),
+    "scatter_reduce": (
+        lambda x, i, s: (
+            torch.scatter_reduce(x, 1, i, s, "sum"),
+            torch.scatter_reduce(x, 1, i, s, "prod", include_self=False),
+            torch.scatter_reduce(x, 1, i, s, "amax"),
+            torch.scatter_reduce(x, 1, i, s, "amin", include_self=False),
+        ),
+        (r(3, 4), torch.tensor([[0, 3, 0], [1, 1, 2], [2, 0, 2]]), r(3, 3)),
+    ),
 }
 
 TOLERANCE = {
