@@ -152,6 +152,14 @@ def _table(cls, field: str, python_value):
     return obj
 
 
+def _concrete(value):
+    """A symbolic scalar input's example value (the caller sets the real
+    one); other values unchanged."""
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return value.node.hint
+    return value
+
+
 def _frames(stack_trace: Optional[str]) -> FrameListT:
     frames = FrameListT()
     frames.items = []
@@ -461,7 +469,7 @@ class _MethodEmitter:
             if isinstance(spec, TensorSpec):
                 index = self.tensor(spec)
             else:
-                index = self.python_value(node.meta.get("val"))
+                index = self.python_value(_concrete(node.meta.get("val")))
             self.inputs.append(index)
         elif isinstance(spec, TensorSpec) and spec.mutable:
             warnings.warn(

@@ -93,8 +93,25 @@ def replace_view_ops_with_copies(gm: torch.fx.GraphModule) -> None:
                 node.target = copy
 
 
+_SYMBOLIC_SCALARS = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
 def _is_number(value) -> bool:
-    return isinstance(value, numbers.Number) and not isinstance(value, torch.SymInt)
+    """A Python number, or a graph value holding a (symbolic) number such as
+    a dynamic int input."""
+    if isinstance(value, torch.fx.Node):
+        return isinstance(value.meta.get("val"), _SYMBOLIC_SCALARS)
+    return isinstance(value, numbers.Number)
+
+
+def _example_number(value):
+    """A Python number of the same kind as `value` (for type promotion)."""
+    if isinstance(value, torch.fx.Node):
+        value = value.meta["val"]
+    for symbolic, plain in zip(_SYMBOLIC_SCALARS, (int, float, bool)):
+        if isinstance(value, symbolic):
+            return plain(1)
+    return value
 
 
 def _scalar_overload(op: OpOverload, number_positions) -> Optional[OpOverload]:
@@ -131,7 +148,9 @@ def _wrap_numbers(gm: torch.fx.GraphModule, node: torch.fx.Node, positions) -> N
     args = list(node.args)
     for i in sorted(positions):
         number = args[i]
-        dtype = torch.result_type(tensors[0], number) if tensors else None
+        dtype = (
+            torch.result_type(tensors[0], _example_number(number)) if tensors else None
+        )
         with gm.graph.inserting_before(node):
             args[i] = gm.graph.call_function(
                 torch.ops.aten.full.default, ([], number), {"dtype": dtype}

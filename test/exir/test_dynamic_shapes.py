@@ -90,3 +90,26 @@ def test_runs_on_the_runtime_at_every_batch_size():
             want = model(x)
         for a, b in zip(module.forward((x,)), want):
             torch.testing.assert_close(a, b)
+
+
+class ScaleBy(torch.nn.Module):
+    def forward(self, x, n):
+        return x * n + n
+
+
+def test_dynamic_int_input_is_an_int_value_used_as_scalar():
+    ep = torch.export.export(
+        ScaleBy(), (torch.randn(3), 4), dynamic_shapes=(None, Dim.DYNAMIC)
+    )
+    manager = to_edge(ep).to_executorch()
+    plan = manager.executorch_program.executionPlan[0]
+    n = plan.inputs[1]
+    assert plan.values[n].valType == KernelTypes.Int
+    names = [(o.name, o.overload) for o in plan.operators]
+    assert names == [("aten::mul", "Scalar_out"), ("aten::add", "Scalar_out")]
+    calls = [i.instrArgs for i in plan.chains[0].instructions]
+    assert calls[0].args[1] == n and calls[1].args[1] == n
+    interpreter = PlanInterpreter(plan, manager.constant_data)
+    x = torch.randn(3)
+    for value in (7, -2):
+        torch.testing.assert_close(interpreter.run((x, value))[0], x * value + value)
