@@ -21,6 +21,7 @@ from executorch.exir.backend.partitioner import Partitioner
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.kernel_check import check_kernels
 from executorch.exir.graph_utils import copy_program
+from executorch.exir.emit._pretty import format_plan
 from executorch.exir.emit import (
     ConstantData,
     DelegateData,
@@ -359,6 +360,16 @@ class ExecutorchProgramManager:
     def exported_program(self, method_name: str = "forward") -> ExportedProgram:
         """The planned out-variant ExportedProgram of one method."""
         return self._programs[method_name]
+
+    def dump_program(self, method_name: Optional[str] = None) -> str:
+        """A readable listing of the emitted methods (or one of them): each
+        instruction with its operator, argument values (dtype, sizes and
+        planned location of tensors) and source line."""
+        return "\n".join(
+            format_plan(plan, self._sources.get(plan.name))
+            for plan in self._program.executionPlan
+            if method_name in (None, plan.name)
+        )
 
     def memory_report(self, method_name: str = "forward") -> MemoryReport:
         """How the method's planned memory is used: buffer sizes, the peak

@@ -235,3 +235,27 @@ def test_emit_stacktrace_fills_chain_frames():
         f.filename.endswith("test_emitter.py") and "x.exp()" in f.context
         for f in frames.items
     )
+
+
+class LinearRelu(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.linear(x).relu()
+
+
+def test_dump_program_lists_instructions_values_and_sources():
+    manager = to_edge(
+        torch.export.export(LinearRelu(), (torch.randn(4, 3),)),
+        constant_methods={"version": 2},
+    ).to_executorch()
+    text = manager.dump_program()
+    assert "method forward: planned buffers [0, " in text
+    assert "aten::addmm.out(" in text and "const#" in text and "@1+" in text
+    relu = next(line for line in text.splitlines() if "aten::relu.out(" in line)
+    assert "float32[4, 2]" in relu
+    assert "test_emitter.py" in text and "self.linear(x).relu()" in text
+    assert "method version" in text and "outputs: %0: 2" in text
+    assert "method version" not in manager.dump_program("forward")
