@@ -52,39 +52,45 @@ def _is_allowed(op: OpOverload, exceptions: Iterable) -> bool:
     return torch.Tag.core in op.tags or torch.Tag.view_copy in op.tags
 
 
+def _problem(node: torch.fx.Node, exceptions) -> Optional[str]:
+    """Why `node` may not be in an Edge program, or None if it may."""
+    target = node.target
+    if target in (operator.getitem, executorch_call_delegate) or target in SYM_OPS:
+        return None
+    if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
+        return None
+    if isinstance(target, (OpOverload, EdgeOpOverload)):
+        return f"operator {to_aten_op(target).name()} is not a Core ATen operator"
+    if callable(target) and getattr(target, "__module__", "") in (
+        "_operator",
+        "math",
+        "builtins",
+    ):
+        # Arithmetic on symbolic sizes becomes runtime prim ops.
+        return None
+    return f"call target {target!r} is not an operator"
+
+
 def check_edge_ops(
     gm: torch.fx.GraphModule,
     exception_list: Optional[Iterable] = None,
     method_name: str = "forward",
 ) -> None:
-    """Raises `SpecViolationError` at the first operator that is not allowed
-    in an Edge program."""
+    """Raises `SpecViolationError` listing every operator that is not
+    allowed in an Edge program, each with its node and source line."""
     exceptions = set(to_aten_op(op) for op in (exception_list or ()))
+    problems = []
     for node in gm.graph.nodes:
-        if node.op != "call_function":
-            continue
-        target = node.target
-        if target in (operator.getitem, executorch_call_delegate) or target in SYM_OPS:
-            continue
-        if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
-            continue
-        if isinstance(target, (OpOverload, EdgeOpOverload)):
-            problem = (
-                f"operator {to_aten_op(target).name()} is not a Core ATen operator"
+        problem = _problem(node, exceptions) if node.op == "call_function" else None
+        if problem is not None:
+            source = source_line(node).replace("\n", "\n    ")
+            problems.append(
+                f"Method '{method_name}', node '{node.name}': {problem}.\n"
+                f"  Source: {source}"
             )
-        elif callable(target) and getattr(target, "__module__", "") in (
-            "_operator",
-            "math",
-            "builtins",
-        ):
-            # Arithmetic on symbolic sizes becomes runtime prim ops.
-            continue
-        else:
-            problem = f"call target {target!r} is not an operator"
+    if problems:
         raise SpecViolationError(
-            f"Method '{method_name}', node '{node.name}': {problem} and has no "
-            "Edge dialect equivalent (add it to "
-            "EdgeCompileConfig._core_aten_ops_exception_list, or keep it out "
-            "of the model).\n"
-            f"Source: {source_line(node)}"
+            "\n".join(problems) + "\nThese operators have no Edge dialect "
+            "equivalent: keep them out of the model, or allow them with "
+            "EdgeCompileConfig(_core_aten_ops_exception_list=[...])."
         )

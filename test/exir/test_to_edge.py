@@ -284,3 +284,18 @@ def test_to_executorch_runs_user_passes_first():
     assert targets(edge.exported_program().graph_module) == [
         exir_ops.edge.aten.mul.Tensor
     ]
+
+
+class TwoNonCore(torch.nn.Module):
+    def forward(self, x):
+        y = torch.histc(x, bins=4)
+        return torch.histc(y + 1, bins=2)
+
+
+def test_verifier_lists_every_violation():
+    with pytest.raises(SpecViolationError) as error:
+        to_edge(torch.export.export(TwoNonCore(), (torch.randn(8),)))
+    message = str(error.value)
+    assert "node 'histc'" in message and "node 'histc_1'" in message
+    assert "torch.histc(x, bins=4)" in message
+    assert "torch.histc(y + 1, bins=2)" in message
