@@ -106,28 +106,40 @@ def _decompose(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgra
 def to_edge_transform_and_lower(
     programs: Programs,
     transform_passes: Optional[Sequence[Callable]] = None,
-    partitioner: Optional[Sequence[Partitioner]] = None,
+    partitioner: Union[
+        Sequence[Partitioner], Dict[str, Sequence[Partitioner]], None
+    ] = None,
     constant_methods: Optional[Dict[str, Any]] = None,
     compile_config: Optional[EdgeCompileConfig] = None,
 ) -> "EdgeProgramManager":
     """`to_edge`, then `transform(transform_passes)`, then `to_backend` with
-    each partitioner in turn. Operators that a partitioner lists in
+    each partitioner in turn (a list for every method, or a dict of method
+    name to list). Operators that a partitioner lists in
     `ops_to_not_decompose` are kept whole by the Core ATen decomposition so
-    that its backend sees them (and exempt from the Core ATen check)."""
+    that its backend sees them; those it then leaves undelegated are
+    decomposed afterwards."""
+    programs = _as_dict(programs)
+    if isinstance(partitioner, dict):
+        per_method = {name: list(partitioner.get(name, [])) for name in programs}
+    else:
+        per_method = {name: list(partitioner or []) for name in programs}
     config = copy.copy(compile_config or EdgeCompileConfig())
-    partitioners = list(partitioner or [])
-    kept = []
-    for ep in _as_dict(programs).values():
-        for p in partitioners:
-            kept.extend(p.ops_to_not_decompose(ep)[0])
+    kept = [
+        op
+        for name, ep in programs.items()
+        for p in per_method[name]
+        for op in p.ops_to_not_decompose(ep)[0]
+    ]
     config._preserve_ops = list(config._preserve_ops) + [
         op for op in dict.fromkeys(kept) if op not in config._preserve_ops
     ]
     edge = to_edge(programs, constant_methods, config)
     if transform_passes:
         edge = edge.transform(transform_passes)
-    for p in partitioners:
-        edge = edge.to_backend(p)
+    for step in range(max(map(len, per_method.values()), default=0)):
+        edge = edge.to_backend(
+            {name: ps[step] for name, ps in per_method.items() if step < len(ps)}
+        )
     # What the partitioners kept whole but did not take is decomposed now,
     # like the rest of the program, for the portable kernels.
     user_config = compile_config or EdgeCompileConfig()

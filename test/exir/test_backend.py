@@ -291,3 +291,22 @@ def test_kept_ops_left_undelegated_are_decomposed_afterwards():
     assert "aten::linear" not in names
     assert "aten::addmm" in names and len(calls(gm, executorch_call_delegate)) == 1
     torch.testing.assert_close(edge.exported_program().module()(x), model(x))
+
+
+def test_partitioners_per_method():
+    RecordingBackend.programs.clear()
+    x = torch.randn(1, 3)
+    linear = torch.nn.Linear(3, 3)
+    programs = {
+        "forward": torch.export.export(linear, (x,)),
+        "other": torch.export.export(linear, (x,)),
+    }
+    edge = to_edge_transform_and_lower(
+        programs, partitioner={"other": [LinearPartitioner()]}
+    )
+    assert len(RecordingBackend.programs) == 1
+    assert calls(edge.exported_program("other").graph_module, executorch_call_delegate)
+    forward = edge.exported_program("forward").graph_module
+    assert not calls(forward, executorch_call_delegate)
+    names = [n.target.name() for n in forward.graph.nodes if hasattr(n.target, "name")]
+    assert "aten::linear" not in names and "aten::addmm" in names
