@@ -1,6 +1,7 @@
 // Spatial resampling over the last two dims of [N, C, H, W]: nearest and
 // bilinear upsampling, and adaptive average pooling.
 
+#include <cinttypes>
 #include <cmath>
 
 #include <executorch/kernels/portable/util/pointwise.h>
@@ -157,57 +158,99 @@ Tensor& upsample_bilinear2d_vec_out(
   return out;
 }
 
-// Output cell o averages input [floor(o*in/out), ceil((o+1)*in/out)).
-Tensor& _adaptive_avg_pool2d_out(KernelRuntimeContext& ctx,
-                                 const Tensor& self,
-                                 IntArrayRef output_size,
-                                 Tensor& out) {
-  const char* op = "_adaptive_avg_pool2d.out";
-  if (!check_rank(ctx, op, "self", self, {3, 4}) || output_size.size() != 2 ||
-      output_size[0] <= 0 || output_size[1] <= 0) {
+namespace {
+
+// Adaptive average pooling over the last `spatial` (2 or 3) dims, run as
+// 3-d with unit leading dims: output cell o of an axis averages input
+// [floor(o * in / out), ceil((o + 1) * in / out)).
+Tensor& adaptive_avg_pool(KernelRuntimeContext& ctx,
+                          const char* op,
+                          const Tensor& self,
+                          int64_t spatial,
+                          IntArrayRef output_size,
+                          Tensor& out) {
+  bool valid = static_cast<int64_t>(output_size.size()) == spatial;
+  for (size_t i = 0; valid && i < output_size.size(); ++i) {
+    valid = output_size[i] > 0;
+  }
+  if (!check_rank(ctx, op, "self", self, {spatial + 1, spatial + 2}) ||
+      !valid) {
     if (ctx.failure_state() == Error::Ok) {
-      fail_arg(ctx, op, "output_size must hold two positive sizes");
+      fail_arg(
+          ctx, op, "output_size must hold %" PRId64 " positive sizes", spatial);
     }
     return out;
   }
   const int64_t rank = self.dim();
-  const int64_t ih = self.size(rank - 2), iw = self.size(rank - 1);
-  const int64_t oh = output_size[0], ow = output_size[1];
+  int64_t in_size[3] = {1, 1, 1};
+  int64_t out_size[3] = {1, 1, 1};
   Shape shape;
-  for (int64_t d = 0; d < rank - 2; ++d) {
+  for (int64_t d = 0; d < rank - spatial; ++d) {
     shape.push_back(self.size(d));
   }
-  shape.push_back(oh);
-  shape.push_back(ow);
+  for (int64_t i = 0; i < spatial; ++i) {
+    in_size[3 - spatial + i] = self.size(rank - spatial + i);
+    out_size[3 - spatial + i] = output_size[i];
+    shape.push_back(output_size[i]);
+  }
   if (!check_same_dtype(ctx, op, "out", out, self) ||
       !check_default_dim_order(ctx, op, {&self, &out}) ||
       !resize_out(ctx, op, "out", out, shape.ref())) {
     return out;
   }
-  const int64_t planes = ih * iw == 0 ? 0 : self.numel() / (ih * iw);
+  const int64_t in_volume = in_size[0] * in_size[1] * in_size[2];
+  const int64_t planes = in_volume == 0 ? 0 : self.numel() / in_volume;
+  auto lo = [&](int axis, int64_t o) {
+    return o * in_size[axis] / out_size[axis];
+  };
+  auto hi = [&](int axis, int64_t o) {
+    return ((o + 1) * in_size[axis] + out_size[axis] - 1) / out_size[axis];
+  };
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    using C = std::conditional_t<std::is_same<T, double>::value, double, float>;
     const T* in = self.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
     for (int64_t p = 0; p < planes; ++p) {
-      for (int64_t y = 0; y < oh; ++y) {
-        const int64_t y0 = y * ih / oh;
-        const int64_t y1 = ((y + 1) * ih + oh - 1) / oh;
-        for (int64_t x = 0; x < ow; ++x) {
-          const int64_t x0 = x * iw / ow;
-          const int64_t x1 = ((x + 1) * iw + ow - 1) / ow;
-          float sum = 0;
-          for (int64_t iy = y0; iy < y1; ++iy) {
-            for (int64_t ix = x0; ix < x1; ++ix) {
-              sum += static_cast<float>(in[(p * ih + iy) * iw + ix]);
+      const T* plane = in + p * in_volume;
+      for (int64_t z = 0; z < out_size[0]; ++z) {
+        for (int64_t y = 0; y < out_size[1]; ++y) {
+          for (int64_t x = 0; x < out_size[2]; ++x) {
+            C sum = 0;
+            for (int64_t iz = lo(0, z); iz < hi(0, z); ++iz) {
+              for (int64_t iy = lo(1, y); iy < hi(1, y); ++iy) {
+                for (int64_t ix = lo(2, x); ix < hi(2, x); ++ix) {
+                  sum += static_cast<C>(
+                      plane[(iz * in_size[1] + iy) * in_size[2] + ix]);
+                }
+              }
             }
+            const int64_t count = (hi(0, z) - lo(0, z)) *
+                                  (hi(1, y) - lo(1, y)) * (hi(2, x) - lo(2, x));
+            *o++ = static_cast<T>(sum / static_cast<C>(count));
           }
-          o[(p * oh + y) * ow + x] =
-              static_cast<T>(sum / static_cast<float>((y1 - y0) * (x1 - x0)));
         }
       }
     }
   });
   return out;
+}
+
+} // namespace
+
+Tensor& _adaptive_avg_pool2d_out(KernelRuntimeContext& ctx,
+                                 const Tensor& self,
+                                 IntArrayRef output_size,
+                                 Tensor& out) {
+  return adaptive_avg_pool(
+      ctx, "_adaptive_avg_pool2d.out", self, 2, output_size, out);
+}
+
+Tensor& _adaptive_avg_pool3d_out(KernelRuntimeContext& ctx,
+                                 const Tensor& self,
+                                 IntArrayRef output_size,
+                                 Tensor& out) {
+  return adaptive_avg_pool(
+      ctx, "_adaptive_avg_pool3d.out", self, 3, output_size, out);
 }
 
 } // namespace native

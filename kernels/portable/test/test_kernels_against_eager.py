@@ -369,6 +369,10 @@ CASES = {
         ),
         (r(3, 4), torch.tensor([[0, 3, 0], [1, 1, 2], [2, 0, 2]]), r(3, 3)),
     ),
+    "adaptive_avg3d": (
+        lambda x: torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)),
+        (r(1, 2, 5, 7, 3),),
+    ),
 }
 
 TOLERANCE = {
