@@ -373,6 +373,13 @@ CASES = {
         lambda x: torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)),
         (r(1, 2, 5, 7, 3),),
     ),
+    "fold": (
+        lambda x: (
+            torch.nn.functional.fold(x, (4, 5), (2, 3), padding=1, stride=(1, 2)),
+            torch.nn.functional.fold(x[0], (4, 5), (2, 3), padding=1, stride=(1, 2)),
+        ),
+        (r(2, 12, 15),),
+    ),
 }
 
 TOLERANCE = {
