@@ -3,6 +3,7 @@
 // slice. Tensors use the default dim order.
 
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -357,10 +358,9 @@ Tensor& slice_scatter_out(KernelRuntimeContext& ctx,
   return out;
 }
 
-// scatter_reduce with "sum", "prod", "amax" or "amin"; without
+// scatter_reduce with "sum", "prod", "mean", "amax" or "amin"; without
 // include_self, targets start from the reduction's identity instead of
-// self. "mean" needs a count per target, i.e. scratch memory, and is not
-// supported yet.
+// self. "mean" counts the values each target receives in temp memory.
 Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx,
                                const Tensor& self,
                                int64_t dim,
@@ -370,33 +370,47 @@ Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx,
                                bool include_self,
                                Tensor& out) {
   const char* op = "scatter_reduce.two_out";
-  enum { kSum, kProd, kMax, kMin } kind;
+  enum { kSum, kProd, kMean, kMax, kMin } kind;
   if (reduce == "sum") {
     kind = kSum;
   } else if (reduce == "prod") {
     kind = kProd;
+  } else if (reduce == "mean") {
+    kind = kMean;
   } else if (reduce == "amax") {
     kind = kMax;
   } else if (reduce == "amin") {
     kind = kMin;
   } else {
-    fail_arg(ctx,
-             op,
-             "reduce must be sum, prod, amax or amin (mean is not "
-             "supported yet)");
+    fail_arg(ctx, op, "reduce must be sum, prod, mean, amax or amin");
     return out;
   }
   int64_t d = 0;
   if (!prepare_scatter(ctx, op, self, dim, index, &src, out, &d)) {
     return out;
   }
+  int64_t* counts = nullptr;
+  if (kind == kMean) {
+    auto temp =
+        ctx.allocate_temp(out.numel() * sizeof(int64_t) + 1, alignof(int64_t));
+    if (!temp.ok()) {
+      fail_arg(ctx,
+               op,
+               "reduce='mean' needs temp memory for %zd counts",
+               static_cast<ssize_t>(out.numel()));
+      return out;
+    }
+    counts = static_cast<int64_t*>(*temp);
+    std::memset(counts, 0, out.numel() * sizeof(int64_t));
+  }
   ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
+    T* base = out.mutable_data_ptr<T>();
     if (!include_self) {
-      const C identity = kind == kSum    ? C(0)
-                         : kind == kProd ? C(1)
-                         : kind == kMax  ? std::numeric_limits<C>::lowest()
-                                         : std::numeric_limits<C>::max();
+      const C identity = kind == kProd  ? C(1)
+                         : kind == kMax ? std::numeric_limits<C>::lowest()
+                         : kind == kMin ? std::numeric_limits<C>::max()
+                                        : C(0);
       const T init = internal::convert<T>(identity);
       if (!scatter_walk<T>(
               ctx, op, d, index, &src, T(), out, [init](T& target, T) {
@@ -405,15 +419,31 @@ Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx,
         return;
       }
     }
-    scatter_walk<T>(ctx, op, d, index, &src, T(), out, [kind](T& target, T v) {
-      const C a = internal::convert<C>(target);
-      const C b = internal::convert<C>(v);
-      const C r = kind == kSum    ? C(a + b)
-                  : kind == kProd ? C(a * b)
-                  : kind == kMax  ? (b > a ? b : a)
-                                  : (b < a ? b : a);
-      target = internal::convert<T>(r);
-    });
+    const bool ok =
+        scatter_walk<T>(ctx, op, d, index, &src, T(), out, [&](T& target, T v) {
+          const C a = internal::convert<C>(target);
+          const C b = internal::convert<C>(v);
+          const C r = (kind == kSum || kind == kMean) ? C(a + b)
+                      : kind == kProd                 ? C(a * b)
+                      : kind == kMax                  ? (b > a ? b : a)
+                                                      : (b < a ? b : a);
+          target = internal::convert<T>(r);
+          if (counts != nullptr) {
+            ++counts[&target - base];
+          }
+        });
+    if (!ok || counts == nullptr) {
+      return;
+    }
+    // Integer means round toward negative infinity, as in PyTorch.
+    for (ssize_t i = 0; i < out.numel(); ++i) {
+      const int64_t n = counts[i] + (include_self ? 1 : 0);
+      if (counts[i] > 0) {
+        const double m = internal::convert<double>(base[i]) / n;
+        base[i] = internal::convert<T>(
+            std::is_integral<T>::value ? std::floor(m) : m);
+      }
+    }
   });
   return out;
 }

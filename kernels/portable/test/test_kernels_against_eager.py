@@ -366,6 +366,8 @@ CASES = {
             torch.scatter_reduce(x, 1, i, s, "prod", include_self=False),
             torch.scatter_reduce(x, 1, i, s, "amax"),
             torch.scatter_reduce(x, 1, i, s, "amin", include_self=False),
+            torch.scatter_reduce(x, 1, i, s, "mean"),
+            torch.scatter_reduce(x, 1, i, s, "mean", include_self=False),
         ),
         (r(3, 4), torch.tensor([[0, 3, 0], [1, 1, 2], [2, 0, 2]]), r(3, 3)),
     ),
@@ -379,6 +381,14 @@ CASES = {
             torch.nn.functional.fold(x[0], (4, 5), (2, 3), padding=1, stride=(1, 2)),
         ),
         (r(2, 12, 15),),
+    ),
+    "scatter_reduce_int_mean": (
+        lambda x, i, s: torch.scatter_reduce(x, 1, i, s, "mean"),
+        (
+            ri(3, 4, hi=9),
+            torch.tensor([[0, 3, 0], [1, 1, 2], [2, 0, 2]]),
+            ri(3, 3, hi=9),
+        ),
     ),
 }
 
