@@ -325,6 +325,14 @@ def _scalar_for(dtype: torch.dtype):
     return 2.5 if dtype.is_floating_point else 3
 
 
+def _complex_or_real(real: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A complex tensor whose real part has `dtype` (float32/float64), the
+    input of complex-to-real FFTs; other dtypes stay real (eager rejects
+    them)."""
+    complex_of = {torch.float32: torch.complex64, torch.float64: torch.complex128}
+    return real.to(complex_of[dtype]) if dtype in complex_of else real
+
+
 def _long(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.long)
 
@@ -363,7 +371,17 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
             + (False, [0, 0], 1, [True, True, True])
         )
     ],
+    "aten::_fft_c2r.default": lambda m, d: [
+        Sample((_complex_or_real(m(4, 5), d), [1], 0, 8))
+    ],
+    "aten::atan2.out": lambda m, d: [Sample((m(3, 4), m(3, 4)), {"out": m(3, 4)})],
     "aten::copy.default": lambda m, d: [Sample((m(3, 4), m(4)))],
+    "aten::fill.Tensor": lambda m, d: [Sample((m(3, 4), m()))],
+    "aten::repeat_interleave.Tensor": lambda m, d: [
+        Sample((torch.tensor([1, 2, 0, 3]).to(d),), {"output_size": 6})
+    ],
+    "aten::split.Tensor": lambda m, d: [Sample((m(7, 3), 2))],
+    "aten::sym_is_contiguous.default": lambda m, d: [Sample((m(3, 4),), dynamic=True)],
     "aten::div.Scalar_mode": lambda m, d: [
         Sample((m(3, 4), 3), {"rounding_mode": "floor"}),
         Sample((m(3, 4), 3), {"rounding_mode": "trunc"}),
@@ -428,8 +446,9 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
 
 
 def own_samples(name: str, dtype: torch.dtype) -> List[Sample]:
-    """Hand-written samples for `name`; a Tensor-and-Scalar sample for any
-    other `.Scalar` overload whose first argument is a Tensor."""
+    """Hand-written samples for `name`; else a Tensor-and-Scalar sample for
+    an overload named `*Scalar*` taking (Tensor, Scalar), or a tensor sample
+    for an operator whose only required argument is one Tensor."""
 
     def make(*shape, **kwargs):
         return make_tensor(shape, dtype=dtype, device="cpu", **kwargs)
@@ -439,14 +458,11 @@ def own_samples(name: str, dtype: torch.dtype) -> List[Sample]:
         return builder(make, dtype)
     op = resolve(name)
     arguments = op._schema.arguments if op is not None else []
-    if (
-        name.split(".", 1)[1].startswith("Scalar")
-        and len(arguments) >= 2
-        and str(arguments[0].type) == "Tensor"
-        and str(arguments[1].type) == "number"
-    ):
-        return [
-            Sample((make(3, 4), _scalar_for(dtype))),
-            Sample((make(), _scalar_for(dtype))),
-        ]
+    takes = [str(a.type) for a in arguments]
+    if "Scalar" in name.split(".", 1)[1] and takes[:2] == ["Tensor", "number"]:
+        scalar = _scalar_for(dtype)
+        return [Sample((make(3, 4), scalar)), Sample((make(), scalar))]
+    required = [a for a in arguments if not a.has_default_value() and not a.kwarg_only]
+    if takes[:1] == ["Tensor"] and len(required) == 1:
+        return [Sample((make(3, 4),)), Sample((make(),))]
     return []
