@@ -131,7 +131,14 @@ def main() -> int:
     print(
         f"[op_sweep] {len(target_list)} operators; indexing OpInfo samples", flush=True
     )
-    index = opinfo_index()
+    try:
+        index = opinfo_index()
+    except ModuleNotFoundError as error:
+        print(
+            f"[op_sweep] PyTorch's OpInfo database needs {error.name}: "
+            f"{sys.executable} -m pip install {error.name}"
+        )
+        return 1
     tasks = [
         {
             "name": t.name,
