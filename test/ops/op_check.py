@@ -304,8 +304,14 @@ def compare(
     return None
 
 
-def _check_together(op, samples: Sequence[Sample], properties_only: bool) -> Outcome:
-    """Exports, lowers and runs one module calling `op` on every sample."""
+def _check_together(
+    op, samples: Sequence[Sample], properties_only: bool, preserve: bool = False
+) -> Outcome:
+    """Exports, lowers and runs one module calling `op` on every sample.
+    When the Core ATen decomposition rewrites a core operator, the outcome
+    is EXPORT, and its detail also says how the kernel fares with the
+    operator preserved from decomposition (`preserve`), as a program from
+    another exporter may still call it."""
     module = OneOp(op, samples)
     expected = module(*module.fresh_inputs())
     shapes = None
@@ -324,7 +330,7 @@ def _check_together(op, samples: Sequence[Sample], properties_only: bool) -> Out
     except Exception as error:
         return Outcome(EXPORT, f"torch.export failed: {_first_line(error)}")
     core = hasattr(op, "tags") and torch.Tag.core in op.tags
-    keep = [] if core else [op]
+    keep = [op] if preserve or not core else []
     config = EdgeCompileConfig(_core_aten_ops_exception_list=keep, _preserve_ops=keep)
     try:
         edge = to_edge(exported, compile_config=config)
@@ -334,7 +340,12 @@ def _check_together(op, samples: Sequence[Sample], properties_only: bool) -> Out
     forms = edge_forms(op)
     if sum(name in forms for name in operators) < len(samples):
         became = sorted(set(operators) - forms) or ["nothing (folded to constants)"]
-        return Outcome(EXPORT, "became " + ", ".join(became))
+        detail = "became " + ", ".join(became)
+        if core and not preserve:
+            kept = _check_together(op, samples, properties_only, preserve=True)
+            if kept.status != EXPORT:
+                detail += f"; preserved from decomposition: {kept.status} {kept.detail}"
+        return Outcome(EXPORT, detail.strip())
     try:
         program = edge.to_executorch().buffer
     except MissingKernelError as error:
