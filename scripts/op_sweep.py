@@ -28,6 +28,7 @@ from executorch.exir.kernel_check import KernelLibrary
 from executorch.extension.pybindings.portable_lib import _get_operator_names
 from executorch.test.ops.op_check import DTYPES, EXPORT, FAIL, PASS, UNSUPPORTED
 from executorch.test.ops.op_samples import opinfo_index, targets
+from executorch.test.ops.random_check import PROPERTY_CHECKS
 from executorch.test.ops.sweep_runner import NO_SAMPLE, run_sweep
 
 # OpInfos (best first) whose samples feed one operator; they also decide
@@ -97,6 +98,18 @@ def _table(results, target_list, seconds: float, unbuilt: list) -> str:
     for t in target_list:
         cells = [SYMBOLS[results[t.name][d].status] for d in dtypes]
         lines.append(f"| `{t.name}` | {t.group} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Checked by properties",
+        "",
+        "Random operators draw from our own generator, so their values cannot "
+        "match eager; a ✓ means their outputs have the right dtypes and shapes "
+        "and these properties (test/ops/random_check.py):",
+        "",
+    ]
+    lines += [
+        f"- `{name}`: {what}" for name, (_, what) in sorted(PROPERTY_CHECKS.items())
+    ]
     for title, status in (("Failures", FAIL), ("Export changes", EXPORT)):
         lines += ["", f"## {title}", ""]
         for t in target_list:

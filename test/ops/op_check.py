@@ -34,7 +34,9 @@ Tolerances (rtol, atol), applied as |actual - expected| <= atol + rtol *
   reason with an 8-bit mantissa.
 
 Operators with random or uninitialised results (rand, dropout, empty, ...)
-are checked on output count, dtypes and shapes only; the caller says which.
+are checked on output count, dtypes and shapes; the caller says which.
+Random ones are also checked by their properties (test/ops/random_check.py:
+range, moments, permutation, dropout scaling).
 For sort, topk and max/min.dim, whose indices of equal values may come in
 any order, an index output passes when it picks eager's values from the
 input.
@@ -52,6 +54,7 @@ from executorch.exir.kernel_check import MissingKernelError
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
+from executorch.test.ops.random_check import check_properties
 
 PASS, FAIL, UNSUPPORTED, EXPORT = "pass", "fail", "unsupported", "export"
 MISSING_KERNEL = "missing kernel: "
@@ -368,7 +371,24 @@ def _check_together(
     reason = compare(expected, actual, properties_only)
     if reason:
         return Outcome(FAIL, f"mismatch: {reason}")
+    if properties_only:
+        reason = check_properties(
+            op_name(op), samples, _split_by_sample(expected, actual)
+        )
+        if reason:
+            return Outcome(FAIL, f"property violated: {reason}")
     return Outcome(PASS)
+
+
+def _split_by_sample(expected: Sequence[Any], actual: Sequence[Any]) -> list:
+    """The runtime's flat outputs grouped per sample, as eager's result
+    (one entry per sample) nests them."""
+    groups, start = [], 0
+    for result in expected:
+        count = len(tree_flatten(result)[0])
+        groups.append(list(actual[start : start + count]))
+        start += count
+    return groups
 
 
 def check(

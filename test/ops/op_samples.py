@@ -38,8 +38,9 @@ FUNCTIONS_YAML = os.path.join(_REPO, "kernels", "portable", "functions.yaml")
 
 MAX_SAMPLES = 3
 
-# Operators whose results are random or uninitialised: only output count,
-# dtypes and shapes are compared.
+# Operators whose results are random or uninitialised: output count, dtypes
+# and shapes are compared, and random ones are checked by their properties
+# (random_check.py).
 RANDOM_OPERATORS = {
     "aten::rand.default",
     "aten::randn.default",
@@ -389,7 +390,11 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
     "aten::embedding_dense_backward.default": lambda m, d: [
         Sample((m(5, 4), _long([0, 2, 2, 4, 1]), 6, -1, False))
     ],
-    "aten::native_dropout.default": lambda m, d: [Sample((m(4, 5), 0.5, True))],
+    # Large enough for random_check's statistical bounds.
+    "aten::native_dropout.default": lambda m, d: [
+        Sample((m(64, 64), 0.3, True)),
+        Sample((m(4, 5), 0.5, False)),
+    ],
     "aten::native_group_norm_backward.default": lambda m, d: [
         Sample(
             (m(2, 4, 3), m(2, 4, 3), m(2, 2), m(2, 2), m(4), 2, 4, 3, 2)
@@ -403,9 +408,9 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
         )
     ],
     "aten::pow.Scalar": lambda m, d: [Sample((_scalar_for(d), m(3, 4)))],
-    "aten::rand.default": lambda m, d: [Sample(([2, 3],), {"dtype": d})],
-    "aten::randn.default": lambda m, d: [Sample(([2, 3],), {"dtype": d})],
-    "aten::randperm.default": lambda m, d: [Sample((8,), {"dtype": d})],
+    "aten::rand.default": lambda m, d: [Sample(([64, 64],), {"dtype": d})],
+    "aten::randn.default": lambda m, d: [Sample(([64, 64],), {"dtype": d})],
+    "aten::randperm.default": lambda m, d: [Sample((100,), {"dtype": d})],
     "aten::reflection_pad1d.default": lambda m, d: [Sample((m(2, 3, 5), [2, 1]))],
     "aten::reflection_pad2d.default": lambda m, d: [
         Sample((m(1, 2, 4, 4), [1, 1, 2, 0]))

@@ -1,5 +1,6 @@
-// embedding and index_select: gather rows by index.
+// embedding (and its gradient) and index_select: gather rows by index.
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <tuple>
@@ -80,6 +81,91 @@ Tensor& embedding_out(KernelRuntimeContext& ctx,
   return out;
 }
 
+// Gradient of embedding: row i of grad_output adds into row indices[i] of
+// the [num_weights, D] result, except at padding_idx; scale_grad_by_freq
+// divides each contribution by how often its index occurs.
+Tensor& embedding_dense_backward_out(KernelRuntimeContext& ctx,
+                                     const Tensor& grad_output,
+                                     const Tensor& indices,
+                                     int64_t num_weights,
+                                     int64_t padding_idx,
+                                     bool scale_grad_by_freq,
+                                     Tensor& out) {
+  const char* op = "embedding_dense_backward.out";
+  const int64_t count = indices.numel();
+  const int64_t width =
+      grad_output.dim() > 0 ? grad_output.size(grad_output.dim() - 1) : 0;
+  if (grad_output.dim() != indices.dim() + 1 ||
+      grad_output.numel() != count * width || num_weights < 0) {
+    fail_arg(ctx,
+             op,
+             "grad_output must have the indices' shape plus one dim, and "
+             "num_weights must be >= 0");
+    return out;
+  }
+  const SizesType shape[] = {static_cast<SizesType>(num_weights),
+                             static_cast<SizesType>(width)};
+  if (!check_same_dtype(ctx, op, "out", out, grad_output) ||
+      !check_default_dim_order(ctx, op, {&grad_output, &indices, &out}) ||
+      !resize_out(ctx, op, "out", out, ArrayRef<SizesType>(shape, 2))) {
+    return out;
+  }
+  int64_t* frequency = nullptr;
+  if (scale_grad_by_freq) {
+    auto temp = ctx.allocate_temp(
+        static_cast<size_t>(num_weights + 1) * sizeof(int64_t),
+        alignof(int64_t));
+    if (!temp.ok()) {
+      fail_arg(ctx,
+               op,
+               "scale_grad_by_freq needs temp memory for %" PRId64 " counts",
+               num_weights);
+      return out;
+    }
+    frequency = static_cast<int64_t*>(*temp);
+    std::fill(frequency, frequency + num_weights, int64_t(0));
+  }
+  ET_SWITCH_INT_TYPES(indices.scalar_type(), ctx, op, I, [&] {
+    const I* idx = indices.const_data_ptr<I>();
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t row = static_cast<int64_t>(idx[i]);
+      if (row < 0 || row >= num_weights) {
+        fail_arg(ctx,
+                 op,
+                 "index %" PRId64 " at %" PRId64 " is out of range for %" PRId64
+                 " rows",
+                 row,
+                 i,
+                 num_weights);
+        return;
+      }
+      if (frequency != nullptr) {
+        ++frequency[row];
+      }
+    }
+    ET_SWITCH_REALHBBF16_TYPES(out.scalar_type(), ctx, op, T, [&] {
+      const T* grad = grad_output.const_data_ptr<T>();
+      T* o = out.mutable_data_ptr<T>();
+      std::fill(o, o + out.numel(), T(0));
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t row = static_cast<int64_t>(idx[i]);
+        if (row == padding_idx) {
+          continue;
+        }
+        const double divisor =
+            frequency != nullptr ? static_cast<double>(frequency[row]) : 1.0;
+        for (int64_t j = 0; j < width; ++j) {
+          T& target = o[row * width + j];
+          target = internal::convert<T>(
+              internal::convert<double>(target) +
+              internal::convert<double>(grad[i * width + j]) / divisor);
+        }
+      }
+    });
+  });
+  return out;
+}
+
 Tensor& index_select_out(KernelRuntimeContext& ctx,
                          const Tensor& self,
                          int64_t dim,
@@ -133,7 +219,7 @@ Tensor& index_select_out(KernelRuntimeContext& ctx,
 // _embedding_bag: bag b reduces the weight rows indices[offsets[b] ..
 // offsets[b + 1]) by sum (0), mean (1) or max (2), skipping padding_idx.
 // The auxiliary outputs follow eager's shapes: offset2bag (bag of each
-// index; empty for sum), bag_size (rows per bag; zeros for sum) and
+// index; may be empty for sum), bag_size (rows per bag; zeros for sum) and
 // max_indices ([bags, dim] argmax rows for max; otherwise bag_size again
 // for mean and zeros for sum).
 std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> _embedding_bag_out(
@@ -180,7 +266,11 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> _embedding_bag_out(
   out_shape.push_back(bags < 0 ? 0 : bags);
   out_shape.push_back(dim);
   bag_shape.push_back(bags < 0 ? 0 : bags);
-  o2b_shape.push_back(mode == 0 ? 0 : n);
+  // Eager leaves offset2bag empty in sum mode on its fast path but not on
+  // others (and shape inference disagrees by dtype), so in sum mode the
+  // size the program planned decides: n (filled) or 0.
+  const bool fill_o2b = mode != 0 || offset2bag.numel() == n;
+  o2b_shape.push_back(fill_o2b ? n : 0);
   max_shape = mode == 2 ? out_shape : bag_shape;
   if (bags < 0 || !resize_out(ctx, op, "out", out, out_shape.ref()) ||
       !resize_out(ctx, op, "offset2bag", offset2bag, o2b_shape.ref()) ||
@@ -253,7 +343,7 @@ std::tuple<Tensor&, Tensor&, Tensor&, Tensor&> _embedding_bag_out(
       } else if (mode == 0) {
         argmax[b] = 0;
       }
-      for (int64_t i = off[b]; mode != 0 && i < end; ++i) {
+      for (int64_t i = off[b]; fill_o2b && i < end; ++i) {
         o2b[i] = b;
       }
     }

@@ -41,15 +41,39 @@ void walk_index(const Tensor& index,
   }
 }
 
-// Common checks: same rank for self and index, index integral, dim valid.
+// Index values stored as int64 or int32 (PyTorch accepts both here).
+struct IndexValues {
+  const void* data;
+  bool is_long;
+
+  int64_t operator[](int64_t i) const {
+    return is_long ? static_cast<const int64_t*>(data)[i]
+                   : static_cast<const int32_t*>(data)[i];
+  }
+};
+
+IndexValues index_values(const Tensor& index) {
+  return {index.const_data_ptr(), index.scalar_type() == ScalarType::Long};
+}
+
+// Common checks: same rank for self and index, index int64 or int32 (any
+// dtype when empty, as eager never reads it), dim valid.
 bool prepare_index_op(KernelRuntimeContext& ctx,
                       const char* op,
                       const Tensor& self,
                       int64_t dim,
                       const Tensor& index,
                       int64_t* d) {
+  const ScalarType index_type = index.scalar_type();
+  if (index.numel() > 0 && index_type != ScalarType::Long &&
+      index_type != ScalarType::Int) {
+    fail_arg(ctx,
+             op,
+             "'index' has dtype %s, expected Long or Int",
+             ::executorch::runtime::toString(index_type));
+    return false;
+  }
   if (!normalize_dim(ctx, op, dim, self.dim(), d) ||
-      !check_dtype(ctx, op, "index", index, ScalarType::Long) ||
       !check_default_dim_order(ctx, op, {&self, &index})) {
     return false;
   }
@@ -63,7 +87,7 @@ bool prepare_index_op(KernelRuntimeContext& ctx,
 // Reads index[i], wraps negatives, and checks it against `size`.
 bool read_index(KernelRuntimeContext& ctx,
                 const char* op,
-                const int64_t* index,
+                IndexValues index,
                 int64_t i,
                 int64_t size,
                 int64_t* value) {
@@ -102,7 +126,7 @@ bool scatter_walk(KernelRuntimeContext& ctx,
   }
   const int64_t dim_size = out.dim() == 0 ? 1 : out.size(d);
   const int64_t dim_stride = out.dim() == 0 ? 0 : out_strides[d];
-  const int64_t* idx = index.const_data_ptr<int64_t>();
+  const IndexValues idx = index_values(index);
   T* o = out.mutable_data_ptr<T>();
   // Source elements are read at the index's coordinates.
   int64_t src_counter[kMaxDims] = {};
@@ -193,6 +217,16 @@ T replace(T, T value) {
   return value;
 }
 
+// a * b; for bool, a && b.
+template <typename C>
+C product(C a, C b) {
+  if constexpr (std::is_same<C, bool>::value) {
+    return a && b;
+  } else {
+    return static_cast<C>(a * b);
+  }
+}
+
 template <typename T>
 T accumulate(T current, T value) {
   return internal::convert<T>(internal::convert<double>(current) +
@@ -219,7 +253,7 @@ Tensor& gather_out(KernelRuntimeContext& ctx,
   tensor_strides(self, self_strides);
   const int64_t dim_size = self.dim() == 0 ? 1 : self.size(d);
   const int64_t dim_stride = self.dim() == 0 ? 0 : self_strides[d];
-  const int64_t* idx = index.const_data_ptr<int64_t>();
+  const IndexValues idx = index_values(index);
   const size_t elem = self.element_size();
   const char* in = static_cast<const char*>(self.const_data_ptr());
   char* o = static_cast<char*>(out.mutable_data_ptr());
@@ -403,7 +437,7 @@ Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx,
     counts = static_cast<int64_t*>(*temp);
     std::memset(counts, 0, out.numel() * sizeof(int64_t));
   }
-  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+  ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
     T* base = out.mutable_data_ptr<T>();
     if (!include_self) {
@@ -424,7 +458,7 @@ Tensor& scatter_reduce_two_out(KernelRuntimeContext& ctx,
           const C a = internal::convert<C>(target);
           const C b = internal::convert<C>(v);
           const C r = (kind == kSum || kind == kMean) ? C(a + b)
-                      : kind == kProd                 ? C(a * b)
+                      : kind == kProd                 ? product(a, b)
                       : kind == kMax                  ? (b > a ? b : a)
                                                       : (b < a ? b : a);
           target = internal::convert<T>(r);

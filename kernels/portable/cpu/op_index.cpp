@@ -2,7 +2,8 @@
 // index_put (scatter into a copy of self). Index tensors broadcast
 // together; None entries keep a whole dim. When the indexed dims are
 // adjacent the broadcast index dims replace them in place, otherwise they
-// go first, as in PyTorch. Bool masks are not supported yet.
+// go first, as in PyTorch. A bool mask indexes as many dims as it has, at
+// the coordinates of its true elements.
 
 #include <cinttypes>
 #include <cstring>
@@ -23,21 +24,161 @@ struct IndexPlan {
   Shape shape;                 // the result's shape
   int64_t self_dim[kMaxDims];  // self dim, or -1 for an index dim
   int64_t index_dim[kMaxDims]; // position within the index shape
-  Shape index_shape;           // broadcast shape of the index tensors
+  Shape index_shape;           // broadcast shape of the index sources
   int64_t self_strides[kMaxDims];
-  // Per index tensor: the self dim it indexes and its broadcast strides.
-  const Tensor* tensors[kMaxDims];
+  // Per index source (one per indexed self dim): its int64/int32 values,
+  // the self dim it indexes and its strides in the broadcast index shape.
+  const void* index_data[kMaxDims];
+  bool index_is_long[kMaxDims];
   int64_t indexed_dim[kMaxDims];
-  int64_t tensor_strides_[kMaxDims][kMaxDims];
+  int64_t index_strides[kMaxDims][kMaxDims];
   size_t num_tensors = 0;
 };
+
+// An index source before broadcasting: values, shape and strides.
+struct IndexSource {
+  const void* data;
+  bool is_long;
+  Shape shape;
+  int64_t strides[kMaxDims];
+};
+
+// A bool (or uint8) mask over self dims [dim, dim + mask.dim()) indexes
+// them like the coordinates of its true elements: one 1-d int64 source per
+// masked dim, of length = number of trues, stored in temp memory as
+// [count][mask.dim()] so source j reads with stride mask.dim().
+bool mask_to_sources(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& self,
+                     const Tensor& mask,
+                     size_t position,
+                     int64_t dim,
+                     IndexSource* sources) {
+  const int64_t rank = mask.dim();
+  if (dim + rank > self.dim()) {
+    fail_arg(ctx, op, "mask %zu has too many dims for self", position);
+    return false;
+  }
+  for (int64_t j = 0; j < rank; ++j) {
+    if (mask.size(j) != self.size(dim + j)) {
+      fail_arg(ctx,
+               op,
+               "mask %zu has size %zd at dim %" PRId64
+               ", self has %zd at dim %" PRId64,
+               position,
+               static_cast<ssize_t>(mask.size(j)),
+               j,
+               static_cast<ssize_t>(self.size(dim + j)),
+               dim + j);
+      return false;
+    }
+  }
+  const uint8_t* flags = static_cast<const uint8_t*>(mask.const_data_ptr());
+  int64_t count = 0;
+  for (ssize_t i = 0; i < mask.numel(); ++i) {
+    count += flags[i] != 0;
+  }
+  auto temp = ctx.allocate_temp(
+      static_cast<size_t>(count * rank + 1) * sizeof(int64_t),
+      alignof(int64_t));
+  if (!temp.ok()) {
+    fail_arg(ctx,
+             op,
+             "mask %zu needs temp memory for %" PRId64 " coordinates",
+             position,
+             count * rank);
+    return false;
+  }
+  int64_t* coords = static_cast<int64_t*>(*temp);
+  int64_t counter[kMaxDims] = {};
+  int64_t* next = coords;
+  for (ssize_t i = 0; i < mask.numel(); ++i) {
+    if (flags[i] != 0) {
+      for (int64_t j = 0; j < rank; ++j) {
+        *next++ = counter[j];
+      }
+    }
+    for (int64_t j = rank - 1; j >= 0; --j) {
+      if (++counter[j] < mask.size(j)) {
+        break;
+      }
+      counter[j] = 0;
+    }
+  }
+  for (int64_t j = 0; j < rank; ++j) {
+    IndexSource& source = sources[j];
+    source.data = coords + j;
+    source.is_long = true;
+    source.shape.ndim = 0;
+    source.shape.push_back(count);
+    source.strides[0] = rank;
+  }
+  return true;
+}
 
 bool make_index_plan(KernelRuntimeContext& ctx,
                      const char* op,
                      const Tensor& self,
                      OptTensorList indices,
                      IndexPlan* plan) {
-  if (static_cast<int64_t>(indices.size()) > self.dim()) {
+  IndexSource sources[kMaxDims];
+  bool indexed[kMaxDims] = {};
+  int64_t first = -1;
+  int64_t last = -1;
+  bool adjacent = true;
+  int64_t dim = 0; // the self dim the next index entry starts at
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i].has_value()) {
+      ++dim;
+      continue;
+    }
+    const Tensor& t = *indices[i];
+    const ScalarType type = t.scalar_type();
+    const bool is_mask = type == ScalarType::Bool || type == ScalarType::Byte;
+    if (!is_mask && type != ScalarType::Long && type != ScalarType::Int) {
+      fail_arg(ctx,
+               op,
+               "index %zu has dtype %s; expected Long, Int, Bool or Byte",
+               i,
+               ::executorch::runtime::toString(type));
+      return false;
+    }
+    const int64_t covered = is_mask ? t.dim() : 1;
+    if (dim + covered > self.dim()) {
+      fail_arg(ctx,
+               op,
+               "too many indices for a rank-%zd tensor",
+               static_cast<ssize_t>(self.dim()));
+      return false;
+    }
+    if (!check_default_dim_order(ctx, op, {&t})) {
+      return false;
+    }
+    IndexSource* mine = sources + plan->num_tensors;
+    if (is_mask) {
+      if (!mask_to_sources(ctx, op, self, t, i, dim, mine)) {
+        return false;
+      }
+    } else {
+      mine->data = t.const_data_ptr();
+      mine->is_long = type == ScalarType::Long;
+      mine->shape.ndim = 0;
+      for (ssize_t j = 0; j < t.dim(); ++j) {
+        mine->shape.push_back(t.size(j));
+      }
+      tensor_strides(t, mine->strides);
+    }
+    for (int64_t j = 0; j < covered; ++j) {
+      if (last >= 0 && dim != last + 1) {
+        adjacent = false;
+      }
+      first = first < 0 ? dim : first;
+      last = dim;
+      indexed[dim] = true;
+      plan->indexed_dim[plan->num_tensors++] = dim++;
+    }
+  }
+  if (dim > self.dim()) {
     fail_arg(ctx,
              op,
              "%zu indices for a rank-%zd tensor",
@@ -45,65 +186,36 @@ bool make_index_plan(KernelRuntimeContext& ctx,
              static_cast<ssize_t>(self.dim()));
     return false;
   }
-  int64_t first = -1;
-  int64_t last = -1;
-  bool adjacent = true;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (!indices[i].has_value()) {
-      continue;
-    }
-    const Tensor& t = *indices[i];
-    if (t.scalar_type() != ScalarType::Long &&
-        t.scalar_type() != ScalarType::Int) {
-      fail_arg(ctx,
-               op,
-               "index %zu has dtype %s; only int64/int32 indices "
-               "are supported",
-               i,
-               ::executorch::runtime::toString(t.scalar_type()));
-      return false;
-    }
-    if (!check_default_dim_order(ctx, op, {&t})) {
-      return false;
-    }
-    if (last >= 0 && static_cast<int64_t>(i) != last + 1) {
-      adjacent = false;
-    }
-    first = first < 0 ? static_cast<int64_t>(i) : first;
-    last = static_cast<int64_t>(i);
-    plan->tensors[plan->num_tensors] = &t;
-    plan->indexed_dim[plan->num_tensors++] = static_cast<int64_t>(i);
-  }
   if (plan->num_tensors == 0) {
     fail_arg(ctx, op, "needs at least one index tensor");
     return false;
   }
-  // Broadcast the index tensors.
+  // Broadcast the index sources.
   size_t rank = 0;
   for (size_t k = 0; k < plan->num_tensors; ++k) {
-    rank = std::max(rank, static_cast<size_t>(plan->tensors[k]->dim()));
+    rank = std::max(rank, sources[k].shape.ndim);
   }
   plan->index_shape.ndim = rank;
   for (size_t j = 0; j < rank; ++j) {
     plan->index_shape.sizes[j] = 1;
   }
   for (size_t k = 0; k < plan->num_tensors; ++k) {
-    const Tensor& t = *plan->tensors[k];
-    int64_t own[kMaxDims];
-    tensor_strides(t, own);
+    const IndexSource& source = sources[k];
+    plan->index_data[k] = source.data;
+    plan->index_is_long[k] = source.is_long;
     for (size_t j = 0; j < rank; ++j) {
-      plan->tensor_strides_[k][j] = 0;
+      plan->index_strides[k][j] = 0;
     }
-    for (int64_t j = 0; j < t.dim(); ++j) {
-      const size_t pos = rank - t.dim() + j;
-      const SizesType size = t.size(j);
+    for (size_t j = 0; j < source.shape.ndim; ++j) {
+      const size_t pos = rank - source.shape.ndim + j;
+      const SizesType size = source.shape.sizes[j];
       SizesType& target = plan->index_shape.sizes[pos];
       if (size != 1 && target != 1 && size != target) {
         fail_arg(ctx, op, "index tensors do not broadcast together");
         return false;
       }
       target = size != 1 ? size : target;
-      plan->tensor_strides_[k][pos] = size == 1 ? 0 : own[j];
+      plan->index_strides[k][pos] = size == 1 ? 0 : source.strides[j];
     }
   }
   tensor_strides(self, plan->self_strides);
@@ -130,9 +242,7 @@ bool make_index_plan(KernelRuntimeContext& ctx,
     if (adjacent && d == first) {
       add_index_dims();
     }
-    const bool indexed =
-        d < static_cast<int64_t>(indices.size()) && indices[d].has_value();
-    if (!indexed) {
+    if (!indexed[d]) {
       add_self_dim(d);
     }
   }
@@ -160,14 +270,14 @@ bool walk_plan(KernelRuntimeContext& ctx,
       }
     }
     for (size_t k = 0; k < plan.num_tensors; ++k) {
-      const Tensor& t = *plan.tensors[k];
       int64_t pos = 0;
       for (size_t j = 0; j < plan.index_shape.ndim; ++j) {
-        pos += index_coord[j] * plan.tensor_strides_[k][j];
+        pos += index_coord[j] * plan.index_strides[k][j];
       }
-      int64_t v = t.scalar_type() == ScalarType::Long
-                      ? t.const_data_ptr<int64_t>()[pos]
-                      : t.const_data_ptr<int32_t>()[pos];
+      int64_t v =
+          plan.index_is_long[k]
+              ? static_cast<const int64_t*>(plan.index_data[k])[pos]
+              : static_cast<const int32_t*>(plan.index_data[k])[pos];
       const int64_t size = self.size(plan.indexed_dim[k]);
       if (v < -size || v >= size) {
         fail_arg(ctx,

@@ -85,7 +85,7 @@ Tensor& matmul_impl(KernelRuntimeContext& ctx,
     return out;
   }
   const int64_t batches = rank == 3 ? a.size(0) : 1;
-  ET_SWITCH_REALHBF16_TYPES(a.scalar_type(), ctx, op, T, [&] {
+  ET_SWITCH_REALHBBF16_TYPES(a.scalar_type(), ctx, op, T, [&] {
     batched_matmul<T>(a.const_data_ptr<T>(),
                       w.const_data_ptr<T>(),
                       out.mutable_data_ptr<T>(),

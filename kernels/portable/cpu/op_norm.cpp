@@ -1,6 +1,8 @@
-// Inference-time normalizations: batch norm with running statistics and
-// layer norm (which also returns the mean and reciprocal std it used).
+// Normalizations: batch norm (with running or batch statistics), layer norm
+// and group norm (which also return the mean and reciprocal std they used),
+// and the gradients of layer norm and group norm.
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <tuple>
@@ -77,6 +79,114 @@ template <typename T>
 double apply_affine(const T* w, const T* b, int64_t c, double v) {
   return v * (w ? internal::convert<double>(w[c]) : 1.0) +
          (b ? internal::convert<double>(b[c]) : 0.0);
+}
+
+// Checks a normalization gradient's outputs: each one whose mask entry is
+// set gets input's dtype and input's shape (grad_input) or `param_shape`
+// (grad_weight, grad_bias).
+bool prepare_norm_grads(KernelRuntimeContext& ctx,
+                        const char* op,
+                        ArrayRef<bool> output_mask,
+                        const Tensor& input,
+                        ArrayRef<SizesType> param_shape,
+                        Tensor* const outs[3]) {
+  if (output_mask.size() != 3) {
+    fail_arg(ctx, op, "output_mask must have 3 entries");
+    return false;
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (!output_mask[k]) {
+      continue;
+    }
+    const ArrayRef<SizesType> shape = k == 0 ? input.sizes() : param_shape;
+    if (!check_same_dtype(ctx, op, "out", *outs[k], input) ||
+        !resize_out(ctx, op, "out", *outs[k], shape) ||
+        !check_default_dim_order(ctx, op, {outs[k]})) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The gradients of a normalization over `rows` rows of `lane` elements,
+// row r with statistics mean[r], rstd[r] and element i scaled by the
+// parameter channel(r, i) of `params` (weight, optional):
+//   grad_input = rstd * (g - mean(g) - x_hat * mean(g * x_hat)),
+//   g = grad_out * weight, x_hat = (x - mean) * rstd,
+// grad_weight[c] = sum grad_out * x_hat, grad_bias[c] = sum grad_out.
+// Sums run in double; parameter sums live in temp memory.
+template <typename T, typename Channel>
+void norm_backward(KernelRuntimeContext& ctx,
+                   const char* op,
+                   const Tensor& grad_out,
+                   const Tensor& input,
+                   const Tensor& mean,
+                   const Tensor& rstd,
+                   const std::optional<Tensor>& weight,
+                   int64_t rows,
+                   int64_t lane,
+                   int64_t params,
+                   Channel channel,
+                   ArrayRef<bool> output_mask,
+                   Tensor* const outs[3]) {
+  double* param_sums = nullptr; // [2][params]: weight, then bias
+  if (output_mask[1] || output_mask[2]) {
+    auto temp = ctx.allocate_temp(
+        static_cast<size_t>(2 * params + 1) * sizeof(double), alignof(double));
+    if (!temp.ok()) {
+      fail_arg(ctx,
+               op,
+               "needs temp memory for %" PRId64 " parameter sums",
+               2 * params);
+      return;
+    }
+    param_sums = static_cast<double*>(*temp);
+    std::fill(param_sums, param_sums + 2 * params, 0.0);
+  }
+  const T* dy = grad_out.const_data_ptr<T>();
+  const T* x = input.const_data_ptr<T>();
+  const T* means = mean.const_data_ptr<T>();
+  const T* rstds = rstd.const_data_ptr<T>();
+  const T* w = data_or_null<T>(weight);
+  T* dx = output_mask[0] ? outs[0]->mutable_data_ptr<T>() : nullptr;
+  auto scale = [&](int64_t r, int64_t i) {
+    return w ? internal::convert<double>(w[channel(r, i)]) : 1.0;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    const double m = internal::convert<double>(means[r]);
+    const double s = internal::convert<double>(rstds[r]);
+    const int64_t base = r * lane;
+    double sum_g = 0, sum_g_xhat = 0;
+    for (int64_t i = 0; i < lane; ++i) {
+      const double x_hat = (internal::convert<double>(x[base + i]) - m) * s;
+      const double d = internal::convert<double>(dy[base + i]);
+      const double g = d * scale(r, i);
+      sum_g += g;
+      sum_g_xhat += g * x_hat;
+      if (param_sums != nullptr) {
+        param_sums[channel(r, i)] += d * x_hat;
+        param_sums[params + channel(r, i)] += d;
+      }
+    }
+    if (dx == nullptr || lane == 0) {
+      continue;
+    }
+    const double mean_g = sum_g / lane, mean_g_xhat = sum_g_xhat / lane;
+    for (int64_t i = 0; i < lane; ++i) {
+      const double x_hat = (internal::convert<double>(x[base + i]) - m) * s;
+      const double g = internal::convert<double>(dy[base + i]) * scale(r, i);
+      dx[base + i] =
+          internal::convert<T>(s * (g - mean_g - x_hat * mean_g_xhat));
+    }
+  }
+  for (int k = 1; k < 3; ++k) {
+    if (output_mask[k]) {
+      T* o = outs[k]->mutable_data_ptr<T>();
+      for (int64_t c = 0; c < params; ++c) {
+        o[c] = internal::convert<T>(param_sums[(k - 1) * params + c]);
+      }
+    }
+  }
 }
 
 } // namespace
@@ -441,6 +551,145 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_stats_out(
                              out,
                              save_mean,
                              save_invstd);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_backward_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& grad_out,
+    const Tensor& input,
+    IntArrayRef normalized_shape,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& bias,
+    ArrayRef<bool> output_mask,
+    Tensor& out0,
+    Tensor& out1,
+    Tensor& out2) {
+  const char* op = "native_layer_norm_backward.out";
+  std::tuple<Tensor&, Tensor&, Tensor&> result(out0, out1, out2);
+  const int64_t norm_dims = static_cast<int64_t>(normalized_shape.size());
+  if (norm_dims == 0 || norm_dims > input.dim()) {
+    fail_arg(ctx,
+             op,
+             "normalized_shape must have 1 to %zd entries",
+             static_cast<ssize_t>(input.dim()));
+    return result;
+  }
+  int64_t lane = 1;
+  for (int64_t i = 0; i < norm_dims; ++i) {
+    if (normalized_shape[i] != input.size(input.dim() - norm_dims + i)) {
+      fail_arg(
+          ctx, op, "normalized_shape does not match input's trailing dims");
+      return result;
+    }
+    lane *= normalized_shape[i];
+  }
+  const int64_t rows = lane == 0 ? 0 : input.numel() / lane;
+  Tensor* const outs[3] = {&out0, &out1, &out2};
+  Shape param_shape;
+  for (int64_t size : normalized_shape) {
+    param_shape.push_back(size);
+  }
+  if (grad_out.sizes() != input.sizes() || mean.numel() != rows ||
+      rstd.numel() != rows) {
+    fail_arg(ctx,
+             op,
+             "grad_out must have input's shape and mean, rstd %" PRId64
+             " elements",
+             rows);
+    return result;
+  }
+  if (!check_same_dtype(ctx, op, "grad_out", grad_out, input) ||
+      !check_same_dtype(ctx, op, "mean", mean, input) ||
+      !check_same_dtype(ctx, op, "rstd", rstd, input) ||
+      !check_default_dim_order(ctx, op, {&grad_out, &input, &mean, &rstd}) ||
+      !check_param(ctx, op, "weight", weight, lane, input) ||
+      !check_param(ctx, op, "bias", bias, lane, input) ||
+      !prepare_norm_grads(
+          ctx, op, output_mask, input, param_shape.ref(), outs)) {
+    return result;
+  }
+  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    norm_backward<T>(
+        ctx,
+        op,
+        grad_out,
+        input,
+        mean,
+        rstd,
+        weight,
+        rows,
+        lane,
+        lane,
+        [](int64_t, int64_t i) { return i; },
+        output_mask,
+        outs);
+  });
+  return result;
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> native_group_norm_backward_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const std::optional<Tensor>& weight,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    ArrayRef<bool> output_mask,
+    Tensor& out0,
+    Tensor& out1,
+    Tensor& out2) {
+  const char* op = "native_group_norm_backward.out";
+  std::tuple<Tensor&, Tensor&, Tensor&> result(out0, out1, out2);
+  if (group <= 0 || C % group != 0 || N * C * HxW != input.numel() ||
+      input.dim() < 2 || input.size(0) != N || input.size(1) != C ||
+      grad_out.sizes() != input.sizes() || mean.numel() != N * group ||
+      rstd.numel() != N * group) {
+    fail_arg(ctx,
+             op,
+             "N, C, HxW and group do not match input, grad_out, mean or rstd");
+    return result;
+  }
+  Tensor* const outs[3] = {&out0, &out1, &out2};
+  const SizesType channels = static_cast<SizesType>(C);
+  if (!check_same_dtype(ctx, op, "grad_out", grad_out, input) ||
+      !check_same_dtype(ctx, op, "mean", mean, input) ||
+      !check_same_dtype(ctx, op, "rstd", rstd, input) ||
+      !check_default_dim_order(ctx, op, {&grad_out, &input, &mean, &rstd}) ||
+      !check_param(ctx, op, "weight", weight, C, input) ||
+      !prepare_norm_grads(ctx,
+                          op,
+                          output_mask,
+                          input,
+                          ArrayRef<SizesType>(&channels, 1),
+                          outs)) {
+    return result;
+  }
+  const int64_t per_group = C / group;
+  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    norm_backward<T>(
+        ctx,
+        op,
+        grad_out,
+        input,
+        mean,
+        rstd,
+        weight,
+        N * group,
+        per_group * HxW,
+        C,
+        [group, per_group, HxW](int64_t r, int64_t i) {
+          return (r % group) * per_group + i / HxW;
+        },
+        output_mask,
+        outs);
+  });
+  return result;
 }
 
 } // namespace native

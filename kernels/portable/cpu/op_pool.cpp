@@ -1,9 +1,12 @@
-// Max and average pooling over 2 or 3 trailing spatial dims:
-// max_pool{2,3}d_with_indices and avg_pool{2,3}d, on [N, C, ...] or
-// [C, ...] inputs. 2-d pooling runs as 3-d pooling with a unit depth.
+// Max and average pooling over 1, 2 or 3 trailing spatial dims:
+// max_pool{2,3}d_with_indices, avg_pool{1,2,3}d and the gradients of
+// avg_pool2d and max_pool2d, on [N, C, ...] or [C, ...] inputs. 1-d and 2-d
+// pooling run as 3-d pooling with unit leading window dims.
 
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <tuple>
 
@@ -113,6 +116,76 @@ void for_each_window(const Window3d& g, int64_t planes, Fn fn) {
       }
     }
   }
+}
+
+// The type average pooling sums and divides in.
+template <typename T>
+using AverageType = std::conditional_t<
+    std::is_integral<T>::value,
+    int64_t,
+    std::conditional_t<internal::is_16bit_float<T>, float, T>>;
+
+// Bounds [lo, hi) of the input elements an average-pooling window starting
+// at (z0, y0, x0) covers, and the divisor of its sum.
+int64_t average_window(const Window3d& g,
+                       int64_t z0,
+                       int64_t y0,
+                       int64_t x0,
+                       bool count_include_pad,
+                       std::optional<int64_t> divisor_override,
+                       int64_t lo[3],
+                       int64_t hi[3]) {
+  const int64_t start[3] = {z0, y0, x0};
+  int64_t padded_count = 1;
+  int64_t count = 1;
+  for (int i = 0; i < 3; ++i) {
+    // Window bounds within the padded input, then within the input.
+    hi[i] = std::min(start[i] + g.kernel[i], g.in[i] + g.pad[i]);
+    padded_count *= hi[i] - start[i];
+    lo[i] = std::max<int64_t>(start[i], 0);
+    hi[i] = std::min(hi[i], g.in[i]);
+    count *= hi[i] > lo[i] ? hi[i] - lo[i] : 0;
+  }
+  return divisor_override.has_value()
+             ? *divisor_override
+             : (count_include_pad ? padded_count : count);
+}
+
+// Checks that a pooling gradient `grad` has the shape pooling `self` with
+// window `g` produces, then resizes grad_input to self's shape (zeroed).
+bool prepare_pool_grad(KernelRuntimeContext& ctx,
+                       const char* op,
+                       const Tensor& grad,
+                       const Tensor& self,
+                       const Window3d& g,
+                       int64_t spatial,
+                       Tensor& grad_input) {
+  bool same = grad.dim() == self.dim();
+  for (int64_t d = 0; same && d < self.dim(); ++d) {
+    const int64_t from_end = self.dim() - d; // 1 = last dim
+    const int64_t expected =
+        from_end <= spatial ? g.out[3 - from_end] : self.size(d);
+    same = grad.size(d) == expected;
+  }
+  if (!same) {
+    char got[64];
+    fail_arg(ctx,
+             op,
+             "grad_output has shape %s; it does not match pooling self",
+             format_sizes(grad.sizes(), got, sizeof(got)));
+    return false;
+  }
+  if (!check_same_dtype(ctx, op, "grad_output", grad, self) ||
+      !check_same_dtype(ctx, op, "grad_input", grad_input, self) ||
+      !check_default_dim_order(ctx, op, {&grad}) ||
+      !resize_out(ctx, op, "grad_input", grad_input, self.sizes()) ||
+      !check_default_dim_order(ctx, op, {&grad_input})) {
+    return false;
+  }
+  if (grad_input.nbytes() > 0) {
+    std::memset(grad_input.mutable_data_ptr(), 0, grad_input.nbytes());
+  }
+  return true;
 }
 
 std::tuple<Tensor&, Tensor&> max_pool(KernelRuntimeContext& ctx,
@@ -227,10 +300,7 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
     return out;
   }
   ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
-    using C = std::conditional_t<
-        std::is_integral<T>::value,
-        int64_t,
-        std::conditional_t<internal::is_16bit_float<T>, float, T>>;
+    using C = AverageType<T>;
     const T* in = self.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
     for_each_window(
@@ -238,18 +308,15 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
         planes,
         [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
           const T* src = in + p * g.in_volume();
-          const int64_t start[3] = {z0, y0, x0};
           int64_t lo[3], hi[3];
-          int64_t padded_count = 1;
-          int64_t count = 1;
-          for (int i = 0; i < 3; ++i) {
-            // Window bounds within the padded input, then within the input.
-            hi[i] = std::min(start[i] + g.kernel[i], g.in[i] + g.pad[i]);
-            padded_count *= hi[i] - start[i];
-            lo[i] = std::max<int64_t>(start[i], 0);
-            hi[i] = std::min(hi[i], g.in[i]);
-            count *= hi[i] > lo[i] ? hi[i] - lo[i] : 0;
-          }
+          const int64_t divisor = average_window(g,
+                                                 z0,
+                                                 y0,
+                                                 x0,
+                                                 count_include_pad,
+                                                 divisor_override,
+                                                 lo,
+                                                 hi);
           C sum = 0;
           for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
             for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
@@ -258,10 +325,6 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
               }
             }
           }
-          const int64_t divisor =
-              divisor_override.has_value()
-                  ? *divisor_override
-                  : (count_include_pad ? padded_count : count);
           o[oi] = divisor == 0 ? T(0)
                                : static_cast<T>(sum / static_cast<C>(divisor));
         });
@@ -359,6 +422,161 @@ Tensor& avg_pool3d_out(KernelRuntimeContext& ctx,
                   count_include_pad,
                   divisor_override,
                   out);
+}
+
+Tensor& avg_pool1d_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       IntArrayRef kernel_size,
+                       IntArrayRef stride,
+                       IntArrayRef padding,
+                       bool ceil_mode,
+                       bool count_include_pad,
+                       Tensor& out) {
+  return avg_pool(ctx,
+                  "avg_pool1d.out",
+                  1,
+                  self,
+                  kernel_size,
+                  stride,
+                  padding,
+                  ceil_mode,
+                  count_include_pad,
+                  std::nullopt,
+                  out);
+}
+
+// Gradient of avg_pool2d: each window spreads grad / divisor over the input
+// elements it averaged.
+Tensor& avg_pool2d_backward_grad_input(
+    KernelRuntimeContext& ctx,
+    const Tensor& grad_output,
+    const Tensor& self,
+    IntArrayRef kernel_size,
+    IntArrayRef stride,
+    IntArrayRef padding,
+    bool ceil_mode,
+    bool count_include_pad,
+    std::optional<int64_t> divisor_override,
+    Tensor& grad_input) {
+  const char* op = "avg_pool2d_backward.grad_input";
+  Window3d g;
+  int64_t planes = 0;
+  const int64_t no_dilation[] = {1};
+  if (!prepare_pool(ctx,
+                    op,
+                    self,
+                    2,
+                    kernel_size,
+                    stride,
+                    padding,
+                    IntArrayRef(no_dilation),
+                    ceil_mode,
+                    {},
+                    &g,
+                    &planes) ||
+      !prepare_pool_grad(ctx, op, grad_output, self, g, 2, grad_input)) {
+    return grad_input;
+  }
+  if (divisor_override.has_value() && *divisor_override == 0) {
+    fail_arg(ctx, op, "divisor_override must be non-zero");
+    return grad_input;
+  }
+  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    // Integer grads divide in integers, as eager does.
+    using C = AverageType<T>;
+    const T* grad = grad_output.const_data_ptr<T>();
+    T* gi = grad_input.mutable_data_ptr<T>();
+    for_each_window(
+        g,
+        planes,
+        [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
+          int64_t lo[3], hi[3];
+          const int64_t divisor = average_window(g,
+                                                 z0,
+                                                 y0,
+                                                 x0,
+                                                 count_include_pad,
+                                                 divisor_override,
+                                                 lo,
+                                                 hi);
+          if (divisor == 0) {
+            return;
+          }
+          const C share = static_cast<C>(grad[oi]) / static_cast<C>(divisor);
+          T* dst = gi + p * g.in_volume();
+          for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
+            for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
+              for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
+                T& target = dst[(iz * g.in[1] + iy) * g.in[2] + ix];
+                target = static_cast<T>(static_cast<C>(target) + share);
+              }
+            }
+          }
+        });
+  });
+  return grad_input;
+}
+
+// Gradient of max_pool2d: each output's grad goes to the input element its
+// index recorded.
+Tensor& max_pool2d_with_indices_backward_grad_input(
+    KernelRuntimeContext& ctx,
+    const Tensor& grad_output,
+    const Tensor& self,
+    IntArrayRef kernel_size,
+    IntArrayRef stride,
+    IntArrayRef padding,
+    IntArrayRef dilation,
+    bool ceil_mode,
+    const Tensor& indices,
+    Tensor& grad_input) {
+  const char* op = "max_pool2d_with_indices_backward.grad_input";
+  Window3d g;
+  int64_t planes = 0;
+  if (!prepare_pool(ctx,
+                    op,
+                    self,
+                    2,
+                    kernel_size,
+                    stride,
+                    padding,
+                    dilation,
+                    ceil_mode,
+                    {},
+                    &g,
+                    &planes) ||
+      !check_dtype(ctx, op, "indices", indices, ScalarType::Long) ||
+      !check_default_dim_order(ctx, op, {&indices}) ||
+      !prepare_pool_grad(ctx, op, grad_output, self, g, 2, grad_input)) {
+    return grad_input;
+  }
+  if (indices.sizes() != grad_output.sizes()) {
+    fail_arg(ctx, op, "indices must have grad_output's shape");
+    return grad_input;
+  }
+  ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    using C = std::conditional_t<std::is_same<T, double>::value, double, float>;
+    const T* grad = grad_output.const_data_ptr<T>();
+    const int64_t* idx = indices.const_data_ptr<int64_t>();
+    T* gi = grad_input.mutable_data_ptr<T>();
+    const int64_t per_plane = g.out_volume();
+    for (int64_t oi = 0; oi < planes * per_plane; ++oi) {
+      const int64_t at = idx[oi];
+      if (at < 0 || at >= g.in_volume()) {
+        fail_arg(ctx,
+                 op,
+                 "index %" PRId64 " at %" PRId64
+                 " is outside the %" PRId64 "-element input plane",
+                 at,
+                 oi,
+                 g.in_volume());
+        return;
+      }
+      T& target = gi[(oi / per_plane) * g.in_volume() + at];
+      target = static_cast<T>(static_cast<C>(target) + static_cast<C>(grad[oi]));
+    }
+  });
+  return grad_input;
 }
 
 } // namespace native

@@ -1,5 +1,6 @@
-// Spatial resampling over the last two dims of [N, C, H, W]: nearest and
-// bilinear upsampling, and adaptive average pooling.
+// Spatial resampling: nearest and bilinear upsampling over the last two
+// dims of [N, C, H, W], and adaptive average pooling (1-d to 3-d, and the
+// 2-d gradient).
 
 #include <cinttypes>
 #include <cmath>
@@ -127,7 +128,10 @@ Tensor& upsample_bilinear2d_vec_out(
   }
   const int64_t ih = input.size(2), iw = input.size(3);
   const int64_t planes = input.size(0) * input.size(1);
-  ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+  // Double interpolates in double, every other dtype in float; integer
+  // dtypes (eager takes uint8) round to the nearest value, as eager does.
+  ET_SWITCH_REALHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
+    using C = std::conditional_t<std::is_same<T, double>::value, double, float>;
     const T* in = input.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
     for (int64_t y = 0; y < out_hw[0]; ++y) {
@@ -135,22 +139,22 @@ Tensor& upsample_bilinear2d_vec_out(
           bilinear_source(y, ih, out_hw[0], scale[0], align_corners);
       const int64_t y0 = std::min<int64_t>(static_cast<int64_t>(sy), ih - 1);
       const int64_t y1 = std::min<int64_t>(y0 + 1, ih - 1);
-      const float ly = static_cast<float>(sy - y0);
+      const C ly = static_cast<C>(sy - y0);
       for (int64_t x = 0; x < out_hw[1]; ++x) {
         const double sx =
             bilinear_source(x, iw, out_hw[1], scale[1], align_corners);
         const int64_t x0 = std::min<int64_t>(static_cast<int64_t>(sx), iw - 1);
         const int64_t x1 = std::min<int64_t>(x0 + 1, iw - 1);
-        const float lx = static_cast<float>(sx - x0);
+        const C lx = static_cast<C>(sx - x0);
         for (int64_t p = 0; p < planes; ++p) {
           const T* plane = in + p * ih * iw;
-          const float top = static_cast<float>(plane[y0 * iw + x0]) * (1 - lx) +
-                            static_cast<float>(plane[y0 * iw + x1]) * lx;
-          const float bottom =
-              static_cast<float>(plane[y1 * iw + x0]) * (1 - lx) +
-              static_cast<float>(plane[y1 * iw + x1]) * lx;
-          o[(p * out_hw[0] + y) * out_hw[1] + x] =
-              static_cast<T>(top * (1 - ly) + bottom * ly);
+          const C top = static_cast<C>(plane[y0 * iw + x0]) * (1 - lx) +
+                        static_cast<C>(plane[y0 * iw + x1]) * lx;
+          const C bottom = static_cast<C>(plane[y1 * iw + x0]) * (1 - lx) +
+                           static_cast<C>(plane[y1 * iw + x1]) * lx;
+          const C value = top * (1 - ly) + bottom * ly;
+          o[(p * out_hw[0] + y) * out_hw[1] + x] = static_cast<T>(
+              std::is_integral<T>::value ? std::nearbyint(value) : value);
         }
       }
     }
@@ -160,82 +164,146 @@ Tensor& upsample_bilinear2d_vec_out(
 
 namespace {
 
-// Adaptive average pooling over the last `spatial` (2 or 3) dims, run as
-// 3-d with unit leading dims: output cell o of an axis averages input
+// Adaptive pooling geometry over up to 3 trailing dims (unit leading
+// ones): output cell o of an axis covers input
 // [floor(o * in / out), ceil((o + 1) * in / out)).
+struct AdaptiveGrid {
+  int64_t in[3] = {1, 1, 1};
+  int64_t out[3] = {1, 1, 1};
+
+  int64_t in_volume() const {
+    return in[0] * in[1] * in[2];
+  }
+
+  // Calls fn(plane, out_index, lo, hi) for every output cell of `planes`
+  // planes, out_index counting cells in order.
+  template <typename Fn>
+  void for_each_cell(int64_t planes, Fn fn) const {
+    int64_t index = 0;
+    int64_t lo[3], hi[3];
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t z = 0; z < out[0]; ++z) {
+        bounds(0, z, lo, hi);
+        for (int64_t y = 0; y < out[1]; ++y) {
+          bounds(1, y, lo, hi);
+          for (int64_t x = 0; x < out[2]; ++x) {
+            bounds(2, x, lo, hi);
+            fn(p, index++, lo, hi);
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  void bounds(int axis, int64_t o, int64_t lo[3], int64_t hi[3]) const {
+    lo[axis] = o * in[axis] / out[axis];
+    hi[axis] = ((o + 1) * in[axis] + out[axis] - 1) / out[axis];
+  }
+};
+
+// Sums then averages each cell in C.
+template <typename T, typename C>
+void average_cells(const AdaptiveGrid& grid,
+                   int64_t planes,
+                   const Tensor& self,
+                   Tensor& out) {
+  const T* in = self.const_data_ptr<T>();
+  T* o = out.mutable_data_ptr<T>();
+  grid.for_each_cell(planes, [&](int64_t p, int64_t oi, int64_t* lo, int64_t* hi) {
+    const T* plane = in + p * grid.in_volume();
+    C sum = C(0);
+    for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
+      for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
+        for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
+          sum = static_cast<C>(
+              sum + static_cast<C>(
+                        plane[(iz * grid.in[1] + iy) * grid.in[2] + ix]));
+        }
+      }
+    }
+    const int64_t count =
+        (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+    o[oi] = static_cast<T>(sum / static_cast<C>(count));
+  });
+}
+
+// Checks an adaptive pooling of self's last `spatial` (1 to 3) dims to
+// `output_size` and fills `grid`; `shape` gets the pooled shape.
+bool prepare_adaptive(KernelRuntimeContext& ctx,
+                      const char* op,
+                      const Tensor& self,
+                      int64_t spatial,
+                      IntArrayRef output_size,
+                      AdaptiveGrid* grid,
+                      Shape* shape) {
+  bool valid = static_cast<int64_t>(output_size.size()) == spatial;
+  for (size_t i = 0; valid && i < output_size.size(); ++i) {
+    valid = output_size[i] > 0;
+  }
+  if (!check_rank(ctx, op, "self", self, {spatial + 1, spatial + 2}) ||
+      !check_default_dim_order(ctx, op, {&self})) {
+    return false;
+  }
+  if (!valid) {
+    fail_arg(
+        ctx, op, "output_size must hold %" PRId64 " positive sizes", spatial);
+    return false;
+  }
+  const int64_t rank = self.dim();
+  for (int64_t d = 0; d < rank - spatial; ++d) {
+    shape->push_back(self.size(d));
+  }
+  for (int64_t i = 0; i < spatial; ++i) {
+    grid->in[3 - spatial + i] = self.size(rank - spatial + i);
+    grid->out[3 - spatial + i] = output_size[i];
+    shape->push_back(output_size[i]);
+  }
+  return true;
+}
+
+int64_t plane_count(const Tensor& self, const AdaptiveGrid& grid) {
+  return grid.in_volume() == 0 ? 0 : self.numel() / grid.in_volume();
+}
+
 Tensor& adaptive_avg_pool(KernelRuntimeContext& ctx,
                           const char* op,
                           const Tensor& self,
                           int64_t spatial,
                           IntArrayRef output_size,
                           Tensor& out) {
-  bool valid = static_cast<int64_t>(output_size.size()) == spatial;
-  for (size_t i = 0; valid && i < output_size.size(); ++i) {
-    valid = output_size[i] > 0;
-  }
-  if (!check_rank(ctx, op, "self", self, {spatial + 1, spatial + 2}) ||
-      !valid) {
-    if (ctx.failure_state() == Error::Ok) {
-      fail_arg(
-          ctx, op, "output_size must hold %" PRId64 " positive sizes", spatial);
-    }
-    return out;
-  }
-  const int64_t rank = self.dim();
-  int64_t in_size[3] = {1, 1, 1};
-  int64_t out_size[3] = {1, 1, 1};
+  AdaptiveGrid grid;
   Shape shape;
-  for (int64_t d = 0; d < rank - spatial; ++d) {
-    shape.push_back(self.size(d));
-  }
-  for (int64_t i = 0; i < spatial; ++i) {
-    in_size[3 - spatial + i] = self.size(rank - spatial + i);
-    out_size[3 - spatial + i] = output_size[i];
-    shape.push_back(output_size[i]);
-  }
-  if (!check_same_dtype(ctx, op, "out", out, self) ||
-      !check_default_dim_order(ctx, op, {&self, &out}) ||
+  if (!prepare_adaptive(ctx, op, self, spatial, output_size, &grid, &shape) ||
+      !check_same_dtype(ctx, op, "out", out, self) ||
+      !check_default_dim_order(ctx, op, {&out}) ||
       !resize_out(ctx, op, "out", out, shape.ref())) {
     return out;
   }
-  const int64_t in_volume = in_size[0] * in_size[1] * in_size[2];
-  const int64_t planes = in_volume == 0 ? 0 : self.numel() / in_volume;
-  auto lo = [&](int axis, int64_t o) {
-    return o * in_size[axis] / out_size[axis];
-  };
-  auto hi = [&](int axis, int64_t o) {
-    return ((o + 1) * in_size[axis] + out_size[axis] - 1) / out_size[axis];
-  };
+  const int64_t planes = plane_count(self, grid);
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
-    using C = std::conditional_t<std::is_same<T, double>::value, double, float>;
-    const T* in = self.const_data_ptr<T>();
-    T* o = out.mutable_data_ptr<T>();
-    for (int64_t p = 0; p < planes; ++p) {
-      const T* plane = in + p * in_volume;
-      for (int64_t z = 0; z < out_size[0]; ++z) {
-        for (int64_t y = 0; y < out_size[1]; ++y) {
-          for (int64_t x = 0; x < out_size[2]; ++x) {
-            C sum = 0;
-            for (int64_t iz = lo(0, z); iz < hi(0, z); ++iz) {
-              for (int64_t iy = lo(1, y); iy < hi(1, y); ++iy) {
-                for (int64_t ix = lo(2, x); ix < hi(2, x); ++ix) {
-                  sum += static_cast<C>(
-                      plane[(iz * in_size[1] + iy) * in_size[2] + ix]);
-                }
-              }
-            }
-            const int64_t count = (hi(0, z) - lo(0, z)) *
-                                  (hi(1, y) - lo(1, y)) * (hi(2, x) - lo(2, x));
-            *o++ = static_cast<T>(sum / static_cast<C>(count));
-          }
-        }
-      }
+    // Eager's 3-d kernel sums 16-bit inputs in their own type (its 1-d and
+    // 2-d kernels in float); matching it keeps results bit-identical.
+    if (spatial == 3) {
+      average_cells<T, T>(grid, planes, self, out);
+    } else {
+      using C =
+          std::conditional_t<std::is_same<T, double>::value, double, float>;
+      average_cells<T, C>(grid, planes, self, out);
     }
   });
   return out;
 }
 
 } // namespace
+
+Tensor& adaptive_avg_pool1d_out(KernelRuntimeContext& ctx,
+                                const Tensor& self,
+                                IntArrayRef output_size,
+                                Tensor& out) {
+  return adaptive_avg_pool(
+      ctx, "adaptive_avg_pool1d.out", self, 1, output_size, out);
+}
 
 Tensor& _adaptive_avg_pool2d_out(KernelRuntimeContext& ctx,
                                  const Tensor& self,
@@ -251,6 +319,61 @@ Tensor& _adaptive_avg_pool3d_out(KernelRuntimeContext& ctx,
                                  Tensor& out) {
   return adaptive_avg_pool(
       ctx, "_adaptive_avg_pool3d.out", self, 3, output_size, out);
+}
+
+// Gradient of _adaptive_avg_pool2d: each cell spreads grad / count over the
+// input elements it averaged.
+Tensor& _adaptive_avg_pool2d_backward_out(KernelRuntimeContext& ctx,
+                                          const Tensor& grad_output,
+                                          const Tensor& self,
+                                          Tensor& out) {
+  const char* op = "_adaptive_avg_pool2d_backward.out";
+  if (grad_output.dim() != self.dim() || self.dim() < 2) {
+    fail_arg(ctx, op, "grad_output must have self's rank (3 or 4)");
+    return out;
+  }
+  const int64_t pooled[2] = {grad_output.size(grad_output.dim() - 2),
+                             grad_output.size(grad_output.dim() - 1)};
+  AdaptiveGrid grid;
+  Shape shape;
+  if (!prepare_adaptive(
+          ctx, op, self, 2, IntArrayRef(pooled, 2), &grid, &shape)) {
+    return out;
+  }
+  if (shape.ref() != grad_output.sizes()) {
+    fail_arg(ctx, op, "grad_output's leading dims must match self's");
+    return out;
+  }
+  if (!check_same_dtype(ctx, op, "grad_output", grad_output, self) ||
+      !check_same_dtype(ctx, op, "out", out, self) ||
+      !check_default_dim_order(ctx, op, {&grad_output}) ||
+      !resize_like(ctx, op, out, self) ||
+      !check_default_dim_order(ctx, op, {&out})) {
+    return out;
+  }
+  const int64_t planes = plane_count(self, grid);
+  ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
+    using C = std::conditional_t<std::is_same<T, double>::value, double, float>;
+    const T* grad = grad_output.const_data_ptr<T>();
+    T* gi = out.mutable_data_ptr<T>();
+    for (ssize_t i = 0; i < out.numel(); ++i) {
+      gi[i] = T(0);
+    }
+    grid.for_each_cell(
+        planes, [&](int64_t p, int64_t oi, int64_t* lo, int64_t* hi) {
+          const int64_t count =
+              (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+          const C share = static_cast<C>(grad[oi]) / static_cast<C>(count);
+          T* plane = gi + p * grid.in_volume();
+          for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
+            for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
+              T& target = plane[iy * grid.in[2] + ix];
+              target = static_cast<T>(static_cast<C>(target) + share);
+            }
+          }
+        });
+  });
+  return out;
 }
 
 } // namespace native

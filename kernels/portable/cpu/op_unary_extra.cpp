@@ -182,27 +182,6 @@ Tensor& empty_strided_out(KernelRuntimeContext& ctx,
   return empty_out(ctx, size, std::nullopt, out);
 }
 
-// Dropout at inference (or p == 0) is the identity with an all-true mask;
-// random masks are not supported.
-std::tuple<Tensor&, Tensor&> native_dropout_out(KernelRuntimeContext& ctx,
-                                                const Tensor& input,
-                                                double p,
-                                                std::optional<bool> train,
-                                                Tensor& out,
-                                                Tensor& mask) {
-  const char* op = "native_dropout.out";
-  std::tuple<Tensor&, Tensor&> result(out, mask);
-  if (train.value_or(true) && p != 0.0) {
-    fail_arg(ctx, op, "training-mode dropout (random masks) is not supported");
-    return result;
-  }
-  copy_view(ctx, op, input, tensor_view(input), out);
-  if (ctx.failure_state() == Error::Ok && resize_like(ctx, op, mask, input)) {
-    fill_with(ctx, op, Scalar(true), mask);
-  }
-  return result;
-}
-
 Tensor& full_out(KernelRuntimeContext& ctx,
                  IntArrayRef size,
                  const Scalar& fill_value,
