@@ -33,12 +33,14 @@ from executorch.exir.dim_order_utils import dim_order_of
 # Registers the dim_order_ops operators that replace_memory_format_ops uses.
 from executorch.exir.passes import dim_order_ops_registry  # noqa: F401
 
-# Operators on symbolic sizes; they are runtime prim ops, not Edge operators.
+# Operators on symbolic sizes, and reading a one-element tensor as a
+# Scalar (`.item()`); they are runtime prim ops, not Edge operators.
 SYM_OPS = (
     torch.ops.aten.sym_size.int,
     torch.ops.aten.sym_numel.default,
     torch.ops.aten.sym_stride.int,
     torch.ops.aten.sym_storage_offset.default,
+    torch.ops.aten._local_scalar_dense.default,
 )
 
 

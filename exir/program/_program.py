@@ -75,12 +75,28 @@ def _operators(ep: ExportedProgram) -> set:
     return {n.target for n in ep.graph.nodes if n.op == "call_function"}
 
 
+def _var_mean(x, dim=None, *, correction=None, keepdim=False):
+    var = torch.ops.aten.var.correction(
+        x, dim, correction=correction, keepdim=keepdim
+    )
+    return var, torch.ops.aten.mean.dim(x, dim, keepdim)
+
+
+# Non-core operators whose torch decomposition yields `prims` operators,
+# written in core operators instead (var_mean comes from training-mode
+# batch norm).
+_CORE_ONLY_DECOMPOSITIONS = {torch.ops.aten.var_mean.correction: _var_mean}
+
+
 def _decompose(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
     """Core ATen decomposition: torch.export's default table, plus torch's
     decomposition of each non-core operator the default table leaves in the
     graph (`linalg_vector_norm`), one at a time, kept only if it yields no
     `prims` operators (which no runtime has kernels for)."""
     table = torch.export.default_decompositions()
+    for op, decompose in _CORE_ONLY_DECOMPOSITIONS.items():
+        if op not in [*config._preserve_ops, *config._core_aten_ops_exception_list]:
+            table[op] = decompose
     for op in config._preserve_ops:
         table.pop(op, None)
     core = ep.run_decompositions(table)

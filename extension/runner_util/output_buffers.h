@@ -15,13 +15,19 @@ namespace extension {
 
 // Gives every tensor output of `method` that has no data a heap buffer, kept
 // in `storage` (which must outlive the method's runs). Outputs that already
-// have data (planned, constant, or aliasing an input) are left alone.
+// have data (constant, or aliasing an input) or are memory planned (even
+// when empty, so without data) are left alone.
 ET_NODISCARD inline ::executorch::runtime::Error allocate_unplanned_outputs(
     ::executorch::runtime::Method& method,
     std::vector<std::vector<uint8_t>>& storage) {
   for (size_t i = 0; i < method.outputs_size(); ++i) {
     const ::executorch::runtime::EValue& output = method.get_output(i);
     if (!output.isTensor() || output.toTensor().const_data_ptr() != nullptr) {
+      continue;
+    }
+    // An empty planned output has no data pointer but needs none.
+    auto info = method.method_meta().output_tensor_meta(i);
+    if (info.ok() && info->is_memory_planned()) {
       continue;
     }
     // At least one byte, so that even an empty output gets a real pointer.

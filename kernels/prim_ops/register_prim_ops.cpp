@@ -272,8 +272,10 @@ void local_scalar_dense(KernelRuntimeContext& ctx, Span<EValue*> stack) {
     *stack[1] = EValue(*t.const_data_ptr<bool>());
   } else if (::executorch::runtime::isFloatingType(type)) {
     ET_SWITCH_FLOATHBF16_TYPES(type, ctx, name, T, [&] {
+      // 16-bit floats convert through float; double keeps its precision.
+      using Wide = std::conditional_t<std::is_same<T, double>::value, double, float>;
       *stack[1] = EValue(
-          static_cast<double>(static_cast<float>(*t.const_data_ptr<T>())));
+          static_cast<double>(static_cast<Wide>(*t.const_data_ptr<T>())));
     });
   } else {
     ET_SWITCH_INT_TYPES(type, ctx, name, T, [&] {

@@ -8,7 +8,8 @@ correct implementation must satisfy instead of by value:
 - randn: every value finite; sample mean and variance within 5 standard
   errors of 0 and 1.
 - randperm: sorted, the values are exactly 0 .. n-1.
-- native_dropout (train=True): the mask is bool; every element is either
+- native_dropout: at inference (train=False) or p == 0 the input itself
+  and an all-true mask; in training the mask is bool, every element is either
   dropped (0, mask false) or kept and scaled by 1 / (1 - p) (mask true,
   within the dtype's tolerance); the kept fraction is within 5 standard
   errors of 1 - p.
@@ -72,9 +73,14 @@ def _randperm(args, outputs) -> Optional[str]:
 
 def _dropout(args, outputs) -> Optional[str]:
     source, p = args[0], args[1]
+    train = args[2] if len(args) > 2 else True
     out, mask = outputs
     if mask.dtype != torch.bool:
         return f"mask has dtype {mask.dtype}"
+    if train is False or p == 0:
+        if not (torch.equal(out, source) and bool(mask.all())):
+            return "at inference dropout must return its input and an all-true mask"
+        return None
     # Imported here: op_check imports this module.
     from executorch.test.ops.op_check import TOLERANCES
 

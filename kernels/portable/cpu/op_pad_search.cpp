@@ -96,13 +96,19 @@ Tensor& pad_impl(KernelRuntimeContext& ctx,
 
 // Index of the first boundary b with value < b (right: value <= b is
 // skipped too), i.e. the insertion point that keeps boundaries sorted.
+// With `order`, boundary k is boundaries[order[k]] (a sorter).
 template <typename B, typename V>
-int64_t insertion_point(const B* boundaries, int64_t n, V value, bool right) {
+int64_t insertion_point(const B* boundaries,
+                        const int64_t* order,
+                        int64_t n,
+                        V value,
+                        bool right) {
   const double v = internal::convert<double>(value);
   int64_t lo = 0, hi = n;
   while (lo < hi) {
     const int64_t mid = (lo + hi) / 2;
-    const double b = internal::convert<double>(boundaries[mid]);
+    const double b =
+        internal::convert<double>(boundaries[order ? order[mid] : mid]);
     if (right ? b <= v : b < v) {
       lo = mid + 1;
     } else {
@@ -110,6 +116,36 @@ int64_t insertion_point(const B* boundaries, int64_t n, V value, bool right) {
     }
   }
   return lo;
+}
+
+// Checks a searchsorted sorter: int64, sorted_sequence's shape, each entry
+// an index into its row of n.
+bool check_sorter(KernelRuntimeContext& ctx,
+                  const char* op,
+                  const Tensor& sorter,
+                  const Tensor& sorted_sequence,
+                  int64_t n) {
+  if (!check_dtype(ctx, op, "sorter", sorter, ScalarType::Long) ||
+      !check_default_dim_order(ctx, op, {&sorter})) {
+    return false;
+  }
+  if (sorter.sizes() != sorted_sequence.sizes()) {
+    fail_arg(ctx, op, "sorter must have sorted_sequence's shape");
+    return false;
+  }
+  const int64_t* order = sorter.const_data_ptr<int64_t>();
+  for (ssize_t i = 0; i < sorter.numel(); ++i) {
+    if (order[i] < 0 || order[i] >= n) {
+      fail_arg(ctx,
+               op,
+               "sorter[%zd] = %" PRId64 " is out of range for rows of %" PRId64,
+               static_cast<ssize_t>(i),
+               order[i],
+               n);
+      return false;
+    }
+  }
+  return true;
 }
 
 } // namespace
@@ -234,10 +270,6 @@ Tensor& searchsorted_tensor_out(KernelRuntimeContext& ctx,
                                 const std::optional<Tensor>& sorter,
                                 Tensor& out) {
   const char* op = "searchsorted.Tensor_out";
-  if (sorter.has_value()) {
-    fail_arg(ctx, op, "sorter is not supported");
-    return out;
-  }
   if (side.has_value()) {
     if (*side != "left" && *side != "right") {
       fail_arg(ctx, op, "side must be 'left' or 'right'");
@@ -269,13 +301,23 @@ Tensor& searchsorted_tensor_out(KernelRuntimeContext& ctx,
   }
   const int64_t n = sorted_sequence.dim() == 0 ? 1 : sorted_sequence.size(-1);
   const int64_t per_row = self.dim() == 0 ? 1 : self.size(-1);
-  ET_SWITCH_REALHBF16_TYPES(sorted_sequence.scalar_type(), ctx, op, B, [&] {
-    ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, V, [&] {
+  if (sorter.has_value() &&
+      !check_sorter(ctx, op, *sorter, sorted_sequence, n)) {
+    return out;
+  }
+  const int64_t* order =
+      sorter.has_value() ? sorter->const_data_ptr<int64_t>() : nullptr;
+  ET_SWITCH_REALHBBF16_TYPES(sorted_sequence.scalar_type(), ctx, op, B, [&] {
+    ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, op, V, [&] {
       const B* seq = sorted_sequence.const_data_ptr<B>();
       const V* values = self.const_data_ptr<V>();
       for (ssize_t i = 0; i < self.numel(); ++i) {
-        const B* row = one_row ? seq : seq + (i / per_row) * n;
-        const int64_t pos = insertion_point(row, n, values[i], right);
+        const int64_t row = one_row ? 0 : (i / per_row) * n;
+        const int64_t pos = insertion_point(seq + row,
+                                            order ? order + row : nullptr,
+                                            n,
+                                            values[i],
+                                            right);
         if (out_int32) {
           out.mutable_data_ptr<int32_t>()[i] = static_cast<int32_t>(pos);
         } else {

@@ -8,6 +8,7 @@
 // same sequence. The values cannot match eager PyTorch's (a different
 // generator), so the operator sweep checks them by their properties.
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -161,15 +162,19 @@ std::tuple<Tensor&, Tensor&> native_dropout_out(KernelRuntimeContext& ctx,
       !resize_like(ctx, op, out, input) || !resize_like(ctx, op, mask, input)) {
     return result;
   }
-  const bool training = train.value_or(true) && p != 0.0;
   bool* keep = mask.mutable_data_ptr<bool>();
-  const uint64_t first = training ? reserve_draws(input.numel()) : 0;
+  if (!train.value_or(true) || p == 0.0) {
+    std::fill(keep, keep + mask.numel(), true);
+    copy_view(ctx, op, input, tensor_view(input), out);
+    return result;
+  }
+  const uint64_t first = reserve_draws(input.numel());
   for (ssize_t i = 0; i < input.numel(); ++i) {
-    keep[i] = !training || uniform(first + i, 53) >= p;
+    keep[i] = uniform(first + i, 53) >= p;
   }
   ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<std::is_same<T, double>::value, double, float>;
-    const C scale = training && p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : 1;
+    const C scale = p < 1.0 ? static_cast<C>(1.0 / (1.0 - p)) : C(0);
     const T* in = input.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
     for (ssize_t i = 0; i < input.numel(); ++i) {

@@ -24,6 +24,9 @@ Tensor& softmax_impl(KernelRuntimeContext& ctx,
       !resize_like(ctx, op, out, self)) {
     return out;
   }
+  if (self.numel() == 0) {
+    return out; // nothing to compute, whatever the dtype (as in eager)
+  }
   ET_SWITCH_FLOATHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
     const T* in = self.const_data_ptr<T>();
