@@ -76,6 +76,7 @@ _PRIM_OPS = {
     operator.lt: "lt",
     operator.ge: "ge",
     operator.le: "le",
+    torch.sym_ite: "sym_ite",
 }
 
 _LAYOUT_CODES = {torch.strided: 0}

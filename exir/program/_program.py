@@ -76,9 +76,7 @@ def _operators(ep: ExportedProgram) -> set:
 
 
 def _var_mean(x, dim=None, *, correction=None, keepdim=False):
-    var = torch.ops.aten.var.correction(
-        x, dim, correction=correction, keepdim=keepdim
-    )
+    var = torch.ops.aten.var.correction(x, dim, correction=correction, keepdim=keepdim)
     return var, torch.ops.aten.mean.dim(x, dim, keepdim)
 
 

@@ -57,6 +57,9 @@ def _problem(node: torch.fx.Node, exceptions) -> Optional[str]:
     target = node.target
     if target in (operator.getitem, executorch_call_delegate) or target in SYM_OPS:
         return None
+    if target is torch.sym_ite:
+        # Symbolic if-then-else (from reading a bool with .item()); a prim op.
+        return None
     if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
         return None
     if isinstance(target, (OpOverload, EdgeOpOverload)):

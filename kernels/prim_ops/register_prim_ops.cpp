@@ -273,7 +273,8 @@ void local_scalar_dense(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   } else if (::executorch::runtime::isFloatingType(type)) {
     ET_SWITCH_FLOATHBF16_TYPES(type, ctx, name, T, [&] {
       // 16-bit floats convert through float; double keeps its precision.
-      using Wide = std::conditional_t<std::is_same<T, double>::value, double, float>;
+      using Wide =
+          std::conditional_t<std::is_same<T, double>::value, double, float>;
       *stack[1] = EValue(
           static_cast<double>(static_cast<Wide>(*t.const_data_ptr<T>())));
     });

@@ -396,13 +396,15 @@ def check(
     samples: Sequence[Sample],
     properties_only: bool = False,
     known_missing: Optional[str] = None,
+    preserve: bool = False,
 ) -> Outcome:
     """Checks `op` on `samples` (all of one dtype) against eager PyTorch.
 
     `known_missing` is a missing-kernel outcome this operator already had
     at another dtype: the export-time kernel check goes by operator name,
     so once eager accepts the samples the same failure is reported without
-    lowering again.
+    lowering again. `preserve` keeps a core operator out of the Core ATen
+    decomposition, to check its kernel.
     """
     runnable, eager_error = [], None
     for sample in samples:
@@ -418,7 +420,7 @@ def check(
         return Outcome(UNSUPPORTED, f"eager raises {_first_line(eager_error)}")
     if known_missing:
         return Outcome(FAIL, known_missing)
-    outcome = _check_together(op, runnable, properties_only)
+    outcome = _check_together(op, runnable, properties_only, preserve)
     if outcome.status == PASS:
         return outcome
     sample_specific = outcome.status == EXPORT or outcome.detail.startswith(
@@ -429,7 +431,9 @@ def check(
     if len(runnable) == 1:
         outcome.detail += f" [sample {runnable[0].describe()}]"
         return outcome
-    singles = [(s, _check_together(op, [s], properties_only)) for s in runnable]
+    singles = [
+        (s, _check_together(op, [s], properties_only, preserve)) for s in runnable
+    ]
     failed = [(s, o) for s, o in singles if o.status == FAIL]
     exported = [(s, o) for s, o in singles if o.status == EXPORT]
     if failed:

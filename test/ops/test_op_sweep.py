@@ -205,10 +205,222 @@ CASES = [
 ]
 
 
+# Integer and bool dtypes, index dtypes and empty inputs that kernels once
+# rejected.
+CASES += [
+    (
+        "gather_int32_index_f32",
+        aten.gather.default,
+        lambda: Sample((_f32(4, 6), 1, torch.randint(0, 6, (4, 3)).int())),
+    ),
+    (
+        "scatter_src_int32_index_i64",
+        aten.scatter.src,
+        lambda: Sample((_i64(5, 4), 0, torch.randint(0, 5, (2, 4)).int(), _i64(2, 4))),
+    ),
+    (
+        "index_put_bool_mask_f32",
+        aten.index_put.default,
+        lambda: Sample(
+            (_f32(5, 3), [torch.tensor([True, False, True, True, False])], _f32(3))
+        ),
+    ),
+    (
+        "index_put_2d_mask_accumulate_i64",
+        aten.index_put.default,
+        lambda: Sample((_i64(3, 4), [_bool(3, 4)], torch.tensor(5), True)),
+    ),
+    (
+        "conv1d_i64",
+        aten.convolution.default,
+        lambda: Sample(
+            (_i64(1, 2, 6), _i64(3, 2, 3), None, [1], [1], [1], False, [0], 1)
+        ),
+    ),
+    (
+        "scatter_reduce_amax_bool",
+        aten.scatter_reduce.two,
+        lambda: Sample(
+            (_bool(4, 3), 0, torch.randint(0, 4, (2, 3)), _bool(2, 3), "amax"),
+            {"include_self": False},
+        ),
+    ),
+    (
+        "searchsorted_sorter_f32",
+        aten.searchsorted.Tensor,
+        lambda: Sample(
+            (torch.tensor([3.0, 1.0, 2.0, 5.0]), _f32(2, 3)),
+            {"sorter": torch.tensor([1, 2, 0, 3])},
+        ),
+    ),
+    (
+        "softmax_empty_i64",
+        aten._softmax.default,
+        lambda: Sample((_i64(5, 0), -1, False)),
+    ),
+    (
+        "local_scalar_dense_f64",
+        aten._local_scalar_dense.default,
+        lambda: Sample((torch.tensor([0.1], dtype=torch.float64),)),
+    ),
+    (
+        "local_scalar_dense_bool",
+        aten._local_scalar_dense.default,
+        lambda: Sample((torch.tensor([True]),)),
+    ),
+    (
+        "upsample_bilinear_f64",
+        aten.upsample_bilinear2d.vec,
+        lambda: Sample((_f32(1, 2, 4, 4).double(), [7, 6], False, None)),
+    ),
+]
+
+
+def _max_pool_backward_sample() -> Sample:
+    source = _f32(1, 2, 6, 6)
+    _, indices = aten.max_pool2d_with_indices.default(source, [3, 3], [2, 2], [1, 1])
+    grad = _f32(1, 2, 3, 3)
+    return Sample((grad, source, [3, 3], [2, 2], [1, 1], [1, 1], False, indices))
+
+
+# Core operators the Core ATen decomposition rewrites, checked with the
+# operator preserved so the program calls their kernel.
+PRESERVED_CASES = [
+    (
+        "avg_pool1d_f32",
+        aten.avg_pool1d.default,
+        lambda: Sample((_f32(2, 3, 9), [3], [2], [1])),
+    ),
+    (
+        "adaptive_avg_pool1d_f32",
+        aten.adaptive_avg_pool1d.default,
+        lambda: Sample((_f32(2, 3, 10), [4])),
+    ),
+    (
+        "avg_pool2d_backward_f32",
+        aten.avg_pool2d_backward.default,
+        lambda: Sample(
+            (
+                _f32(1, 2, 3, 3),
+                _f32(1, 2, 6, 6),
+                [3, 3],
+                [2, 2],
+                [1, 1],
+                False,
+                False,
+                None,
+            )
+        ),
+    ),
+    (
+        "avg_pool2d_backward_i64",
+        aten.avg_pool2d_backward.default,
+        lambda: Sample(
+            (
+                _i64(1, 2, 2, 2),
+                _i64(1, 2, 4, 4),
+                [2, 2],
+                [2, 2],
+                [0, 0],
+                False,
+                True,
+                None,
+            )
+        ),
+    ),
+    (
+        "max_pool2d_with_indices_backward_f32",
+        aten.max_pool2d_with_indices_backward.default,
+        _max_pool_backward_sample,
+    ),
+    (
+        "convolution_backward_f32",
+        aten.convolution_backward.default,
+        lambda: Sample(
+            (_f32(2, 4, 4, 4), _f32(2, 2, 7, 7), _f32(4, 1, 3, 3), [4], [2, 2], [1, 1])
+            + ([1, 1], False, [0, 0], 2, [True, True, True])
+        ),
+    ),
+    (
+        "convolution_backward_transposed_f32",
+        aten.convolution_backward.default,
+        lambda: Sample(
+            (_f32(1, 3, 7, 7), _f32(1, 2, 4, 4), _f32(2, 3, 3, 3), [3], [2, 2], [1, 1])
+            + ([1, 1], True, [0, 0], 1, [True, True, True])
+        ),
+    ),
+    (
+        "native_layer_norm_backward_f32",
+        aten.native_layer_norm_backward.default,
+        lambda: Sample(
+            (
+                _f32(2, 3, 4),
+                _f32(2, 3, 4),
+                [3, 4],
+                _f32(2, 1, 1),
+                torch.rand(2, 1, 1) + 0.5,
+            )
+            + (_f32(3, 4), _f32(3, 4), [True, True, True])
+        ),
+    ),
+    (
+        "native_group_norm_backward_f32",
+        aten.native_group_norm_backward.default,
+        lambda: Sample(
+            (_f32(2, 4, 5), _f32(2, 4, 5), _f32(2, 2), torch.rand(2, 2) + 0.5, _f32(4))
+            + (2, 4, 5, 2, [True, True, True])
+        ),
+    ),
+    (
+        "embedding_dense_backward_scaled_f32",
+        aten.embedding_dense_backward.default,
+        lambda: Sample(
+            (_f32(2, 3, 4), torch.tensor([[0, 2, 2], [5, 1, 2]]), 6, 1, True)
+        ),
+    ),
+]
+
+# Random operators: checked by their properties (test/ops/random_check.py).
+RANDOM_CASES = [
+    ("rand_f32", aten.rand.default, lambda: Sample(([64, 64],))),
+    (
+        "randn_f64",
+        aten.randn.default,
+        lambda: Sample(([64, 64],), {"dtype": torch.float64}),
+    ),
+    ("randperm_i64", aten.randperm.default, lambda: Sample((300,))),
+    (
+        "dropout_train_f32",
+        aten.native_dropout.default,
+        lambda: Sample((_f32(64, 64), 0.25, True)),
+    ),
+]
+
+
 @pytest.mark.parametrize(
     "op, factory", [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
 def test_operator_matches_eager(op, factory):
     torch.manual_seed(0)
     outcome = check(op, [factory()])
+    assert outcome.status == PASS, outcome.detail
+
+
+@pytest.mark.parametrize(
+    "op, factory",
+    [c[1:] for c in PRESERVED_CASES],
+    ids=[c[0] for c in PRESERVED_CASES],
+)
+def test_preserved_operator_matches_eager(op, factory):
+    torch.manual_seed(0)
+    outcome = check(op, [factory()], preserve=True)
+    assert outcome.status == PASS, outcome.detail
+
+
+@pytest.mark.parametrize(
+    "op, factory", [c[1:] for c in RANDOM_CASES], ids=[c[0] for c in RANDOM_CASES]
+)
+def test_random_operator_has_its_properties(op, factory):
+    torch.manual_seed(0)
+    outcome = check(op, [factory()], properties_only=True)
     assert outcome.status == PASS, outcome.detail

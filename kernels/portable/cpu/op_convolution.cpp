@@ -230,10 +230,9 @@ void for_each_tap(const Window2d& g,
       const int64_t group = ic / in_per_group;
       for (int64_t ol = 0; ol < out_per_group; ++ol) {
         const int64_t oc = group * out_per_group + ol;
-        const int64_t w_base = transposed
-                                   ? (ic * out_per_group + ol) * kh * kw
-                                   : (oc * in_per_group + ic % in_per_group) *
-                                         kh * kw;
+        const int64_t w_base =
+            transposed ? (ic * out_per_group + ol) * kh * kw
+                       : (oc * in_per_group + ic % in_per_group) * kh * kw;
         const int64_t i_base = (n * in_c + ic) * in_plane;
         const int64_t o_base = (n * out_c + oc) * out_plane;
         for (int64_t a = 0; a < near[0]; ++a) {
@@ -303,7 +302,8 @@ Tensor& convolution_out(KernelRuntimeContext& ctx,
     }
     return out;
   }
-  if (!resize_out(ctx, op, "out", out, conv_output_shape(input, out_c, g).ref())) {
+  if (!resize_out(
+          ctx, op, "out", out, conv_output_shape(input, out_c, g).ref())) {
     return out;
   }
   ET_SWITCH_REALHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
@@ -380,9 +380,10 @@ std::tuple<Tensor&, Tensor&, Tensor&> convolution_backward_out(
       continue;
     }
     const SizesType bias_size = static_cast<SizesType>(out_c);
-    const ArrayRef<SizesType> shape = k == 0   ? input.sizes()
-                                      : k == 1 ? weight.sizes()
-                                               : ArrayRef<SizesType>(&bias_size, 1);
+    const ArrayRef<SizesType> shape = k == 0 ? input.sizes()
+                                      : k == 1
+                                          ? weight.sizes()
+                                          : ArrayRef<SizesType>(&bias_size, 1);
     if (!check_same_dtype(ctx, op, "out", *outs[k], input) ||
         !resize_out(ctx, op, "out", *outs[k], shape) ||
         !check_default_dim_order(ctx, op, {outs[k]})) {

@@ -78,9 +78,9 @@ bool mask_to_sources(KernelRuntimeContext& ctx,
   for (ssize_t i = 0; i < mask.numel(); ++i) {
     count += flags[i] != 0;
   }
-  auto temp = ctx.allocate_temp(
-      static_cast<size_t>(count * rank + 1) * sizeof(int64_t),
-      alignof(int64_t));
+  auto temp =
+      ctx.allocate_temp(static_cast<size_t>(count * rank + 1) * sizeof(int64_t),
+                        alignof(int64_t));
   if (!temp.ok()) {
     fail_arg(ctx,
              op,
@@ -274,10 +274,9 @@ bool walk_plan(KernelRuntimeContext& ctx,
       for (size_t j = 0; j < plan.index_shape.ndim; ++j) {
         pos += index_coord[j] * plan.index_strides[k][j];
       }
-      int64_t v =
-          plan.index_is_long[k]
-              ? static_cast<const int64_t*>(plan.index_data[k])[pos]
-              : static_cast<const int32_t*>(plan.index_data[k])[pos];
+      int64_t v = plan.index_is_long[k]
+                      ? static_cast<const int64_t*>(plan.index_data[k])[pos]
+                      : static_cast<const int32_t*>(plan.index_data[k])[pos];
       const int64_t size = self.size(plan.indexed_dim[k]);
       if (v < -size || v >= size) {
         fail_arg(ctx,

@@ -98,11 +98,8 @@ Tensor& pad_impl(KernelRuntimeContext& ctx,
 // skipped too), i.e. the insertion point that keeps boundaries sorted.
 // With `order`, boundary k is boundaries[order[k]] (a sorter).
 template <typename B, typename V>
-int64_t insertion_point(const B* boundaries,
-                        const int64_t* order,
-                        int64_t n,
-                        V value,
-                        bool right) {
+int64_t insertion_point(
+    const B* boundaries, const int64_t* order, int64_t n, V value, bool right) {
   const double v = internal::convert<double>(value);
   int64_t lo = 0, hi = n;
   while (lo < hi) {
@@ -313,11 +310,8 @@ Tensor& searchsorted_tensor_out(KernelRuntimeContext& ctx,
       const V* values = self.const_data_ptr<V>();
       for (ssize_t i = 0; i < self.numel(); ++i) {
         const int64_t row = one_row ? 0 : (i / per_row) * n;
-        const int64_t pos = insertion_point(seq + row,
-                                            order ? order + row : nullptr,
-                                            n,
-                                            values[i],
-                                            right);
+        const int64_t pos = insertion_point(
+            seq + row, order ? order + row : nullptr, n, values[i], right);
         if (out_int32) {
           out.mutable_data_ptr<int32_t>()[i] = static_cast<int32_t>(pos);
         } else {

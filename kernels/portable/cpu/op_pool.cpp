@@ -309,14 +309,8 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
         [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
           const T* src = in + p * g.in_volume();
           int64_t lo[3], hi[3];
-          const int64_t divisor = average_window(g,
-                                                 z0,
-                                                 y0,
-                                                 x0,
-                                                 count_include_pad,
-                                                 divisor_override,
-                                                 lo,
-                                                 hi);
+          const int64_t divisor = average_window(
+              g, z0, y0, x0, count_include_pad, divisor_override, lo, hi);
           C sum = 0;
           for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
             for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
@@ -447,17 +441,16 @@ Tensor& avg_pool1d_out(KernelRuntimeContext& ctx,
 
 // Gradient of avg_pool2d: each window spreads grad / divisor over the input
 // elements it averaged.
-Tensor& avg_pool2d_backward_grad_input(
-    KernelRuntimeContext& ctx,
-    const Tensor& grad_output,
-    const Tensor& self,
-    IntArrayRef kernel_size,
-    IntArrayRef stride,
-    IntArrayRef padding,
-    bool ceil_mode,
-    bool count_include_pad,
-    std::optional<int64_t> divisor_override,
-    Tensor& grad_input) {
+Tensor& avg_pool2d_backward_grad_input(KernelRuntimeContext& ctx,
+                                       const Tensor& grad_output,
+                                       const Tensor& self,
+                                       IntArrayRef kernel_size,
+                                       IntArrayRef stride,
+                                       IntArrayRef padding,
+                                       bool ceil_mode,
+                                       bool count_include_pad,
+                                       std::optional<int64_t> divisor_override,
+                                       Tensor& grad_input) {
   const char* op = "avg_pool2d_backward.grad_input";
   Window3d g;
   int64_t planes = 0;
@@ -491,14 +484,8 @@ Tensor& avg_pool2d_backward_grad_input(
         planes,
         [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
           int64_t lo[3], hi[3];
-          const int64_t divisor = average_window(g,
-                                                 z0,
-                                                 y0,
-                                                 x0,
-                                                 count_include_pad,
-                                                 divisor_override,
-                                                 lo,
-                                                 hi);
+          const int64_t divisor = average_window(
+              g, z0, y0, x0, count_include_pad, divisor_override, lo, hi);
           if (divisor == 0) {
             return;
           }
@@ -519,17 +506,16 @@ Tensor& avg_pool2d_backward_grad_input(
 
 // Gradient of max_pool2d: each output's grad goes to the input element its
 // index recorded.
-Tensor& max_pool2d_with_indices_backward_grad_input(
-    KernelRuntimeContext& ctx,
-    const Tensor& grad_output,
-    const Tensor& self,
-    IntArrayRef kernel_size,
-    IntArrayRef stride,
-    IntArrayRef padding,
-    IntArrayRef dilation,
-    bool ceil_mode,
-    const Tensor& indices,
-    Tensor& grad_input) {
+Tensor& max_pool2d_with_indices_backward_grad_input(KernelRuntimeContext& ctx,
+                                                    const Tensor& grad_output,
+                                                    const Tensor& self,
+                                                    IntArrayRef kernel_size,
+                                                    IntArrayRef stride,
+                                                    IntArrayRef padding,
+                                                    IntArrayRef dilation,
+                                                    bool ceil_mode,
+                                                    const Tensor& indices,
+                                                    Tensor& grad_input) {
   const char* op = "max_pool2d_with_indices_backward.grad_input";
   Window3d g;
   int64_t planes = 0;
@@ -565,15 +551,16 @@ Tensor& max_pool2d_with_indices_backward_grad_input(
       if (at < 0 || at >= g.in_volume()) {
         fail_arg(ctx,
                  op,
-                 "index %" PRId64 " at %" PRId64
-                 " is outside the %" PRId64 "-element input plane",
+                 "index %" PRId64 " at %" PRId64 " is outside the %" PRId64
+                 "-element input plane",
                  at,
                  oi,
                  g.in_volume());
         return;
       }
       T& target = gi[(oi / per_plane) * g.in_volume() + at];
-      target = static_cast<T>(static_cast<C>(target) + static_cast<C>(grad[oi]));
+      target =
+          static_cast<T>(static_cast<C>(target) + static_cast<C>(grad[oi]));
     }
   });
   return grad_input;

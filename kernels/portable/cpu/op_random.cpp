@@ -48,8 +48,8 @@ double uniform(uint64_t n, int digits) {
 
 template <typename T>
 constexpr int mantissa_digits() {
-  return std::is_same<T, double>::value                 ? 53
-         : std::is_same<T, float>::value                ? 24
+  return std::is_same<T, double>::value                   ? 53
+         : std::is_same<T, float>::value                  ? 24
          : std::is_same<T, executorch::aten::Half>::value ? 11
                                                           : 8; // BFloat16
 }
@@ -132,8 +132,8 @@ Tensor& randperm_out(KernelRuntimeContext& ctx, int64_t n, Tensor& out) {
     }
     const uint64_t first = reserve_draws(n);
     for (int64_t i = n - 1; i > 0; --i) {
-      const int64_t j = static_cast<int64_t>(
-          random_bits(first + i) % static_cast<uint64_t>(i + 1));
+      const int64_t j = static_cast<int64_t>(random_bits(first + i) %
+                                             static_cast<uint64_t>(i + 1));
       std::swap(o[i], o[j]);
     }
   });

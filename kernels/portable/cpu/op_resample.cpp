@@ -210,22 +210,23 @@ void average_cells(const AdaptiveGrid& grid,
                    Tensor& out) {
   const T* in = self.const_data_ptr<T>();
   T* o = out.mutable_data_ptr<T>();
-  grid.for_each_cell(planes, [&](int64_t p, int64_t oi, int64_t* lo, int64_t* hi) {
-    const T* plane = in + p * grid.in_volume();
-    C sum = C(0);
-    for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
-      for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
-        for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
-          sum = static_cast<C>(
-              sum + static_cast<C>(
-                        plane[(iz * grid.in[1] + iy) * grid.in[2] + ix]));
+  grid.for_each_cell(
+      planes, [&](int64_t p, int64_t oi, int64_t* lo, int64_t* hi) {
+        const T* plane = in + p * grid.in_volume();
+        C sum = C(0);
+        for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
+          for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
+            for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
+              sum = static_cast<C>(
+                  sum + static_cast<C>(
+                            plane[(iz * grid.in[1] + iy) * grid.in[2] + ix]));
+            }
+          }
         }
-      }
-    }
-    const int64_t count =
-        (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
-    o[oi] = static_cast<T>(sum / static_cast<C>(count));
-  });
+        const int64_t count =
+            (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+        o[oi] = static_cast<T>(sum / static_cast<C>(count));
+      });
 }
 
 // Checks an adaptive pooling of self's last `spatial` (1 to 3) dims to
