@@ -334,6 +334,35 @@ def _complex_or_real(real: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return real.to(complex_of[dtype]) if dtype in complex_of else real
 
 
+def _in_float(op, x, *args):
+    """`op(x, *args)` computed in float32 (16-bit floats in their own type),
+    with tensor results in x's dtype: normalization statistics for any
+    dtype, so eager itself says which dtypes the gradient supports."""
+    keep = x.dtype in (torch.float16, torch.bfloat16, torch.float64)
+    results = op(x if keep else x.float(), *args)
+    return [r.to(x.dtype) for r in results]
+
+
+def _layer_norm_backward_sample(make) -> Sample:
+    """A layer norm gradient at the mean and rstd its forward pass saves."""
+    x, weight, bias = make(2, 3, 4), make(4), make(4)
+    _, mean, rstd = _in_float(
+        torch.ops.aten.native_layer_norm, x, [4], None, None, 1e-5
+    )
+    return Sample((make(2, 3, 4), x, [4], mean, rstd, weight, bias, [True, True, True]))
+
+
+def _group_norm_backward_sample(make) -> Sample:
+    """A group norm gradient at the mean and rstd its forward pass saves."""
+    x, weight = make(2, 4, 3), make(4)
+    _, mean, rstd = _in_float(
+        torch.ops.aten.native_group_norm, x, None, None, 2, 4, 3, 2, 1e-5
+    )
+    return Sample(
+        (make(2, 4, 3), x, mean, rstd, weight, 2, 4, 3, 2, [True, True, True])
+    )
+
+
 def _long(values) -> torch.Tensor:
     return torch.tensor(values, dtype=torch.long)
 
@@ -396,16 +425,10 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
         Sample((m(4, 5), 0.5, False)),
     ],
     "aten::native_group_norm_backward.default": lambda m, d: [
-        Sample(
-            (m(2, 4, 3), m(2, 4, 3), m(2, 2), m(2, 2), m(4), 2, 4, 3, 2)
-            + ([True, True, True],)
-        )
+        _group_norm_backward_sample(m)
     ],
     "aten::native_layer_norm_backward.default": lambda m, d: [
-        Sample(
-            (m(2, 3, 4), m(2, 3, 4), [4], m(2, 3, 1), m(2, 3, 1), m(4), m(4))
-            + ([True, True, True],)
-        )
+        _layer_norm_backward_sample(m)
     ],
     "aten::pow.Scalar": lambda m, d: [Sample((_scalar_for(d), m(3, 4)))],
     "aten::rand.default": lambda m, d: [Sample(([64, 64],), {"dtype": d})],

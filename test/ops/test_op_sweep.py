@@ -269,6 +269,14 @@ CASES += [
         lambda: Sample((torch.tensor([True]),)),
     ),
     (
+        "grid_sampler_bilinear_f16",
+        aten.grid_sampler_2d.default,
+        lambda: Sample(
+            (_f32(1, 2, 5, 7).half(), (torch.rand(1, 4, 3, 2) * 2.4 - 1.2).half())
+            + (0, 0, False)
+        ),
+    ),
+    (
         "upsample_bilinear_f64",
         aten.upsample_bilinear2d.vec,
         lambda: Sample((_f32(1, 2, 4, 4).double(), [7, 6], False, None)),
@@ -295,6 +303,11 @@ PRESERVED_CASES = [
         "adaptive_avg_pool1d_f32",
         aten.adaptive_avg_pool1d.default,
         lambda: Sample((_f32(2, 3, 10), [4])),
+    ),
+    (
+        "replication_pad2d_negative_f32",
+        aten.replication_pad2d.default,
+        lambda: Sample((_f32(1, 2, 4, 4), [-1, 2, 1, -2])),
     ),
     (
         "avg_pool2d_backward_f32",

@@ -29,17 +29,31 @@ double reflect(double x, double low2, double high2) {
   return even ? extra + low : span - extra + low;
 }
 
+// Rounds each intermediate result like eager's kernel for T: 16-bit types
+// round every operation to T (eager's CPU kernel computes in T); float and
+// double keep full double precision.
+template <typename T>
+double rounded(double v) {
+  if constexpr (internal::is_16bit_float<T>) {
+    return static_cast<double>(static_cast<float>(static_cast<T>(v)));
+  } else {
+    return v;
+  }
+}
+
 // Maps a normalized grid coordinate to a pixel coordinate of an axis of
 // `size` pixels, applying border or reflection padding.
+template <typename T>
 double source_coordinate(double g,
                          int64_t size,
                          int64_t padding,
                          bool align_corners) {
-  double x =
-      align_corners ? (g + 1) / 2 * (size - 1) : ((g + 1) * size - 1) / 2;
+  auto r = rounded<T>;
+  double x = align_corners ? r(r(r(g + 1) / 2) * (size - 1))
+                           : r(r(r(r(g + 1) * size) - 1) / 2);
   if (padding == kReflection) {
-    x = align_corners ? reflect(x, 0, 2.0 * (size - 1))
-                      : reflect(x, -1, 2.0 * size - 1);
+    x = r(align_corners ? reflect(x, 0, 2.0 * (size - 1))
+                        : reflect(x, -1, 2.0 * size - 1));
   }
   if (padding != kZeros) {
     x = x < 0 ? 0 : (x > size - 1 ? size - 1 : x);
@@ -95,29 +109,33 @@ Tensor& grid_sampler_2d_out(KernelRuntimeContext& ctx,
                  ? 0.0
                  : internal::convert<double>(plane[y * w + x]);
     };
+    auto r = rounded<T>;
     for (int64_t n = 0; n < n_count; ++n) {
       for (int64_t i = 0; i < oh * ow; ++i) {
         const T* gp = g + (n * oh * ow + i) * 2;
-        const double x = source_coordinate(
+        const double x = source_coordinate<T>(
             internal::convert<double>(gp[0]), w, padding_mode, align_corners);
-        const double y = source_coordinate(
+        const double y = source_coordinate<T>(
             internal::convert<double>(gp[1]), h, padding_mode, align_corners);
+        const bool defined = !std::isnan(x) && !std::isnan(y);
+        // Bilinear taps (nw, ne, sw, se) and their weights.
+        const int64_t x0 = defined ? static_cast<int64_t>(std::floor(x)) : 0;
+        const int64_t y0 = defined ? static_cast<int64_t>(std::floor(y)) : 0;
+        const double weight[4] = {r(r(x0 + 1 - x) * r(y0 + 1 - y)),
+                                  r(r(x - x0) * r(y0 + 1 - y)),
+                                  r(r(x0 + 1 - x) * r(y - y0)),
+                                  r(r(x - x0) * r(y - y0))};
         for (int64_t c = 0; c < channels; ++c) {
           const T* plane = in + (n * channels + c) * h * w;
-          const bool defined = !std::isnan(x) && !std::isnan(y);
           double v = 0; // NaN positions sample nothing
           if (defined && interpolation_mode == kNearest) {
             v = pixel(plane,
                       static_cast<int64_t>(std::nearbyint(y)),
                       static_cast<int64_t>(std::nearbyint(x)));
           } else if (defined) {
-            const int64_t x0 = static_cast<int64_t>(std::floor(x));
-            const int64_t y0 = static_cast<int64_t>(std::floor(y));
-            const double fx = x - x0, fy = y - y0;
-            v = pixel(plane, y0, x0) * (1 - fx) * (1 - fy) +
-                pixel(plane, y0, x0 + 1) * fx * (1 - fy) +
-                pixel(plane, y0 + 1, x0) * (1 - fx) * fy +
-                pixel(plane, y0 + 1, x0 + 1) * fx * fy;
+            for (int k = 0; k < 4; ++k) {
+              v = r(v + r(pixel(plane, y0 + k / 2, x0 + k % 2) * weight[k]));
+            }
           }
           o[((n * channels + c) * oh * ow) + i] = internal::convert<T>(v);
         }

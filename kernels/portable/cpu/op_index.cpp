@@ -54,11 +54,7 @@ bool mask_to_sources(KernelRuntimeContext& ctx,
                      size_t position,
                      int64_t dim,
                      IndexSource* sources) {
-  const int64_t rank = mask.dim();
-  if (dim + rank > self.dim()) {
-    fail_arg(ctx, op, "mask %zu has too many dims for self", position);
-    return false;
-  }
+  const int64_t rank = mask.dim(); // the caller checked it fits self
   for (int64_t j = 0; j < rank; ++j) {
     if (mask.size(j) != self.size(dim + j)) {
       fail_arg(ctx,

@@ -47,7 +47,8 @@ Tensor& pad_impl(KernelRuntimeContext& ctx,
     const int64_t lo = padding[2 * i], hi = padding[2 * i + 1];
     const bool fits = mode == PadMode::kReflect ? (lo < n && hi < n)
                                                 : (n > 0 || lo + hi == 0);
-    if (lo < 0 || hi < 0 || !fits) {
+    // Negative padding crops, as in eager.
+    if (n + lo + hi < 0 || !fits) {
       fail_arg(ctx,
                op,
                "padding (%" PRId64 ", %" PRId64 ") does not fit dim %" PRId64
