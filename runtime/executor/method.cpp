@@ -436,15 +436,33 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
   Result<OpFunction> kernel = get_op_function_from_registry(
       name, Span<const TensorMeta>(metas, described ? num_metas : 0));
   if (!kernel.ok()) {
-    ET_LOG(Error,
-           "Method '%s' instruction %zu: operator '%s' has no registered "
-           "kernel for these argument types. Link a kernel library that "
-           "provides '%s' (for selective builds, add it to the selected "
-           "operators).",
-           method_name(),
-           instruction_index,
-           name,
-           name);
+    // Tell an operator missing from the build from one whose kernels only
+    // cover other dtypes or dim orders.
+    bool name_known = false;
+    for (const Kernel& registered : get_registered_kernels()) {
+      name_known = name_known || std::strcmp(registered.name_, name) == 0;
+    }
+    if (name_known) {
+      ET_LOG(Error,
+             "Method '%s' instruction %zu: operator '%s' has kernels, but none "
+             "for these argument dtypes and dim orders. Link a kernel library "
+             "with a kernel for them (for a selective build, add them to the "
+             "operator's et_kernel_metadata).",
+             method_name(),
+             instruction_index,
+             name);
+    } else {
+      ET_LOG(Error,
+             "Method '%s' instruction %zu: operator '%s' has no registered "
+             "kernel. Link a kernel library that provides it; in a "
+             "selective build, add '%s' to EXECUTORCH_SELECT_OPS_LIST or to "
+             "the YAML of EXECUTORCH_SELECT_OPS_YAML, or build with "
+             "EXECUTORCH_SELECT_OPS_MODEL set to this .pte.",
+             method_name(),
+             instruction_index,
+             name,
+             name);
+    }
     return Error::OperatorMissing;
   }
   loaded.kernel = *kernel;
