@@ -251,7 +251,7 @@ def gen_selected_dtypes_header(dtypes: Optional[Iterable[str]]) -> str:
         "constexpr bool dtype_is_selected(::executorch::aten::ScalarType type) {",
     ]
     if dtypes is None:
-        out += ["  return (void)type, true;"]
+        out += ["  static_cast<void>(type);", "  return true;"]
     else:
         out += ["  switch (type) {"]
         out += [f"    case ::executorch::aten::ScalarType::{t}:" for t in sorted(dtypes)]
@@ -432,7 +432,7 @@ def main(argv=None) -> None:
     }
     if args.dtype_header:
         outputs["et_selected_dtypes.h"] = gen_selected_dtypes_header(
-            selection.build_dtypes()
+            selection.build_dtypes(e.schema.qualified_name for e in entries)
         )
     for name, text in outputs.items():
         path = os.path.join(args.output_dir, name)

@@ -121,14 +121,13 @@ class OperatorSelection:
             or op.split(".", 1)[0] in self.all_overloads
         )
 
-    def build_dtypes(self) -> Optional[FrozenSet[str]]:
-        """The dtypes a dtype-selective build compiles: the union over the
-        selected operators (and the types they compute in), or None when
-        some selected operator needs them all."""
-        if self.include_all_operators or self.all_overloads:
-            return None
+    def build_dtypes(self, ops: Iterable[str]) -> Optional[FrozenSet[str]]:
+        """The dtypes a dtype-selective library registering `ops` compiles:
+        the union of what they need (and the types those compute in), or
+        None when one of them needs every dtype."""
         union: Set[str] = set()
-        for dtypes in self.dtypes.values():
+        for op in map(qualify, ops):
+            dtypes = None if self.include_all_operators else self.dtypes.get(op)
             if dtypes is None:
                 return None
             union |= dtypes
@@ -215,8 +214,9 @@ def to_yaml_text(selection: OperatorSelection) -> str:
         for op in sorted(selection.dtypes)
     }
     metadata = {
-        op: (selection.kernel_metadata.get(op) or ["default"])
+        op: selection.kernel_metadata[op]
         for op in sorted(selection.dtypes)
+        if op in selection.kernel_metadata
     }
     data = {
         "build_features": [],

@@ -26,6 +26,13 @@ def _schema_modules():
         )
     if _GENERATED not in sys.path:
         sys.path.append(_GENERATED)
+    try:
+        import flatbuffers  # noqa: F401
+    except ImportError:
+        raise SystemExit(
+            "pte_operators: reading a .pte needs the Python package "
+            "'flatbuffers' (pip install flatbuffers)"
+        )
     from executorch_flatbuffer.InstructionArguments import InstructionArguments
     from executorch_flatbuffer.KernelCall import KernelCall
     from executorch_flatbuffer.KernelTypes import KernelTypes
