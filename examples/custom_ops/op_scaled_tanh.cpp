@@ -26,7 +26,8 @@ Tensor& scaled_tanh_out(KernelRuntimeContext& context,
     return out;
   }
   if (::executorch::runtime::resize_tensor(out, input.sizes()) != Error::Ok) {
-    ET_LOG(Error, "my_ops::scaled_tanh.out: cannot resize out to input's shape");
+    ET_LOG(Error,
+           "my_ops::scaled_tanh.out: cannot resize out to input's shape");
     context.fail(Error::InvalidArgument);
     return out;
   }

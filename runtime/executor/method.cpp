@@ -444,23 +444,25 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
     }
     if (name_known) {
       ET_LOG(Error,
-             "Method '%s' instruction %zu: operator '%s' has kernels, but none "
-             "for these argument dtypes and dim orders. Link a kernel library "
-             "with a kernel for them (for a selective build, add them to the "
-             "operator's et_kernel_metadata).",
+             "Method '%s' instruction %zu: operator '%s' has kernels, but "
+             "none for these argument dtypes and dim orders (in a selective "
+             "build, add them to its et_kernel_metadata).",
              method_name(),
              instruction_index,
              name);
     } else {
+      // Two lines: a log line holds 256 characters.
       ET_LOG(Error,
              "Method '%s' instruction %zu: operator '%s' has no registered "
-             "kernel. Link a kernel library that provides it; in a "
-             "selective build, add '%s' to EXECUTORCH_SELECT_OPS_LIST or to "
-             "the YAML of EXECUTORCH_SELECT_OPS_YAML, or build with "
-             "EXECUTORCH_SELECT_OPS_MODEL set to this .pte.",
+             "kernel.",
              method_name(),
              instruction_index,
-             name,
+             name);
+      ET_LOG(Error,
+             "To include '%s', link a kernel library that has it; in a "
+             "selective build, add it to EXECUTORCH_SELECT_OPS_LIST or "
+             "EXECUTORCH_SELECT_OPS_YAML, or set EXECUTORCH_SELECT_OPS_MODEL "
+             "to this .pte.",
              name);
     }
     return Error::OperatorMissing;

@@ -102,9 +102,8 @@ Error set_pattern_inputs(Method& method,
 }
 
 int fail(const char* what, Error error) {
-  std::printf("size_test: %s failed: error %d\n",
-              what,
-              static_cast<int>(error));
+  std::printf(
+      "size_test: %s failed: error %d\n", what, static_cast<int>(error));
   return 1;
 }
 

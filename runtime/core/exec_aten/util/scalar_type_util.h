@@ -148,28 +148,26 @@ inline ScalarType promoteTypes(ScalarType a, ScalarType b) {
     break;                                                                     \
   }
 
-#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, CASES)                         \
-  do {                                                                         \
-    const ::executorch::aten::ScalarType et_switch_type_ = (TYPE);             \
-    bool et_switch_handled_ = false;                                           \
-    switch (et_switch_type_) {                                                 \
-      CASES                                                                    \
-      default:                                                                 \
-        break;                                                                 \
-    }                                                                          \
-    if (!et_switch_handled_) {                                                 \
-      ET_LOG(Error,                                                            \
-             "%s: unsupported dtype %s%s",                                     \
-             (NAME),                                                           \
-             ::executorch::runtime::toString(et_switch_type_),                 \
-             ET_INTERNAL_DTYPE_SELECTED(et_switch_type_)                       \
-                 ? ""                                                          \
-                 : " (compiled out of this dtype-selective build: add the "    \
-                   "dtype to the operator's et_kernel_metadata in the "        \
-                   "selected-operators YAML, or build without "                \
-                   "DTYPE_SELECTIVE_BUILD)");                                  \
-      (CONTEXT).fail(::executorch::runtime::Error::InvalidArgument);           \
-    }                                                                          \
+#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, CASES)                        \
+  do {                                                                        \
+    const ::executorch::aten::ScalarType et_switch_type_ = (TYPE);            \
+    bool et_switch_handled_ = false;                                          \
+    switch (et_switch_type_) {                                                \
+      CASES                                                                   \
+      default:                                                                \
+        break;                                                                \
+    }                                                                         \
+    if (!et_switch_handled_) {                                                \
+      ET_LOG(Error,                                                           \
+             "%s: unsupported dtype %s%s",                                    \
+             (NAME),                                                          \
+             ::executorch::runtime::toString(et_switch_type_),                \
+             ET_INTERNAL_DTYPE_SELECTED(et_switch_type_)                      \
+                 ? ""                                                         \
+                 : " (compiled out of this dtype-selective build; add it to " \
+                   "the operator's et_kernel_metadata)");                     \
+      (CONTEXT).fail(::executorch::runtime::Error::InvalidArgument);          \
+    }                                                                         \
   } while (0)
 
 #define ET_INTERNAL_CASES_INT(A, ...)            \
