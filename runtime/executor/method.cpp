@@ -454,15 +454,14 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
       // Two lines: a log line holds 256 characters.
       ET_LOG(Error,
              "Method '%s' instruction %zu: operator '%s' has no registered "
-             "kernel.",
+             "kernel; link a kernel library that has it.",
              method_name(),
              instruction_index,
              name);
       ET_LOG(Error,
-             "To include '%s', link a kernel library that has it; in a "
-             "selective build, add it to EXECUTORCH_SELECT_OPS_LIST or "
-             "EXECUTORCH_SELECT_OPS_YAML, or set EXECUTORCH_SELECT_OPS_MODEL "
-             "to this .pte.",
+             "To include '%s' in a selective build, add it to "
+             "EXECUTORCH_SELECT_OPS_LIST or EXECUTORCH_SELECT_OPS_YAML, or "
+             "set EXECUTORCH_SELECT_OPS_MODEL to this .pte.",
              name);
     }
     return Error::OperatorMissing;
