@@ -22,12 +22,24 @@ import yaml
 
 try:
     from . import selective
-    from .schema import Argument, Schema, SchemaError, Type, load_schema_file
-    from .schema import parse_schema
+    from .schema import (
+        Argument,
+        Schema,
+        SchemaError,
+        Type,
+        load_schema_file,
+        parse_schema,
+    )
 except ImportError:  # run as a script from CMake
     import selective
-    from schema import Argument, Schema, SchemaError, Type, load_schema_file
-    from schema import parse_schema
+    from schema import (
+        Argument,
+        Schema,
+        SchemaError,
+        Type,
+        load_schema_file,
+        parse_schema,
+    )
 
 
 @dataclass(frozen=True)
@@ -254,7 +266,9 @@ def gen_selected_dtypes_header(dtypes: Optional[Iterable[str]]) -> str:
         out += ["  static_cast<void>(type);", "  return true;"]
     else:
         out += ["  switch (type) {"]
-        out += [f"    case ::executorch::aten::ScalarType::{t}:" for t in sorted(dtypes)]
+        out += [
+            f"    case ::executorch::aten::ScalarType::{t}:" for t in sorted(dtypes)
+        ]
         if dtypes:
             out += ["      return true;"]
         out += ["    default:", "      return false;", "  }"]

@@ -69,7 +69,7 @@ class SelectionError(ValueError):
 
 
 def qualify(op: str) -> str:
-    """"add.out" -> "aten::add.out"; names with a namespace are kept."""
+    """ "add.out" -> "aten::add.out"; names with a namespace are kept."""
     op = op.strip()
     return op if "::" in op else f"aten::{op}"
 
@@ -233,5 +233,7 @@ def to_yaml_text(selection: OperatorSelection) -> str:
 def kernel_metadata_entry(tensors: Iterable[tuple]) -> str:
     """et_kernel_metadata for one call: `tensors` holds (dtype value,
     dim order) per tensor argument, in argument order."""
-    parts = [f"{dtype};{','.join(str(d) for d in dim_order)}" for dtype, dim_order in tensors]
+    parts = [
+        f"{dtype};{','.join(str(d) for d in dim_order)}" for dtype, dim_order in tensors
+    ]
     return _METADATA_VERSION + "|".join(parts) if parts else "default"

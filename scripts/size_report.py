@@ -91,9 +91,13 @@ def demangle(names: List[str]) -> List[str]:
 def kernel_functions(directory: str) -> List[str]:
     """Kernel functions the selective library registers, from its generated
     declarations ("add_out" for `Tensor& add_out(...)`)."""
-    header = os.path.join(directory, "kernels", "portable", "portable_ops_lib", "NativeFunctions.h")
+    header = os.path.join(
+        directory, "kernels", "portable", "portable_ops_lib", "NativeFunctions.h"
+    )
     with open(header) as f:
-        return re.findall(r"^\S.*?\b(\w+)\(KernelRuntimeContext& context", f.read(), re.M)
+        return re.findall(
+            r"^\S.*?\b(\w+)\(KernelRuntimeContext& context", f.read(), re.MULTILINE
+        )
 
 
 def attribute(directory: str, map_path: str) -> Dict[str, int]:
@@ -101,9 +105,14 @@ def attribute(directory: str, map_path: str) -> Dict[str, int]:
     utilities, the runtime core, and everything else."""
     with open(map_path) as f:
         sections = [
-            s for s in map_sections(f.read()) if s[0].startswith((".text", ".rodata", ".data"))
+            s
+            for s in map_sections(f.read())
+            if s[0].startswith((".text", ".rodata", ".data"))
         ]
-    symbols = [name.split(".", 2)[-1] if name.count(".") >= 2 else "" for name, _, _ in sections]
+    symbols = [
+        name.split(".", 2)[-1] if name.count(".") >= 2 else ""
+        for name, _, _ in sections
+    ]
     demangled = demangle(symbols)
     kernels = kernel_functions(directory)
     owners: Dict[str, int] = defaultdict(int)

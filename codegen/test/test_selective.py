@@ -4,7 +4,6 @@ generator's selective outputs. Needs PyYAML only."""
 import os
 
 import pytest
-
 from executorch.codegen import gen, selective
 
 HERE = os.path.dirname(__file__)

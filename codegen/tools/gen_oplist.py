@@ -25,6 +25,7 @@ except ImportError:  # run as a script
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import pte_operators
+
     import selective
 
 
@@ -58,7 +59,9 @@ def gen_oplist(
         selection.merge(selective.load_yaml(path))
     for path in model_file_paths or []:
         selection.merge(selection_from_model(path))
-    if not (selection.include_all_operators or selection.dtypes or selection.all_overloads):
+    if not (
+        selection.include_all_operators or selection.dtypes or selection.all_overloads
+    ):
         raise selective.SelectionError(
             "no operators selected: give --root_ops, --ops_schema_yaml_path, "
             "--model_file_path or --include_all_operators"
@@ -68,9 +71,12 @@ def gen_oplist(
     if directory:
         os.makedirs(directory, exist_ok=True)
     # Rewriting identical output would make the build regenerate its sources.
-    if not os.path.exists(output_path) or open(output_path).read() != text:
-        with open(output_path, "w") as f:
-            f.write(text)
+    if os.path.exists(output_path):
+        with open(output_path) as f:
+            if f.read() == text:
+                return selection
+    with open(output_path, "w") as f:
+        f.write(text)
     return selection
 
 

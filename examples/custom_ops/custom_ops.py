@@ -11,7 +11,9 @@ import os
 
 import torch
 
-CUSTOM_OPS_YAML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "custom_ops.yaml")
+CUSTOM_OPS_YAML = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "custom_ops.yaml"
+)
 
 _lib = torch.library.Library("my_ops", "DEF")
 _lib.define("scaled_tanh(Tensor input, float scale) -> Tensor")

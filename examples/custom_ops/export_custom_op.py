@@ -12,7 +12,6 @@ import argparse
 import os
 
 import torch
-
 from executorch.examples.custom_ops.custom_ops import CUSTOM_OPS_YAML
 from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir.kernel_check import KernelLibrary

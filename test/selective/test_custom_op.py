@@ -8,7 +8,6 @@ import re
 import subprocess
 
 import torch
-
 from executorch.examples.custom_ops.export_custom_op import (
     ScaledTanhModel,
     example_inputs,
@@ -21,6 +20,7 @@ OUTPUT_LINE = re.compile(r"^Output 0: tensor Float\[([\d, ]*)\] = \[(.*)\]$")
 def run(runner, pte, inputs):
     return subprocess.run(
         [runner, "--model_path", pte, "--inputs", inputs, "--print_output"],
+        check=False,
         capture_output=True,
         text=True,
         timeout=120,
@@ -46,7 +46,9 @@ def test_custom_op_runs_like_the_python_reference(build_dir, tmp_path):
     torch.testing.assert_close(actual, expected, rtol=1e-5, atol=1e-6)
 
 
-def test_runner_without_the_custom_kernels_names_the_custom_operator(build_dir, tmp_path):
+def test_runner_without_the_custom_kernels_names_the_custom_operator(
+    build_dir, tmp_path
+):
     pte = str(tmp_path / "custom_op.pte")
     export_custom_op_program(pte)
     inputs = tmp_path / "x.bin"
@@ -54,4 +56,6 @@ def test_runner_without_the_custom_kernels_names_the_custom_operator(build_dir, 
     runner = os.path.join(build_dir, "examples", "executor_runner", "executor_runner")
     result = run(runner, pte, str(inputs))
     assert result.returncode != 0
-    assert "operator 'my_ops::scaled_tanh.out' has no registered kernel" in result.stderr
+    assert (
+        "operator 'my_ops::scaled_tanh.out' has no registered kernel" in result.stderr
+    )

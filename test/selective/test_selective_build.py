@@ -13,7 +13,6 @@ import sys
 import pytest
 import torch
 import yaml
-
 from executorch.examples.models import get_model
 from executorch.examples.portable.scripts.export import export_to_pte
 from executorch.exir import to_edge
@@ -26,14 +25,21 @@ class SelectiveBuild:
     def __init__(self, directory, pte):
         self.directory = directory
         self.pte = pte
-        self.runner = os.path.join(directory, "examples", "executor_runner", "executor_runner")
+        self.runner = os.path.join(
+            directory, "examples", "executor_runner", "executor_runner"
+        )
         self.selected_yaml = os.path.join(
-            directory, "kernels", "portable", "portable_ops_lib", "selected_operators.yaml"
+            directory,
+            "kernels",
+            "portable",
+            "portable_ops_lib",
+            "selected_operators.yaml",
         )
 
     def run(self, pte, *flags):
         return subprocess.run(
             [self.runner, "--model_path", pte, *flags],
+            check=False,
             capture_output=True,
             text=True,
             timeout=120,
@@ -62,6 +68,7 @@ def selective_build(build_dir):
     )  # fmt: skip
     build = subprocess.run(
         ["cmake", "--build", directory, "-j2", "--target", "executor_runner"],
+        check=False,
         capture_output=True,
         text=True,
     )
@@ -93,8 +100,13 @@ def test_selected_operators_are_the_models_with_their_dtypes(selective_build):
     }
     # Float (6) everywhere; max_pool2d's indices are Long (4).
     assert selected["et_kernel_metadata"]["aten::relu.out"][0].startswith("v1/6;")
-    assert "|4;0,1,2,3" in selected["et_kernel_metadata"]["aten::max_pool2d_with_indices.out"][0]
-    header = os.path.join(os.path.dirname(selective_build.selected_yaml), "et_selected_dtypes.h")
+    assert (
+        "|4;0,1,2,3"
+        in selected["et_kernel_metadata"]["aten::max_pool2d_with_indices.out"][0]
+    )
+    header = os.path.join(
+        os.path.dirname(selective_build.selected_yaml), "et_selected_dtypes.h"
+    )
     with open(header) as f:
         dtypes = set(re.findall(r"ScalarType::(\w+):", f.read()))
     assert dtypes == {"Float", "Long"}
@@ -110,7 +122,9 @@ def test_statically_linked_selective_runner_runs_the_model_like_eager(selective_
     with torch.no_grad():
         expected = model(*(torch.ones_like(t) for t in example_inputs))
     # float32; the runner prints 9 significant digits.
-    torch.testing.assert_close(printed_output(result.stdout), expected, rtol=1e-4, atol=1e-5)
+    torch.testing.assert_close(
+        printed_output(result.stdout), expected, rtol=1e-4, atol=1e-5
+    )
 
 
 def test_unselected_operator_is_absent_and_named(selective_build, tmp_path):
@@ -129,18 +143,32 @@ class IntRelu(torch.nn.Module):
         return torch.relu(x)
 
 
-def test_dtype_compiled_out_fails_naming_operator_and_dtype(selective_build, build_dir, tmp_path):
+def test_dtype_compiled_out_fails_naming_operator_and_dtype(
+    selective_build, build_dir, tmp_path
+):
     # The build compiles the Float and Long branches (the union of what the
     # CNN's operators use): relu.out's Int branch is compiled out.
-    program = to_edge(torch.export.export(IntRelu(), (torch.ones(4, dtype=torch.int32),)))
+    program = to_edge(
+        torch.export.export(IntRelu(), (torch.ones(4, dtype=torch.int32),))
+    )
     pte = str(tmp_path / "int_relu.pte")
     program.to_executorch().save(pte)
     result = selective_build.run(pte)
     assert result.returncode != 0
     log = result.stderr + result.stdout
-    assert "relu.out: unsupported dtype Int (compiled out of this dtype-selective build" in log
+    assert (
+        "relu.out: unsupported dtype Int (compiled out of this dtype-selective build"
+        in log
+    )
     # The full build has the branch.
-    full_runner = os.path.join(build_dir, "examples", "executor_runner", "executor_runner")
-    full = subprocess.run([full_runner, "--model_path", pte, "--print_output"], capture_output=True, text=True)
+    full_runner = os.path.join(
+        build_dir, "examples", "executor_runner", "executor_runner"
+    )
+    full = subprocess.run(
+        [full_runner, "--model_path", pte, "--print_output"],
+        check=False,
+        capture_output=True,
+        text=True,
+    )
     assert full.returncode == 0, full.stderr
     assert "Output 0: tensor Int[4] = [1, 1, 1, 1]" in full.stdout
