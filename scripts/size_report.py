@@ -2,17 +2,18 @@
 -Os, no exceptions/RTTI, section garbage collection, stripped, no logging).
 
 Builds, each in its own directory under <build>/size/:
-  full/     size_test (runtime core + file loader, no kernels) and
-            executor_runner with every portable kernel;
-  <model>/  executor_runner selective for <model>'s .pte (operators and
-            dtypes), linked with a map file;
+  full/          size_test (runtime core + file loader, no kernels) and
+                 executor_runner with every portable kernel;
+  <model>-ops/   executor_runner with <model>'s operators, every dtype;
+  <model>/       executor_runner selective for <model>'s .pte (operators
+                 and dtypes), linked with a map file;
 and prints the stripped sizes, the selective runner as a fraction of the
 full one, and, from the selective runner's link map, the bytes each kernel,
 the shared kernel utilities and the runtime core contribute.
 
     .venv/bin/python scripts/size_report.py [--model cnn]
 
-Slow (two kernel builds): it is not part of the test suite.
+Slow (three kernel builds): it is not part of the test suite.
 """
 
 import argparse
@@ -141,6 +142,10 @@ def main() -> None:
     model_dir = os.path.join(args.build_dir, args.model)
     pte = export_model(args.model, model_dir)
     configure_and_build(full_dir, ["size_test", "executor_runner"], [])
+    ops_dir = model_dir + "-ops"
+    configure_and_build(
+        ops_dir, ["executor_runner"], [f"-DEXECUTORCH_SELECT_OPS_MODEL={pte}"]
+    )
     runner_map = os.path.join(model_dir, "executor_runner.map")
     configure_and_build(
         model_dir,
@@ -157,13 +162,17 @@ def main() -> None:
 
     core = size(full_dir, "test", "size_test", "size_test")
     full = size(full_dir, "examples", "executor_runner", "executor_runner")
+    ops_only = size(ops_dir, "examples", "executor_runner", "executor_runner")
     selective = size(model_dir, "examples", "executor_runner", "executor_runner")
+    rows = [
+        ("size_test (core, no kernels)", core, f"{core / UPSTREAM_CORE_BYTES:.2f}x upstream's ~50 KB core"),
+        ("executor_runner, all portable kernels", full, ""),
+        (f"executor_runner, {args.model} operators", ops_only, f"{ops_only / full:.3f}x the full runner"),
+        (f"executor_runner, {args.model} operators + dtypes", selective, f"{selective / full:.3f}x the full runner"),
+    ]  # fmt: skip
     print("\nStripped sizes (x86-64, EXECUTORCH_OPTIMIZE_SIZE):")
-    print(f"  size_test (core, no kernels)          {core:>10,} B"
-          f"   {core / UPSTREAM_CORE_BYTES:.2f}x upstream's ~50 KB core")  # fmt: skip
-    print(f"  executor_runner, all portable kernels {full:>10,} B")
-    print(f"  executor_runner, selective for {args.model:<6} {selective:>10,} B"
-          f"   {selective / full:.3f}x the full runner")  # fmt: skip
+    for label, nbytes, ratio in rows:
+        print(f"  {label:<44} {nbytes:>10,} B   {ratio}")
     print(f"\nKept code and data of the selective runner for {args.model} (link map):")
     owners = attribute(model_dir, runner_map)
     for owner, nbytes in sorted(owners.items(), key=lambda item: -item[1]):
