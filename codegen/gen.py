@@ -15,6 +15,7 @@ Needs only PyYAML.
 
 import argparse
 import os
+import sys
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence
 
@@ -433,6 +434,17 @@ def main(argv=None) -> None:
         if args.selected_ops_yaml:
             selection = selective.load_yaml(args.selected_ops_yaml)
             entries = select_by_yaml(entries, selection)
+            elsewhere = sorted(
+                set(selection.dtypes) - {e.schema.qualified_name for e in entries}
+            )
+            if elsewhere:
+                # Typically prim ops or custom ops; a typo shows up here too.
+                print(
+                    f"codegen: {args.register_function}: selected operators "
+                    "without a kernel in these YAMLs, left to other libraries: "
+                    + ", ".join(elsewhere),
+                    file=sys.stderr,
+                )
         for entry in entries:
             _declaration(entry)  # reject unsupported types before writing
     except (GenError, SchemaError, selective.SelectionError) as e:

@@ -109,7 +109,7 @@ def test_dtype_header_lists_selected_dtypes():
     assert "return true;" in gen.gen_selected_dtypes_header(None)
 
 
-def test_generator_registers_only_operators_the_yaml_selects(tmp_path):
+def test_generator_registers_only_operators_the_yaml_selects(tmp_path, capsys):
     ops_yaml = tmp_path / "selected_operators.yaml"
     # Operators without a kernel in functions.yaml (prim ops, custom ops)
     # belong to other libraries and are skipped.
@@ -134,3 +134,7 @@ def test_generator_registers_only_operators_the_yaml_selects(tmp_path):
     assert 'Kernel("aten::relu.out"' in registration
     header = (tmp_path / "out" / "et_selected_dtypes.h").read_text()
     assert "ScalarType::Float:" in header and "ScalarType::Long:" not in header
+    assert (
+        "left to other libraries: executorch_prim::add.Scalar"
+        in capsys.readouterr().err
+    )
