@@ -61,6 +61,8 @@ SCALAR_TYPE_NAMES = {
 # Half and BFloat16 kernels compute in float, so they need its branches too.
 _COMPUTE_TYPES = {"Half": "Float", "BFloat16": "Float"}
 
+SCALAR_TYPE_VALUES = {name: value for value, name in SCALAR_TYPE_NAMES.items()}
+
 _METADATA_VERSION = "v1/"
 
 

@@ -5,6 +5,7 @@ import os
 
 import pytest
 from executorch.codegen import gen, selective
+from executorch.codegen.schema import load_schema_file
 
 HERE = os.path.dirname(__file__)
 SCHEMAS = os.path.join(HERE, "..", "aten_schemas.txt")
@@ -138,3 +139,62 @@ def test_generator_registers_only_operators_the_yaml_selects(tmp_path, capsys):
         "left to other libraries: executorch_prim::add.Scalar"
         in capsys.readouterr().err
     )
+
+
+SPECIALIZED = """
+- op: add.out
+  type_alias:
+    T0: [Float, Double]
+    T1: [Long]
+  dim_order_alias:
+    D0: [[0, 1], [1, 0]]
+  kernels:
+    - arg_meta: null
+      kernel_name: torch::executor::add_out
+    - arg_meta:
+        self: [T0, D0]
+        other: [T1, D0]
+        out: [T0, D0]
+      kernel_name: custom::add_mixed_out
+"""
+
+
+def test_arg_meta_expands_aliases_into_kernel_keys():
+    entries = gen.parse_functions_yaml(SPECIALIZED, load_schema_file(SCHEMAS))
+    fallback, specialized = entries
+    assert fallback.keys == () and fallback.wrapper_name == "wrap_aten_add_out"
+    assert specialized.wrapper_name == "wrap_aten_add_out_1"
+    # self, other, out, then the returned out; 2 dtypes x 2 dim orders.
+    assert specialized.keys == (
+        "v1/6;0,1|4;0,1|6;0,1|6;0,1",
+        "v1/6;1,0|4;1,0|6;1,0|6;1,0",
+        "v1/7;0,1|4;0,1|7;0,1|7;0,1",
+        "v1/7;1,0|4;1,0|7;1,0|7;1,0",
+    )
+    code = gen.gen_registration(entries, "ns::f", "NativeFunctions.h")
+    assert (
+        'Kernel("aten::add.out", "v1/7;1,0|4;1,0|7;1,0|7;1,0", wrap_aten_add_out_1)'
+        in code
+    )
+    assert "kKernels, 5)" in code
+    assert "custom::native::add_mixed_out(" in code
+
+
+@pytest.mark.parametrize(
+    "arg_meta, message",
+    [
+        ("{self: [T0, D0], out: [T0, D0]}", r"missing: \['other'\]"),
+        ("{self: [T0, D0], other: [T0, D0], out: [T9, D0]}", "undefined alias"),
+        ("{self: [T0, D0], other: [T0, D0], out: [T0, D0], alpha: [T0, D0]}", "alpha"),
+    ],
+)
+def test_bad_arg_meta_names_operator_and_problem(arg_meta, message):
+    text = SPECIALIZED.replace(
+        """self: [T0, D0]
+        other: [T1, D0]
+        out: [T0, D0]""",
+        arg_meta,
+    ).replace("    - arg_meta:\n        {", "    - arg_meta: {")
+    with pytest.raises(gen.GenError, match=message) as e:
+        gen.parse_functions_yaml(text, load_schema_file(SCHEMAS), source="k.yaml")
+    assert "k.yaml: aten::add.out kernel 1" in str(e.value)
