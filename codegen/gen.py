@@ -14,18 +14,34 @@ Needs only PyYAML.
 """
 
 import argparse
+import itertools
 import os
+import sys
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import yaml
 
 try:
-    from .schema import Argument, Schema, SchemaError, Type, load_schema_file
-    from .schema import parse_schema
+    from . import selective
+    from .schema import (
+        Argument,
+        Schema,
+        SchemaError,
+        Type,
+        load_schema_file,
+        parse_schema,
+    )
 except ImportError:  # run as a script from CMake
-    from schema import Argument, Schema, SchemaError, Type, load_schema_file
-    from schema import parse_schema
+    import selective
+    from schema import (
+        Argument,
+        Schema,
+        SchemaError,
+        Type,
+        load_schema_file,
+        parse_schema,
+    )
 
 
 @dataclass(frozen=True)
@@ -168,6 +184,11 @@ def return_type(schema: Schema) -> str:
 class KernelEntry:
     schema: Schema
     kernel_name: str  # as in the YAML: "torch::executor::add_out"
+    # Position among the operator's kernels; 0 is the first listed.
+    index: int = 0
+    # KernelKey strings ("v1/6;0,1|...") this kernel is registered under;
+    # empty for the fallback kernel (arg_meta: null) that takes any dtype.
+    keys: Tuple[str, ...] = ()
 
     @property
     def cpp_function(self) -> str:
@@ -177,14 +198,91 @@ class KernelEntry:
 
     @property
     def wrapper_name(self) -> str:
-        return "wrap_" + self.schema.qualified_name.replace("::", "_").replace(".", "_")
+        base = "wrap_" + self.schema.qualified_name.replace("::", "_").replace(".", "_")
+        return base if self.index == 0 else f"{base}_{self.index}"
+
+
+def _dim_orders(value, where: str) -> List[Tuple[int, ...]]:
+    """A dim_order_alias value: one dim order ([0, 1]) or several."""
+    if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+        return [tuple(int(d) for d in v) for v in value]
+    if isinstance(value, list) and all(isinstance(v, int) for v in value):
+        return [tuple(value)]
+    raise GenError(f"{where}: a dim order alias is a list of ints or of lists")
+
+
+def _check_arg_meta(schema: Schema, item: dict, arg_meta: dict, where: str) -> None:
+    tensors = [a for a in schema.arguments if a.type.base == "Tensor"]
+    if any(a.type.is_list for a in tensors):
+        raise GenError(f"{where}: arg_meta cannot describe Tensor[] arguments")
+    if len(schema.returns) != len(schema.out_arguments):
+        raise GenError(f"{where}: arg_meta needs an out variant (a return per out)")
+    missing = [
+        a.name for a in tensors if a.name not in arg_meta and not a.type.optional
+    ]
+    unknown = sorted(set(arg_meta) - {a.name for a in tensors})
+    if missing or unknown:
+        raise GenError(
+            f"{where}: arg_meta must name every Tensor argument (missing: "
+            f"{missing or 'none'}; not Tensor arguments: {unknown or 'none'})"
+        )
+    type_alias = item.get("type_alias") or {}
+    dim_order_alias = item.get("dim_order_alias") or {}
+    for name, meta in arg_meta.items():
+        if not (isinstance(meta, list) and len(meta) == 2):
+            raise GenError(
+                f"{where}: arg_meta of '{name}' is not [type alias, dim order alias]"
+            )
+        if meta[0] not in type_alias or meta[1] not in dim_order_alias:
+            raise GenError(
+                f"{where}: arg_meta of '{name}' uses an undefined alias {meta}"
+            )
+        for dtype in type_alias[meta[0]]:
+            if dtype not in selective.SCALAR_TYPE_VALUES:
+                raise GenError(
+                    f"{where}: type alias {meta[0]} has unknown dtype '{dtype}'"
+                )
+
+
+def kernel_keys(
+    schema: Schema, item: dict, arg_meta: dict, where: str
+) -> Tuple[str, ...]:
+    """Expands `arg_meta` (argument -> [type alias, dim order alias]) with
+    the entry's `type_alias` and `dim_order_alias` into KernelKey strings,
+    one per combination of alias values. A key lists the tensors a kernel
+    call passes, as the runtime does: each Tensor argument in schema order,
+    then each returned tensor (the out argument it returns)."""
+    _check_arg_meta(schema, item, arg_meta, where)
+    type_alias = item["type_alias"]
+    dim_order_alias = item["dim_order_alias"]
+    described = [a.name for a in schema.arguments if a.name in arg_meta]
+    described += [o.name for o in schema.out_arguments if o.name in arg_meta]
+    type_names = sorted({arg_meta[a][0] for a in described})
+    dim_names = sorted({arg_meta[a][1] for a in described})
+    keys = []
+    for dtypes in itertools.product(*(type_alias[t] for t in type_names)):
+        dtype_of = dict(zip(type_names, dtypes))
+        choices = [_dim_orders(dim_order_alias[d], where) for d in dim_names]
+        for orders in itertools.product(*choices):
+            order_of = dict(zip(dim_names, orders))
+            metas = [
+                (
+                    selective.SCALAR_TYPE_VALUES[dtype_of[arg_meta[a][0]]],
+                    order_of[arg_meta[a][1]],
+                )
+                for a in described
+            ]
+            keys.append(selective.kernel_metadata_entry(metas))
+    return tuple(keys)
 
 
 def parse_functions_yaml(
     text: str, schemas: Dict[str, Schema], source: str = "functions.yaml"
 ) -> List[KernelEntry]:
     """Reads `- op:` / `- func:` entries. `op:` entries take their schema
-    from `schemas`; `func:` entries carry their own."""
+    from `schemas`; `func:` entries carry their own. Each kernel of an entry
+    becomes a KernelEntry: `arg_meta: null` is the fallback for any dtype,
+    other kernels serve the dtypes and dim orders their arg_meta expands to."""
     entries = []
     for item in yaml.safe_load(text) or []:
         if "func" in item:
@@ -198,13 +296,17 @@ def parse_functions_yaml(
         else:
             raise GenError(f"{source}: entry without 'op' or 'func': {item}")
         kernels = item.get("kernels") or []
-        if len(kernels) != 1 or kernels[0].get("arg_meta") is not None:
-            raise GenError(
-                f"{source}: {schema.qualified_name} needs exactly one kernel "
-                "with arg_meta: null (dtype-specialized kernels are not "
-                "supported yet)"
+        if not kernels:
+            raise GenError(f"{source}: {schema.qualified_name} has no kernels")
+        for index, kernel in enumerate(kernels):
+            where = f"{source}: {schema.qualified_name} kernel {index}"
+            if "kernel_name" not in kernel:
+                raise GenError(f"{where}: no kernel_name")
+            arg_meta = kernel.get("arg_meta")
+            keys = (
+                () if arg_meta is None else kernel_keys(schema, item, arg_meta, where)
             )
-        entries.append(KernelEntry(schema, kernels[0]["kernel_name"]))
+            entries.append(KernelEntry(schema, kernel["kernel_name"], index, keys))
     return entries
 
 
@@ -221,6 +323,45 @@ def select_entries(
     if missing:
         raise GenError("selected operators without a kernel: " + ", ".join(missing))
     return [e for e in entries if e.schema.qualified_name in wanted]
+
+
+def select_by_yaml(
+    entries: Sequence[KernelEntry], selection: "selective.OperatorSelection"
+) -> List[KernelEntry]:
+    """Keeps the entries a selected-operators YAML selects. Selected
+    operators without an entry here are left to other kernel libraries
+    (prim ops, custom ops), so they are not an error."""
+    return [e for e in entries if selection.is_selected(e.schema.qualified_name)]
+
+
+def gen_selected_dtypes_header(dtypes: Optional[Iterable[str]]) -> str:
+    """The header a dtype-selective kernel library is compiled with: the
+    dtype-dispatch macros (ET_SWITCH_*) only compile the branches of the
+    dtypes dtype_is_selected() accepts; None accepts every dtype."""
+    out = [
+        "// Generated by codegen/gen.py from a selected-operators YAML. Do not edit.",
+        "// The dtypes whose dispatch branches this kernel library compiles.",
+        "#pragma once",
+        "",
+        "#include <executorch/runtime/core/portable_type/scalar_type.h>",
+        "",
+        "namespace executorch {",
+        "namespace codegen {",
+        "",
+        "constexpr bool dtype_is_selected(::executorch::aten::ScalarType type) {",
+    ]
+    if dtypes is None:
+        out += ["  static_cast<void>(type);", "  return true;"]
+    else:
+        out += ["  switch (type) {"]
+        out += [
+            f"    case ::executorch::aten::ScalarType::{t}:" for t in sorted(dtypes)
+        ]
+        if dtypes:
+            out += ["      return true;"]
+        out += ["    default:", "      return false;", "  }"]
+    out += ["}", "", "} // namespace codegen", "} // namespace executorch", ""]
+    return "\n".join(out)
 
 
 def _declaration(entry: KernelEntry) -> str:
@@ -317,10 +458,14 @@ def gen_registration(
         out.append(_wrapper(entry))
         out.append("")
     out.append("const Kernel kKernels[] = {")
+    count = 0
     for entry in entries:
-        out.append(
-            f'    Kernel("{entry.schema.qualified_name}", {entry.wrapper_name}),'
-        )
+        name = entry.schema.qualified_name
+        for key in entry.keys:
+            out.append(f'    Kernel("{name}", "{key}", {entry.wrapper_name}),')
+        if not entry.keys:
+            out.append(f'    Kernel("{name}", {entry.wrapper_name}),')
+        count += max(1, len(entry.keys))
     if not entries:
         out.append("    Kernel(),")
     out += [
@@ -331,7 +476,6 @@ def gen_registration(
     ]
     if namespace:
         out.append(f"namespace {namespace} {{")
-    count = len(entries)
     out += [
         "",
         f"::executorch::runtime::Error {function}() {{",
@@ -356,7 +500,18 @@ def main(argv=None) -> None:
         "--root-ops",
         help="comma-separated operators to keep (default: all in the YAML)",
     )
+    parser.add_argument(
+        "--selected-ops-yaml",
+        help="keep only the operators this selected-operators YAML selects",
+    )
+    parser.add_argument(
+        "--dtype-header",
+        action="store_true",
+        help="also write et_selected_dtypes.h from --selected-ops-yaml",
+    )
     args = parser.parse_args(argv)
+    if args.dtype_header and not args.selected_ops_yaml:
+        parser.error("--dtype-header needs --selected-ops-yaml")
     try:
         schemas = load_schema_file(args.schemas)
         entries: List[KernelEntry] = []
@@ -365,9 +520,24 @@ def main(argv=None) -> None:
                 entries += parse_functions_yaml(f.read(), schemas, source=path)
         root_ops = args.root_ops.split(",") if args.root_ops is not None else None
         entries = select_entries(entries, root_ops)
+        selection = None
+        if args.selected_ops_yaml:
+            selection = selective.load_yaml(args.selected_ops_yaml)
+            entries = select_by_yaml(entries, selection)
+            elsewhere = sorted(
+                set(selection.dtypes) - {e.schema.qualified_name for e in entries}
+            )
+            if elsewhere:
+                # Typically prim ops or custom ops; a typo shows up here too.
+                print(
+                    f"codegen: {args.register_function}: selected operators "
+                    "without a kernel in these YAMLs, left to other libraries: "
+                    + ", ".join(elsewhere),
+                    file=sys.stderr,
+                )
         for entry in entries:
             _declaration(entry)  # reject unsupported types before writing
-    except (GenError, SchemaError) as e:
+    except (GenError, SchemaError, selective.SelectionError) as e:
         raise SystemExit(f"codegen: {e}")
     os.makedirs(args.output_dir, exist_ok=True)
     outputs = {
@@ -376,6 +546,10 @@ def main(argv=None) -> None:
             entries, args.register_function, "NativeFunctions.h"
         ),
     }
+    if args.dtype_header:
+        outputs["et_selected_dtypes.h"] = gen_selected_dtypes_header(
+            selection.build_dtypes(e.schema.qualified_name for e in entries)
+        )
     for name, text in outputs.items():
         path = os.path.join(args.output_dir, name)
         # Rewriting identical output would make the build recompile it.

@@ -12,7 +12,8 @@ using runtime::Tag;
 
 namespace {
 
-const char* kind_name(ArgKind kind) {
+// Only log lines use it; logging may be compiled out.
+[[maybe_unused]] const char* kind_name(ArgKind kind) {
   switch (kind) {
     case ArgKind::Tensor:
       return "Tensor";

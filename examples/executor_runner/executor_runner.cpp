@@ -12,7 +12,9 @@
 // `--flag value` or `--flag=value`.
 //
 // Kernels are registered explicitly at startup, so nothing depends on static
-// initializers surviving the link.
+// initializers surviving the link. A build that links more kernel libraries
+// (custom operators, see examples/custom_ops) defines
+// EXECUTOR_RUNNER_EXTRA_KERNELS as the name of their registration function.
 
 #include <chrono>
 #include <cinttypes>
@@ -56,6 +58,10 @@ using executorch::runtime::Result;
 using executorch::runtime::Span;
 using executorch::runtime::Tag;
 using executorch::runtime::TensorInfo;
+
+#ifdef EXECUTOR_RUNNER_EXTRA_KERNELS
+Error EXECUTOR_RUNNER_EXTRA_KERNELS();
+#endif
 
 namespace {
 
@@ -351,6 +357,12 @@ int run(const Options& options) {
     std::fprintf(stderr, "error: registering the kernel libraries failed\n");
     return 1;
   }
+#ifdef EXECUTOR_RUNNER_EXTRA_KERNELS
+  if (EXECUTOR_RUNNER_EXTRA_KERNELS() != Error::Ok) {
+    std::fprintf(stderr, "error: registering the extra kernels failed\n");
+    return 1;
+  }
+#endif
 
   const char* model = options.model_path.c_str();
   const char* method_name = options.method_name.c_str();

@@ -436,15 +436,34 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
   Result<OpFunction> kernel = get_op_function_from_registry(
       name, Span<const TensorMeta>(metas, described ? num_metas : 0));
   if (!kernel.ok()) {
-    ET_LOG(Error,
-           "Method '%s' instruction %zu: operator '%s' has no registered "
-           "kernel for these argument types. Link a kernel library that "
-           "provides '%s' (for selective builds, add it to the selected "
-           "operators).",
-           method_name(),
-           instruction_index,
-           name,
-           name);
+    // Tell an operator missing from the build from one whose kernels only
+    // cover other dtypes or dim orders.
+    bool name_known = false;
+    for (const Kernel& registered : get_registered_kernels()) {
+      name_known = name_known || std::strcmp(registered.name_, name) == 0;
+    }
+    if (name_known) {
+      ET_LOG(Error,
+             "Method '%s' instruction %zu: operator '%s' has kernels, but "
+             "none for these argument dtypes and dim orders (in a selective "
+             "build, add them to its et_kernel_metadata).",
+             method_name(),
+             instruction_index,
+             name);
+    } else {
+      // Two lines: a log line holds 256 characters.
+      ET_LOG(Error,
+             "Method '%s' instruction %zu: operator '%s' has no registered "
+             "kernel; link a kernel library that has it.",
+             method_name(),
+             instruction_index,
+             name);
+      ET_LOG(Error,
+             "To include '%s' in a selective build, add it to "
+             "EXECUTORCH_SELECT_OPS_LIST or EXECUTORCH_SELECT_OPS_YAML, or "
+             "set EXECUTORCH_SELECT_OPS_MODEL to this .pte.",
+             name);
+    }
     return Error::OperatorMissing;
   }
   loaded.kernel = *kernel;

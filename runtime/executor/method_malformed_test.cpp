@@ -85,6 +85,14 @@ const MalformedCase kCases[] = {
      },
      Error::OperatorMissing,
      {"forward", "instruction 0", "test::nonexistent.out", "kernel library"}},
+    {"OperatorMissingSaysHowToSelectIt",
+     [](ProgramSpec& p) {
+       forward(p).operators[0] = {"test::nonexistent", "out"};
+     },
+     Error::OperatorMissing,
+     {"To include 'test::nonexistent.out' in a selective build",
+      "EXECUTORCH_SELECT_OPS_LIST",
+      "EXECUTORCH_SELECT_OPS_MODEL"}},
     {"OperatorWithoutOverload",
      [](ProgramSpec& p) {
        forward(p).operators[0] = {"test::add_one", ""};

@@ -122,27 +122,52 @@ inline ScalarType promoteTypes(ScalarType a, ScalarType b) {
 // `lambda` with CTYPE_ALIAS bound to the C++ type of TYPE when TYPE is in
 // SET. Otherwise it logs NAME and the dtype and fails CONTEXT with
 // InvalidArgument. CONTEXT is a KernelRuntimeContext.
-#define ET_INTERNAL_SWITCH_CASE(NAME_, CTYPE_ALIAS, ...)                     \
-  case ::executorch::aten::ScalarType::NAME_: {                              \
-    using CTYPE_ALIAS = typename ::executorch::runtime::ScalarTypeToCppType< \
-        ::executorch::aten::ScalarType::NAME_>::type;                        \
-    (void)sizeof(CTYPE_ALIAS);                                               \
-    (__VA_ARGS__)();                                                         \
-    break;                                                                   \
+//
+// A dtype-selective kernel library (codegen's DTYPE_SELECTIVE_BUILD) is
+// compiled with EXECUTORCH_DTYPE_SELECTIVE_BUILD and a generated
+// et_selected_dtypes.h; branches for dtypes it does not select are compiled
+// out and fail like an unsupported dtype, saying why.
+#ifdef EXECUTORCH_DTYPE_SELECTIVE_BUILD
+#include <et_selected_dtypes.h>
+#define ET_INTERNAL_DTYPE_SELECTED(T) \
+  (::executorch::codegen::dtype_is_selected(T))
+#else
+#define ET_INTERNAL_DTYPE_SELECTED(T) true
+#endif
+
+#define ET_INTERNAL_SWITCH_CASE(NAME_, CTYPE_ALIAS, ...)                       \
+  case ::executorch::aten::ScalarType::NAME_: {                                \
+    if constexpr (ET_INTERNAL_DTYPE_SELECTED(                                  \
+                      ::executorch::aten::ScalarType::NAME_)) {                \
+      using CTYPE_ALIAS = typename ::executorch::runtime::ScalarTypeToCppType< \
+          ::executorch::aten::ScalarType::NAME_>::type;                        \
+      (void)sizeof(CTYPE_ALIAS);                                               \
+      (__VA_ARGS__)();                                                         \
+      et_switch_handled_ = true;                                               \
+    }                                                                          \
+    break;                                                                     \
   }
 
-#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, CASES)                 \
-  do {                                                                 \
-    const ::executorch::aten::ScalarType et_switch_type_ = (TYPE);     \
-    switch (et_switch_type_) {                                         \
-      CASES                                                            \
-      default:                                                         \
-        ET_LOG(Error,                                                  \
-               "%s: unsupported dtype %s",                             \
-               (NAME),                                                 \
-               ::executorch::runtime::toString(et_switch_type_));      \
-        (CONTEXT).fail(::executorch::runtime::Error::InvalidArgument); \
-    }                                                                  \
+#define ET_INTERNAL_SWITCH(TYPE, CONTEXT, NAME, CASES)                        \
+  do {                                                                        \
+    const ::executorch::aten::ScalarType et_switch_type_ = (TYPE);            \
+    bool et_switch_handled_ = false;                                          \
+    switch (et_switch_type_) {                                                \
+      CASES                                                                   \
+      default:                                                                \
+        break;                                                                \
+    }                                                                         \
+    if (!et_switch_handled_) {                                                \
+      ET_LOG(Error,                                                           \
+             "%s: unsupported dtype %s%s",                                    \
+             (NAME),                                                          \
+             ::executorch::runtime::toString(et_switch_type_),                \
+             ET_INTERNAL_DTYPE_SELECTED(et_switch_type_)                      \
+                 ? ""                                                         \
+                 : " (compiled out of this dtype-selective build; add it to " \
+                   "the operator's et_kernel_metadata)");                     \
+      (CONTEXT).fail(::executorch::runtime::Error::InvalidArgument);          \
+    }                                                                         \
   } while (0)
 
 #define ET_INTERNAL_CASES_INT(A, ...)            \
