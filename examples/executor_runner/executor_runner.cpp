@@ -11,8 +11,9 @@
 // is one file per tensor input, in input order. Flags take their value as
 // `--flag value` or `--flag=value`.
 //
-// Kernels are registered explicitly at startup, so nothing depends on static
-// initializers surviving the link.
+// Kernels (and the XNNPACK backend, when built with it) are registered
+// explicitly at startup, so nothing depends on static initializers surviving
+// the link.
 
 #include <chrono>
 #include <cinttypes>
@@ -37,6 +38,9 @@
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
+#ifdef EXECUTORCH_WITH_XNNPACK
+#include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
+#endif
 
 using executorch::aten::BFloat16;
 using executorch::aten::Half;
@@ -351,6 +355,12 @@ int run(const Options& options) {
     std::fprintf(stderr, "error: registering the kernel libraries failed\n");
     return 1;
   }
+#ifdef EXECUTORCH_WITH_XNNPACK
+  if (executorch::backends::xnnpack::register_xnnpack_backend() != Error::Ok) {
+    std::fprintf(stderr, "error: registering the XNNPACK backend failed\n");
+    return 1;
+  }
+#endif
 
   const char* model = options.model_path.c_str();
   const char* method_name = options.method_name.c_str();
