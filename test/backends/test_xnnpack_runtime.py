@@ -224,6 +224,24 @@ def test_thread_counts_give_the_same_result(threads):
     check(model, (torch.randn(1, 3, 16, 16),), 1e-4, num_threads=threads)
 
 
+def test_host_kernels_split_across_threads():
+    """Operators the backend runs itself (Debian's XNNPACK lacks them)
+    split large tensors across the pool's threads; tensors this size (above
+    the backend's serial-work threshold) take that path."""
+    model = Lambda(
+        lambda x, y: (
+            torch.tanh(x),
+            F.gelu(x),
+            x.permute(0, 2, 3, 1),
+            x[:, 8:56] * 2,
+            F.layer_norm(x, (32,)),
+            torch.bmm(y, y.transpose(1, 2)),
+        )
+    )
+    inputs = (torch.randn(2, 64, 32, 32), torch.randn(4, 128, 64))
+    check(model, inputs, 1e-4, num_threads=2)
+
+
 @pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18"])
 def test_example_models_fully_delegated(name):
     """The example networks become one delegate call with no portable
