@@ -19,7 +19,9 @@ _BLOCKS = [
 
 
 class InvertedResidual(torch.nn.Module):
-    def __init__(self, in_channels: int, out_channels: int, stride: int, expansion: int):
+    def __init__(
+        self, in_channels: int, out_channels: int, stride: int, expansion: int
+    ):
         super().__init__()
         hidden = in_channels * expansion
         layers = []

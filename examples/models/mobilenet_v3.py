@@ -39,7 +39,9 @@ class SqueezeExcite(torch.nn.Module):
 
 
 class InvertedResidual(torch.nn.Module):
-    def __init__(self, in_channels, kernel, expanded, out_channels, se, hardswish, stride):
+    def __init__(
+        self, in_channels, kernel, expanded, out_channels, se, hardswish, stride
+    ):
         super().__init__()
         activation = torch.nn.Hardswish if hardswish else torch.nn.ReLU
         layers = []
@@ -49,7 +51,12 @@ class InvertedResidual(torch.nn.Module):
             )
         layers.append(
             ConvBNActivation(
-                expanded, expanded, kernel, stride, groups=expanded, activation=activation
+                expanded,
+                expanded,
+                kernel,
+                stride,
+                groups=expanded,
+                activation=activation,
             )
         )
         if se:

@@ -127,7 +127,9 @@ CONVOLUTIONS = {
     "depthwise": torch.nn.Conv2d(8, 8, 3, padding=1, groups=8),
     "depthwise_multiplier": torch.nn.Conv2d(8, 16, 5, padding=2, groups=8),
     "pointwise": torch.nn.Conv2d(8, 24, 1, bias=False),
-    "transposed": torch.nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1),
+    "transposed": torch.nn.ConvTranspose2d(
+        8, 4, 3, stride=2, padding=1, output_padding=1
+    ),
 }
 
 
@@ -181,7 +183,9 @@ def test_partial_delegation_around_an_unsupported_op():
     assert calls == 2
     assert operators and all("cumsum" in op or "slice" in op for op in operators)
     with torch.no_grad():
-        torch.testing.assert_close(run(manager, (x,))[0], model(x), rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(
+            run(manager, (x,))[0], model(x), rtol=1e-4, atol=1e-4
+        )
 
 
 class TwoBranches(torch.nn.Module):
@@ -258,7 +262,9 @@ def test_executor_runner_runs_a_delegated_program(tmp_path):
     from executorch.examples.models import get_model
 
     root = os.path.join(os.path.dirname(__file__), "..", "..")
-    runner = os.path.join(root, "build", "examples", "executor_runner", "executor_runner")
+    runner = os.path.join(
+        root, "build", "examples", "executor_runner", "executor_runner"
+    )
     if not os.path.exists(runner):
         pytest.skip(f"{runner} is not built")
     export = subprocess.run(
@@ -270,7 +276,12 @@ def test_executor_runner_runs_a_delegated_program(tmp_path):
     assert export.returncode == 0, export.stderr
     assert "delegated partition" in export.stdout
     result = subprocess.run(
-        [runner, "--model_path", str(tmp_path / "cnn_xnnpack_fp32.pte"), "--print_output"],
+        [
+            runner,
+            "--model_path",
+            str(tmp_path / "cnn_xnnpack_fp32.pte"),
+            "--print_output",
+        ],
         capture_output=True,
         text=True,
         timeout=60,
