@@ -246,7 +246,7 @@ def test_host_kernels_split_across_threads():
     check(model, inputs, 1e-4, num_threads=2)
 
 
-@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18"])
+@pytest.mark.parametrize("name", ["mobilenet_v2", "mobilenet_v3_small", "resnet18"])
 def test_example_models_fully_delegated(name):
     """The example networks become one delegate call with no portable
     operator left, and match eager (at 64x64, to keep the test fast)."""
@@ -256,15 +256,29 @@ def test_example_models_fully_delegated(name):
     check(model, (torch.randn(1, 3, 64, 64),), 2e-4)
 
 
-def test_executor_runner_runs_a_delegated_program(tmp_path):
+def test_example_transformer_encoder():
+    """Everything after the token embedding (a gather XNNPACK cannot run)
+    is one delegate call, and the logits match eager."""
+    from executorch.examples.models import get_model
+
+    model, (tokens,) = get_model("transformer_encoder")
+    manager = lower(model, (tokens,))
+    calls, operators = delegate_calls_and_operators(manager)
+    assert calls == 1
+    assert all("embedding" in op for op in operators), operators
+    with torch.no_grad():
+        expected = model(tokens)
+    torch.testing.assert_close(
+        run(manager, (tokens,))[0], expected, rtol=2e-4, atol=2e-4
+    )
+
+
+def test_executor_runner_runs_a_delegated_program(build_dir, tmp_path):
     """The export script's --delegate output runs in executor_runner, whose
     printed outputs match eager on its default inputs (ones)."""
     from executorch.examples.models import get_model
 
-    root = os.path.join(os.path.dirname(__file__), "..", "..")
-    runner = os.path.join(
-        root, "build", "examples", "executor_runner", "executor_runner"
-    )
+    runner = os.path.join(build_dir, "examples", "executor_runner", "executor_runner")
     if not os.path.exists(runner):
         pytest.skip(f"{runner} is not built")
     export = subprocess.run(
