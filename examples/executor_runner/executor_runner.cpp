@@ -11,10 +11,11 @@
 // is one file per tensor input, in input order. Flags take their value as
 // `--flag value` or `--flag=value`.
 //
-// Kernels are registered explicitly at startup, so nothing depends on static
-// initializers surviving the link. A build that links more kernel libraries
-// (custom operators, see examples/custom_ops) defines
-// EXECUTOR_RUNNER_EXTRA_KERNELS as the name of their registration function.
+// Kernels (and the XNNPACK backend, when built with it) are registered
+// explicitly at startup, so nothing depends on static initializers surviving
+// the link. A build that links more kernel libraries (custom operators, see
+// examples/custom_ops) defines EXECUTOR_RUNNER_EXTRA_KERNELS as the name of
+// their registration function.
 
 #include <chrono>
 #include <cinttypes>
@@ -39,6 +40,9 @@
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
+#ifdef EXECUTORCH_WITH_XNNPACK
+#include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
+#endif
 
 using executorch::aten::BFloat16;
 using executorch::aten::Half;
@@ -360,6 +364,12 @@ int run(const Options& options) {
 #ifdef EXECUTOR_RUNNER_EXTRA_KERNELS
   if (EXECUTOR_RUNNER_EXTRA_KERNELS() != Error::Ok) {
     std::fprintf(stderr, "error: registering the extra kernels failed\n");
+    return 1;
+  }
+#endif
+#ifdef EXECUTORCH_WITH_XNNPACK
+  if (executorch::backends::xnnpack::register_xnnpack_backend() != Error::Ok) {
+    std::fprintf(stderr, "error: registering the XNNPACK backend failed\n");
     return 1;
   }
 #endif

@@ -149,7 +149,9 @@ def _move_delegate_blobs_to_segments(program: ProgramT, segments: List[bytes]):
                 )
             if reference.index not in segment_of_blob:
                 segment_of_blob[reference.index] = len(segments)
-                segments.append(bytes(inline[reference.index].data or b""))
+                data = inline[reference.index].data
+                # A list of ints or a uint8 array (as emitted or unpacked).
+                segments.append(b"" if data is None else bytes(data))
             reference.location = DataLocation.SEGMENT
             reference.index = segment_of_blob[reference.index]
     program.backendDelegateData = []

@@ -17,6 +17,7 @@ import re
 import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
+import numpy as np
 import torch
 from torch.export.graph_signature import ExportGraphSignature, InputKind
 from torch.utils import _pytree as pytree
@@ -125,7 +126,10 @@ class DelegateData:
         entries = []
         for blob in self.blobs:
             entry = BackendDelegateInlineDataT()
-            entry.data = list(blob)
+            # A uint8 array, not a list of ints: blobs hold the weights
+            # (tens of MB), which the flatbuffer writes in one copy and
+            # deepcopy copies as one buffer.
+            entry.data = np.frombuffer(blob, dtype=np.uint8)
             entries.append(entry)
         return entries
 

@@ -1,5 +1,5 @@
-// _portable_lib: Python bindings for the runtime, the data loaders and the
-// portable kernels.
+// _portable_lib: Python bindings for the runtime, the data loaders, the
+// portable kernels and (when built with it) the XNNPACK delegate backend.
 //
 // This module links no libtorch. Tensors cross the boundary as numpy arrays
 // (any object with the buffer protocol is accepted as input); dtypes numpy
@@ -43,6 +43,9 @@
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/platform.h>
 #include <executorch/runtime/platform/runtime.h>
+#ifdef EXECUTORCH_WITH_XNNPACK
+#include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
+#endif
 
 namespace py = pybind11;
 
@@ -736,7 +739,7 @@ PyTensorInfo tensor_meta(const PyMethodMeta& self, size_t index, bool input) {
                              logs)};
 }
 
-void register_kernel_libraries() {
+void register_libraries() {
   ErrorLogCapture logs;
   check_ok(::executorch::kernels::register_portable_kernels(),
            "Registering the portable kernels",
@@ -744,6 +747,11 @@ void register_kernel_libraries() {
   check_ok(::executorch::kernels::register_prim_ops(),
            "Registering the prim ops",
            logs);
+#ifdef EXECUTORCH_WITH_XNNPACK
+  check_ok(::executorch::backends::xnnpack::register_xnnpack_backend(),
+           "Registering the XNNPACK backend",
+           logs);
+#endif
 }
 
 } // namespace
@@ -779,7 +787,7 @@ PYBIND11_MODULE(_portable_lib, m) {
       "torch-facing API.";
 
   ::executorch::runtime::runtime_init();
-  register_kernel_libraries();
+  register_libraries();
 
   py::enum_<Program::Verification>(m, "Verification")
       .value("Minimal", Program::Verification::Minimal)

@@ -1,8 +1,8 @@
 """XnnpackPartitioner and the XnnpackBackend preprocess through exir's
 delegation: partial delegation around an unsupported op, separate
 partitions, the partition report, and programs whose DelegateCalls run the
-blobs in the C++ backend (xnnpack_run_blob as the delegate, or the runtime
-itself once the Python extension registers XnnpackBackend)."""
+blobs in the C++ backend (xnnpack_run_blob as the delegate). The same
+programs run by the runtime itself are in test_xnnpack_runtime.py."""
 
 import os
 import sys
@@ -228,33 +228,6 @@ def test_kept_ops_lower_whole():
     plan, calls = delegate_calls(edge.to_executorch())
     assert len(calls) == 1 and not plan.operators
     assert "left on portable kernels" not in partitioner.report()
-
-
-def _runtime_has_xnnpack():
-    try:
-        from executorch.extension.pybindings.portable_lib import (
-            _get_registered_backend_names,
-        )
-    except ImportError:
-        return False
-    return "XnnpackBackend" in _get_registered_backend_names()
-
-
-@pytest.mark.skipif(
-    not _runtime_has_xnnpack(),
-    reason="the Python extension does not register XnnpackBackend yet",
-)
-def test_runs_in_the_runtime():
-    from executorch.extension.pybindings.portable_lib import (
-        _load_for_executorch_from_buffer,
-    )
-
-    model, x = Split(), torch.randn(2, 3, 8, 8)
-    edge, _ = lower(model, (x,))
-    module = _load_for_executorch_from_buffer(edge.to_executorch().buffer)
-    (got,) = module.forward([x])
-    with torch.no_grad():
-        torch.testing.assert_close(got, model(x), rtol=1e-4, atol=1e-4)
 
 
 PTE_FIXTURE_DIR = os.path.join(_ROOT, "backends", "xnnpack", "test", "fixtures")

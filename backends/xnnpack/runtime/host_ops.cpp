@@ -26,6 +26,17 @@ size_t product(const Dims& dims, size_t begin, size_t end) {
   return p;
 }
 
+// Work smaller than this runs on the calling thread (a null pool):
+// dispatching to the pool's workers costs a wake-up and a barrier, which is
+// more than a few microseconds of work saves, and on a machine with more
+// runnable threads than cores each barrier can wait a scheduler time slice.
+constexpr size_t kMinParallelElements = size_t{1} << 15; // memory-bound ops
+constexpr size_t kMinParallelMacs = size_t{1} << 20;     // matrix products
+
+pthreadpool_t pool_for(size_t work, size_t min_work, pthreadpool_t pool) {
+  return work < min_work ? nullptr : pool;
+}
+
 void row_major_strides(const Dims& dims, size_t* strides) {
   size_t stride = 1;
   for (size_t i = dims.size(); i-- > 0;) {
@@ -116,7 +127,12 @@ void parallel_gather(const float* in,
                   Dims(out_dims.begin() + d + 1, out_dims.end()),
                   product(out_dims, d + 1, out_dims.size()),
                   out};
-  pthreadpool_parallelize_1d(pool, gather_slab, &task, out_dims[d], 0);
+  pthreadpool_parallelize_1d(
+      pool_for(task.slab * out_dims[d], kMinParallelElements, pool),
+      gather_slab,
+      &task,
+      out_dims[d],
+      0);
 }
 
 struct ElementwiseTask {
@@ -138,8 +154,12 @@ constexpr size_t kElementwiseTile = 4096;
 template <float (*F)(float)>
 void elementwise(const float* in, float* out, size_t n, pthreadpool_t pool) {
   ElementwiseTask task{in, out};
-  pthreadpool_parallelize_1d_tile_1d(
-      pool, elementwise_tile<F>, &task, n, kElementwiseTile, 0);
+  pthreadpool_parallelize_1d_tile_1d(pool_for(n, kMinParallelElements, pool),
+                                     elementwise_tile<F>,
+                                     &task,
+                                     n,
+                                     kElementwiseTile,
+                                     0);
 }
 
 float tanh_f32(float x) {
@@ -187,6 +207,7 @@ runtime::Error batch_matmul(const float* a,
                             size_t k,
                             size_t n,
                             pthreadpool_t pool) {
+  pool = pool_for(m * k * n, kMinParallelMacs, pool);
   for (size_t p = 0; p < batch; ++p) {
     xnn_operator_t op = nullptr;
     xnn_status status = xnn_create_fully_connected_nc_f32(
@@ -364,16 +385,22 @@ runtime::Error run_host_node(const xnnpack_graph::Node* node,
           inner,
           p->epsilon()};
       if (inner > 0) {
-        pthreadpool_parallelize_1d(
-            pool, layer_norm_row, &task, numel / inner, 0);
+        pthreadpool_parallelize_1d(pool_for(numel, kMinParallelElements, pool),
+                                   layer_norm_row,
+                                   &task,
+                                   numel / inner,
+                                   0);
       }
       break;
     }
     case NodeKind::safe_softmax: {
       SoftmaxTask task{in, out, in_info.dims.back()};
       if (task.inner > 0) {
-        pthreadpool_parallelize_1d(
-            pool, safe_softmax_row, &task, numel / task.inner, 0);
+        pthreadpool_parallelize_1d(pool_for(numel, kMinParallelElements, pool),
+                                   safe_softmax_row,
+                                   &task,
+                                   numel / task.inner,
+                                   0);
       }
       break;
     }

@@ -306,8 +306,14 @@ Error XnnpackExecutor::create_runtime(Step* step) {
     }
     ET_CHECK_OK_OR_RETURN_ERROR(define_node(subgraph.get(), i));
   }
-  status = xnn_create_runtime_v2(
-      subgraph.get(), threadpool_.get(), /*flags=*/0, &step->runtime);
+  // Workers sleep after the runtime's last operator instead of spinning:
+  // what follows (a host step, the rest of the method, the caller) often
+  // runs on the calling thread, and a spinning worker would compete with it
+  // for a core.
+  status = xnn_create_runtime_v2(subgraph.get(),
+                                 threadpool_.get(),
+                                 XNN_FLAG_YIELD_WORKERS,
+                                 &step->runtime);
   ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                            InvalidProgram,
                            "XNNPACK cannot create the runtime for nodes %zu "

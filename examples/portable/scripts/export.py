@@ -1,7 +1,10 @@
-"""Exports an example model to a `.pte` file with the portable kernels.
+"""Exports an example model to a `.pte` file, with the portable kernels or
+lowered to the XNNPACK delegate.
 
     python -m executorch.examples.portable.scripts.export --model_name cnn \
         --output_dir out/
+    python -m executorch.examples.portable.scripts.export -m mobilenet_v2 \
+        --delegate --output_dir out/      # writes mobilenet_v2_xnnpack_fp32.pte
 """
 
 import argparse
@@ -10,18 +13,40 @@ import os
 import torch
 
 from executorch.examples.models import MODELS, get_model
-from executorch.exir import ExecutorchBackendConfig, to_edge
+from executorch.exir import (
+    ExecutorchBackendConfig,
+    to_edge,
+    to_edge_transform_and_lower,
+)
 
 
-def export_to_pte(model_name: str, output_dir: str, segment_alignment: int) -> str:
-    """Exports `model_name` and returns the path of the written `.pte`."""
+def export_to_pte(
+    model_name: str, output_dir: str, segment_alignment: int, xnnpack: bool = False
+) -> str:
+    """Exports `model_name` and returns the path of the written `.pte`. With
+    `xnnpack`, what XnnpackPartitioner accepts is delegated to XNNPACK and
+    the partition report is printed."""
     model, example_inputs = get_model(model_name)
     exported = torch.export.export(model, example_inputs)
-    program = to_edge(exported).to_executorch(
+    if xnnpack:
+        # Imported here so that a portable-only export does not need the
+        # backend's Python package.
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+            XnnpackPartitioner,
+        )
+
+        partitioner = XnnpackPartitioner()
+        edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])
+        print(partitioner.report())
+        name = f"{model_name}_xnnpack_fp32.pte"
+    else:
+        edge = to_edge(exported)
+        name = f"{model_name}.pte"
+    program = edge.to_executorch(
         ExecutorchBackendConfig(segment_alignment=segment_alignment)
     )
     os.makedirs(output_dir, exist_ok=True)
-    path = os.path.join(output_dir, f"{model_name}.pte")
+    path = os.path.join(output_dir, name)
     program.save(path)
     return path
 
@@ -31,13 +56,21 @@ def main():
     parser.add_argument("-m", "--model_name", required=True, choices=sorted(MODELS))
     parser.add_argument("-o", "--output_dir", default=".")
     parser.add_argument(
+        "-d",
+        "--delegate",
+        action="store_true",
+        help="lower what XNNPACK supports to the XNNPACK delegate",
+    )
+    parser.add_argument(
         "--segment_alignment",
         type=int,
         default=128,
         help="alignment of data segments in the file (a power of two)",
     )
     args = parser.parse_args()
-    path = export_to_pte(args.model_name, args.output_dir, args.segment_alignment)
+    path = export_to_pte(
+        args.model_name, args.output_dir, args.segment_alignment, args.delegate
+    )
     print(f"Saved {path} ({os.path.getsize(path)} bytes)")
 
 

@@ -1,0 +1,309 @@
+"""Programs lowered with XnnpackPartitioner, run by our runtime (the Python
+extension, with XnnpackBackend registered) and compared with eager PyTorch:
+every op the partitioner delegates, partial delegation around an unsupported
+op, two separate delegated subgraphs, the example MobileNetV2 and ResNet-18
+fully delegated, thread counts, and executor_runner on a delegated .pte.
+
+Inputs are drawn from the ranges the ops see in real models: activations
+get pre-activation values spread over their saturating regions (N(0, 3)),
+sqrt gets positive magnitudes up to 100, divisors stay away from zero,
+softmax gets logits of spread 4, images are N(0, 1). Tolerances (fp32):
+1e-5 for data movement and exact elementwise ops; 1e-4 where XNNPACK uses
+polynomial approximations (sigmoid, elu, softmax, hardswish) or sums in
+another order (convolutions, matrix products, pooling); 2e-4 for whole
+networks, whose depth accumulates those differences."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+    XnnpackPartitioner,
+)
+from executorch.exir import to_edge_transform_and_lower
+from executorch.exir._serialize._flatbuffer import InstructionArguments
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_xnnpack_lowering import BINARY, UNARY, Lambda  # noqa: E402
+from test_xnnpack_partitioner import Split  # noqa: E402
+
+
+def _runtime_has_xnnpack() -> bool:
+    try:
+        from executorch.extension.pybindings.portable_lib import (
+            _get_registered_backend_names,
+        )
+    except ImportError:
+        return False
+    return "XnnpackBackend" in _get_registered_backend_names()
+
+
+pytestmark = pytest.mark.skipif(
+    not _runtime_has_xnnpack(),
+    reason="the Python extension is built without the XNNPACK backend",
+)
+
+F = torch.nn.functional
+
+
+def lower(model, inputs, **partitioner_options):
+    """Exports `model`, delegates what XNNPACK supports and returns the
+    ExecutorchProgramManager."""
+    ep = torch.export.export(model.eval(), tuple(inputs))
+    edge = to_edge_transform_and_lower(
+        ep, partitioner=[XnnpackPartitioner(**partitioner_options)]
+    )
+    return edge.to_executorch()
+
+
+def run(manager, inputs):
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
+    )
+
+    return _load_for_executorch_from_buffer(manager.buffer).forward(list(inputs))
+
+
+def delegate_calls_and_operators(manager):
+    """The number of DelegateCall instructions and the names of the
+    operators the program still calls on portable kernels."""
+    (plan,) = manager.executorch_program.executionPlan
+    calls = sum(
+        1
+        for chain in plan.chains
+        for i in chain.instructions
+        if i.instrArgsType == InstructionArguments.DelegateCall
+    )
+    return calls, [op.name for op in plan.operators]
+
+
+def check(model, inputs, tol, delegates=1, **partitioner_options):
+    """Runs `model` delegated through the runtime and compares every output
+    with eager; the program must consist of `delegates` delegate calls and
+    nothing else."""
+    manager = lower(model, inputs, **partitioner_options)
+    calls, operators = delegate_calls_and_operators(manager)
+    assert (calls, operators) == (delegates, [])
+    with torch.no_grad():
+        expected = model(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    outputs = run(manager, inputs)
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        torch.testing.assert_close(got, want, rtol=tol, atol=tol)
+
+
+# Inputs of the ops whose realistic domain is not N(0, 3).
+UNARY_INPUTS = {
+    "sqrt": lambda shape: torch.rand(shape) * 100,
+    "softmax": lambda shape: torch.randn(shape) * 4,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name):
+    fn, tol = UNARY[name]
+    shape = (2, 8, 6, 6)
+    x = UNARY_INPUTS.get(name, lambda s: torch.randn(s) * 3)(shape)
+    check(Lambda(fn), (x,), tol)
+
+
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary(name):
+    # A feature map and a per-channel operand (divisors away from zero).
+    a = torch.randn(2, 8, 5, 5)
+    b = (torch.rand(8, 1, 1) + 0.5) * torch.sign(torch.randn(8, 1, 1))
+    check(Lambda(BINARY[name]), (a, b), 1e-5)
+
+
+CONVOLUTIONS = {
+    "conv3x3": torch.nn.Conv2d(3, 16, 3, padding=1),
+    "conv_strided_dilated_grouped": torch.nn.Conv2d(
+        8, 16, 3, stride=2, padding=2, dilation=2, groups=2
+    ),
+    "depthwise": torch.nn.Conv2d(8, 8, 3, padding=1, groups=8),
+    "depthwise_multiplier": torch.nn.Conv2d(8, 16, 5, padding=2, groups=8),
+    "pointwise": torch.nn.Conv2d(8, 24, 1, bias=False),
+    "transposed": torch.nn.ConvTranspose2d(
+        8, 4, 3, stride=2, padding=1, output_padding=1
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONVOLUTIONS))
+def test_convolution(name):
+    conv = CONVOLUTIONS[name]
+    check(conv, (torch.randn(1, conv.in_channels, 12, 12),), 1e-4)
+
+
+LAYERS = {
+    "linear": (torch.nn.Linear(64, 32), (4, 64)),
+    "linear_3d": (torch.nn.Linear(64, 32), (2, 10, 64)),
+    "mm": (Lambda(lambda x: x @ torch.ones(64, 16) / 8), (4, 64)),
+    "bmm": (Lambda(lambda a: torch.bmm(a, a.transpose(1, 2))), (3, 10, 16)),
+    "max_pool": (torch.nn.MaxPool2d(3, 2, 1), (1, 8, 11, 11)),
+    "avg_pool": (torch.nn.AvgPool2d(2), (1, 8, 10, 10)),
+    "global_mean": (Lambda(lambda x: x.mean((2, 3), keepdim=True)), (1, 8, 7, 7)),
+    "batch_norm": (torch.nn.BatchNorm2d(8), (2, 8, 5, 5)),
+    "layer_norm": (torch.nn.LayerNorm(32), (2, 10, 32)),
+    "prelu": (torch.nn.PReLU(8), (1, 8, 5, 5)),
+    "upsample_bilinear": (
+        torch.nn.Upsample(scale_factor=2, mode="bilinear"),
+        (1, 8, 5, 5),
+    ),
+    "cat_permute_slice_pad": (
+        Lambda(
+            lambda x: F.pad(
+                torch.cat([x, x * 2], 1).permute(0, 2, 3, 1)[:, 1:4], (1, 1), value=0.5
+            )
+        ),
+        (2, 4, 5, 6),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_layer(name):
+    layer, shape = LAYERS[name]
+    if isinstance(layer, torch.nn.BatchNorm2d):
+        with torch.no_grad():
+            layer.running_mean.uniform_(-1, 1)
+            layer.running_var.uniform_(0.5, 2)
+    check(layer, (torch.randn(shape),), 1e-4)
+
+
+def test_partial_delegation_around_an_unsupported_op():
+    """conv -> relu | cumsum on portable kernels | linear -> tanh."""
+    model, x = Split(), torch.randn(2, 3, 8, 8)
+    manager = lower(model, (x,))
+    calls, operators = delegate_calls_and_operators(manager)
+    assert calls == 2
+    assert operators and all("cumsum" in op or "slice" in op for op in operators)
+    with torch.no_grad():
+        torch.testing.assert_close(
+            run(manager, (x,))[0], model(x), rtol=1e-4, atol=1e-4
+        )
+
+
+class TwoBranches(torch.nn.Module):
+    """Two independent delegated subgraphs whose outputs meet in an op
+    XNNPACK cannot run (an integer-valued sort)."""
+
+    def __init__(self):
+        super().__init__()
+        self.image = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.Hardswish()
+        )
+        self.sequence = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.GELU())
+
+    def forward(self, image, sequence):
+        a = self.image(image).mean((2, 3))
+        b = self.sequence(sequence).sum(1)
+        ranked = torch.sort(a, dim=1).values
+        return ranked + b, a
+
+
+def test_two_delegated_subgraphs_with_a_portable_op_between():
+    model = TwoBranches()
+    inputs = (torch.randn(2, 3, 6, 6), torch.randn(2, 5, 16))
+    manager = lower(model, inputs)
+    calls, operators = delegate_calls_and_operators(manager)
+    assert calls >= 2
+    assert any("sort" in op for op in operators)
+    assert not any("convolution" in op or "addmm" in op for op in operators)
+    with torch.no_grad():
+        expected = model(*inputs)
+    for got, want in zip(run(manager, inputs), expected):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_thread_counts_give_the_same_result(threads):
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(16, 8, 1)
+    )
+    check(model, (torch.randn(1, 3, 16, 16),), 1e-4, num_threads=threads)
+
+
+def test_host_kernels_split_across_threads():
+    """Operators the backend runs itself (Debian's XNNPACK lacks them)
+    split large tensors across the pool's threads; tensors this size (above
+    the backend's serial-work threshold) take that path."""
+    model = Lambda(
+        lambda x, y: (
+            torch.tanh(x),
+            F.gelu(x),
+            x.permute(0, 2, 3, 1),
+            x[:, 8:56] * 2,
+            F.layer_norm(x, (32,)),
+            torch.bmm(y, y.transpose(1, 2)),
+        )
+    )
+    inputs = (torch.randn(2, 64, 32, 32), torch.randn(4, 128, 64))
+    check(model, inputs, 1e-4, num_threads=2)
+
+
+@pytest.mark.parametrize("name", ["mobilenet_v2", "mobilenet_v3_small", "resnet18"])
+def test_example_models_fully_delegated(name):
+    """The example networks become one delegate call with no portable
+    operator left, and match eager (at 64x64, to keep the test fast)."""
+    from executorch.examples.models import get_model
+
+    model, _ = get_model(name)
+    check(model, (torch.randn(1, 3, 64, 64),), 2e-4)
+
+
+def test_example_transformer_encoder():
+    """Everything after the token embedding (a gather XNNPACK cannot run)
+    is one delegate call, and the logits match eager."""
+    from executorch.examples.models import get_model
+
+    model, (tokens,) = get_model("transformer_encoder")
+    manager = lower(model, (tokens,))
+    calls, operators = delegate_calls_and_operators(manager)
+    assert calls == 1
+    assert all("embedding" in op for op in operators), operators
+    with torch.no_grad():
+        expected = model(tokens)
+    torch.testing.assert_close(
+        run(manager, (tokens,))[0], expected, rtol=2e-4, atol=2e-4
+    )
+
+
+def test_executor_runner_runs_a_delegated_program(build_dir, tmp_path):
+    """The export script's --delegate output runs in executor_runner, whose
+    printed outputs match eager on its default inputs (ones)."""
+    from executorch.examples.models import get_model
+
+    runner = os.path.join(build_dir, "examples", "executor_runner", "executor_runner")
+    if not os.path.exists(runner):
+        pytest.skip(f"{runner} is not built")
+    export = subprocess.run(
+        [sys.executable, "-m", "executorch.examples.portable.scripts.export"]
+        + ["-m", "cnn", "--delegate", "-o", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert export.returncode == 0, export.stderr
+    assert "delegated partition" in export.stdout
+    result = subprocess.run(
+        [
+            runner,
+            "--model_path",
+            str(tmp_path / "cnn_xnnpack_fp32.pte"),
+            "--print_output",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(s for s in result.stdout.splitlines() if s.startswith("Output 0"))
+    values = [float(v) for v in line.split("= [")[1].rstrip("]").split(",")]
+    model, (x,) = get_model("cnn")
+    with torch.no_grad():
+        expected = model(torch.ones_like(x)).flatten()
+    torch.testing.assert_close(torch.tensor(values), expected, rtol=1e-4, atol=1e-4)
