@@ -33,12 +33,12 @@ void print_items(std::ostream& os, size_t count, PrintItem print_item) {
   const size_t edge = static_cast<size_t>(edge_items_of(os));
   os << "[";
   for (size_t i = 0; i < count; ++i) {
+    if (i > 0) {
+      os << ", ";
+    }
     if (count > 2 * edge && i == edge) {
       os << "..., ";
       i = count - edge;
-    }
-    if (i > 0) {
-      os << ", ";
     }
     print_item(i);
   }

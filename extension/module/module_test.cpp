@@ -204,9 +204,9 @@ TEST_F(ModuleTest, SetInputKeepsValuesForLaterRuns) {
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(floats(out->at(0)), (std::vector<float>{2, 3, 4, 5}));
   // None keeps the input set before.
-  out = module.forward(EValue());
-  ASSERT_TRUE(out.ok());
-  EXPECT_EQ(floats(out->at(0)), (std::vector<float>{2, 3, 4, 5}));
+  Result<std::vector<EValue>> again = module.forward(EValue());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(floats(again->at(0)), (std::vector<float>{2, 3, 4, 5}));
   TensorPtr y = make_tensor_ptr({2, 2}, std::vector<float>{0, 0, 0, 1});
   ASSERT_EQ(module.set_inputs("add_constant", {*y}), Error::Ok);
   Result<EValue> sum = module.get("add_constant");
@@ -239,9 +239,9 @@ TEST_F(ModuleTest, SetOutputWritesIntoCallerMemory) {
 
   TensorPtr result = empty({2, 2});
   ASSERT_EQ(module.set_output(*result), Error::Ok);
-  out = module.forward(*x_);
-  ASSERT_TRUE(out.ok());
-  EXPECT_EQ(out->at(0).toTensor().const_data_ptr(), result->const_data_ptr());
+  Result<std::vector<EValue>> into = module.forward(*x_);
+  ASSERT_TRUE(into.ok());
+  EXPECT_EQ(into->at(0).toTensor().const_data_ptr(), result->const_data_ptr());
   EXPECT_EQ(result->const_data_ptr<float>()[3], 5.f);
 
   TensorPtr small = empty({2});
@@ -252,7 +252,7 @@ TEST_F(ModuleTest, SetOutputWritesIntoCallerMemory) {
   EXPECT_EQ(module.set_output(*result, 1), Error::InvalidArgument);
   // A planned output keeps its planned memory.
   LogCapture planned_logs;
-  EXPECT_EQ(module.set_output("add_constant", *result), Error::InvalidArgument);
+  EXPECT_EQ(module.set_output("add_constant", *result), Error::InvalidState);
   EXPECT_TRUE(planned_logs.contains({"memory planned"}));
 }
 
