@@ -113,6 +113,11 @@ Error Module::load(Program::Verification verification) {
   return Error::Ok;
 }
 
+Result<size_t> Module::num_methods() {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  return program_->num_methods();
+}
+
 Result<std::unordered_set<std::string>> Module::method_names() {
   ET_CHECK_OK_OR_RETURN_ERROR(load());
   std::unordered_set<std::string> names;
@@ -249,6 +254,25 @@ Error Module::set_output(const std::string& method_name,
       tensor.mutable_data_ptr(), tensor.nbytes(), output_index);
 }
 
+Error Module::set_outputs(const std::string& method_name,
+                          const std::vector<EValue>& output_values) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  const size_t expected = (*loaded)->method->outputs_size();
+  ET_CHECK_OR_RETURN_ERROR(output_values.size() == expected,
+                           InvalidArgument,
+                           "Method '%s' has %zu outputs, got %zu",
+                           method_name.c_str(),
+                           expected,
+                           output_values.size());
+  for (size_t i = 0; i < output_values.size(); ++i) {
+    ET_CHECK_OK_OR_RETURN_ERROR(set_output(method_name, output_values[i], i));
+  }
+  return Error::Ok;
+}
+
 Result<std::vector<EValue>> Module::execute(
     const std::string& method_name, const std::vector<EValue>& input_values) {
   Result<LoadedMethod*> loaded = loaded_method(method_name);
@@ -279,9 +303,35 @@ Result<std::vector<EValue>> Module::execute(
                              i);
   }
   ET_CHECK_OK_OR_RETURN_ERROR(method.execute());
+  return get_outputs(method_name);
+}
+
+Result<std::vector<EValue>> Module::get_outputs(const std::string& method_name) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  Method& method = *(*loaded)->method;
   std::vector<EValue> outputs(method.outputs_size());
-  ET_CHECK_OK_OR_RETURN_ERROR(method.get_outputs(outputs.data(), outputs.size()));
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      method.get_outputs(outputs.data(), outputs.size()));
   return outputs;
+}
+
+Result<EValue> Module::get_output(const std::string& method_name,
+                                  size_t output_index) {
+  Result<std::vector<EValue>> outputs = get_outputs(method_name);
+  if (!outputs.ok()) {
+    return outputs.error();
+  }
+  ET_CHECK_OR_RETURN_ERROR(output_index < outputs->size(),
+                           InvalidArgument,
+                           "Method '%s' has %zu outputs; there is no output "
+                           "%zu",
+                           method_name.c_str(),
+                           outputs->size(),
+                           output_index);
+  return outputs->at(output_index);
 }
 
 Result<EValue> Module::get(const std::string& method_name,

@@ -92,6 +92,7 @@ class Module {
     return program_;
   }
 
+  ::executorch::runtime::Result<size_t> num_methods();
   ::executorch::runtime::Result<std::unordered_set<std::string>>
   method_names();
 
@@ -109,6 +110,14 @@ class Module {
   }
   bool is_method_loaded(const std::string& method_name) const {
     return methods_.count(method_name) != 0;
+  }
+  // Frees a loaded method and its memory (outputs it returned become
+  // invalid). False if it was not loaded.
+  bool unload_method(const std::string& method_name) {
+    return methods_.erase(method_name) != 0;
+  }
+  bool unload_forward() {
+    return unload_method("forward");
   }
 
   // Inputs, outputs and memory needs of `method_name`, without loading it.
@@ -194,6 +203,29 @@ class Module {
   ET_NODISCARD ::executorch::runtime::Error set_output(
       ::executorch::runtime::EValue output_value, size_t output_index = 0) {
     return set_output("forward", std::move(output_value), output_index);
+  }
+  // set_output for every output, in order; their count must match.
+  ET_NODISCARD ::executorch::runtime::Error set_outputs(
+      const std::string& method_name,
+      const std::vector<::executorch::runtime::EValue>& output_values);
+  ET_NODISCARD ::executorch::runtime::Error set_outputs(
+      const std::vector<::executorch::runtime::EValue>& output_values) {
+    return set_outputs("forward", output_values);
+  }
+
+  // The outputs of the last run of `method_name` (loading it if needed),
+  // without running it again.
+  ::executorch::runtime::Result<std::vector<::executorch::runtime::EValue>>
+  get_outputs(const std::string& method_name);
+  ::executorch::runtime::Result<std::vector<::executorch::runtime::EValue>>
+  get_outputs() {
+    return get_outputs("forward");
+  }
+  ::executorch::runtime::Result<::executorch::runtime::EValue> get_output(
+      const std::string& method_name, size_t output_index = 0);
+  ::executorch::runtime::Result<::executorch::runtime::EValue> get_output(
+      size_t output_index = 0) {
+    return get_output("forward", output_index);
   }
 
  private:

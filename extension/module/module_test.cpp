@@ -96,6 +96,10 @@ TEST_F(ModuleTest, LoadsLazilyAndListsMethods) {
   ASSERT_EQ(module.load_forward(), Error::Ok);
   EXPECT_TRUE(module.is_method_loaded("forward"));
   EXPECT_FALSE(module.is_method_loaded("add_constant"));
+  EXPECT_EQ(*module.num_methods(), 2u);
+  EXPECT_TRUE(module.unload_forward());
+  EXPECT_FALSE(module.is_method_loaded("forward"));
+  EXPECT_FALSE(module.unload_method("forward"));
 }
 
 TEST_F(ModuleTest, RunsMethodsInEveryLoadMode) {
@@ -238,11 +242,23 @@ TEST_F(ModuleTest, SetOutputWritesIntoCallerMemory) {
   EXPECT_EQ(floats(out->at(0)), (std::vector<float>{2, 3, 4, 5}));
 
   TensorPtr result = empty({2, 2});
-  ASSERT_EQ(module.set_output(*result), Error::Ok);
-  Result<std::vector<EValue>> into = module.forward(*x_);
+  ASSERT_EQ(module.set_outputs({result}), Error::Ok);
+  Result<std::vector<EValue>> into = module.forward(x_);
   ASSERT_TRUE(into.ok());
   EXPECT_EQ(into->at(0).toTensor().const_data_ptr(), result->const_data_ptr());
   EXPECT_EQ(result->const_data_ptr<float>()[3], 5.f);
+  // The last outputs, without running again.
+  Result<EValue> last = module.get_output();
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(last->toTensor().const_data_ptr(), result->const_data_ptr());
+  EXPECT_EQ(module.get_outputs()->size(), 1u);
+  {
+    LogCapture logs;
+    EXPECT_EQ(module.get_output(1).error(), Error::InvalidArgument);
+    EXPECT_TRUE(logs.contains({"has 1 outputs; there is no output 1"}));
+    EXPECT_EQ(module.set_outputs({result, result}), Error::InvalidArgument);
+    EXPECT_TRUE(logs.contains({"'forward' has 1 outputs, got 2"}));
+  }
 
   TensorPtr small = empty({2});
   LogCapture logs;
