@@ -10,11 +10,10 @@
 namespace {
 
 bool register_portable_ops_at_startup() {
-  const bool ok =
-      ::executorch::kernels::register_portable_kernels() ==
-          ::executorch::runtime::Error::Ok &&
-      ::executorch::kernels::register_prim_ops() ==
-          ::executorch::runtime::Error::Ok;
+  const bool ok = ::executorch::kernels::register_portable_kernels() ==
+                      ::executorch::runtime::Error::Ok &&
+                  ::executorch::kernels::register_prim_ops() ==
+                      ::executorch::runtime::Error::Ok;
   if (!ok) {
     ET_LOG(Error, "portable_ops_lib: registering the kernels failed");
   }

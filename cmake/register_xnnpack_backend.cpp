@@ -9,7 +9,7 @@ namespace {
 
 bool register_xnnpack_at_startup() {
   const bool ok = ::executorch::backends::xnnpack::register_xnnpack_backend() ==
-      ::executorch::runtime::Error::Ok;
+                  ::executorch::runtime::Error::Ok;
   if (!ok) {
     ET_LOG(Error, "xnnpack_backend: registering the backend failed");
   }

@@ -1,6 +1,7 @@
 // Loads a .pte with Module, runs one method and prints its outputs.
 //
-//   executorch_app MODEL.pte [--method NAME] [--input FILE]... [--output_prefix P]
+//   executorch_app MODEL.pte [--method NAME] [--input FILE]... [--output_prefix
+//   P]
 //
 // Each --input FILE holds the raw bytes of one tensor input, in order;
 // inputs not given are filled with ones. With --output_prefix, tensor output
@@ -126,8 +127,9 @@ int main(int argc, char** argv) {
       std::cerr << "error: input " << i << " is not a tensor\n";
       return 1;
     }
-    const std::string* file =
-        next_file < options.inputs.size() ? &options.inputs[next_file++] : nullptr;
+    const std::string* file = next_file < options.inputs.size()
+                                  ? &options.inputs[next_file++]
+                                  : nullptr;
     Result<TensorPtr> tensor = make_input(*meta->input_tensor_meta(i), i, file);
     if (!tensor.ok()) {
       return 1;
@@ -145,8 +147,8 @@ int main(int argc, char** argv) {
     const EValue& output = outputs->at(i);
     std::cout << "Output " << i << ": " << output << "\n";
     if (!options.output_prefix.empty() && output.isTensor() &&
-        !write_output(output, options.output_prefix + std::to_string(i) +
-                                  ".bin")) {
+        !write_output(output,
+                      options.output_prefix + std::to_string(i) + ".bin")) {
       std::cerr << "error: cannot write output " << i << "\n";
       return 1;
     }

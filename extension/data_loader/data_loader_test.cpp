@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
@@ -271,9 +271,13 @@ TEST(FileDescriptorDataLoaderTest, LoadsAlignedRangesAndClosesTheDescriptor) {
 }
 
 TEST(FileDescriptorDataLoaderTest, RejectsMalformedUrisAndBadDescriptors) {
-  for (const char* uri :
-       {"", "fd://3", "file:///3", "fd:///", "fd:///-1", "fd:///3x",
-        "fd:///99999999999"}) {
+  for (const char* uri : {"",
+                          "fd://3",
+                          "file:///3",
+                          "fd:///",
+                          "fd:///-1",
+                          "fd:///3x",
+                          "fd:///99999999999"}) {
     LogCapture logs;
     EXPECT_EQ(FileDescriptorDataLoader::fromFileDescriptorUri(uri).error(),
               Error::InvalidArgument)
@@ -306,13 +310,12 @@ TEST(FileDescriptorDataLoaderTest, RejectsMalformedUrisAndBadDescriptors) {
 
 TEST(SharedPtrDataLoaderTest, KeepsItsBytesAliveAndLoadsViews) {
   const std::vector<uint8_t> bytes = pattern(200);
-  std::shared_ptr<void> data(new uint8_t[200], [](void* p) {
-    delete[] static_cast<uint8_t*>(p);
-  });
+  std::shared_ptr<void> data(
+      new uint8_t[200], [](void* p) { delete[] static_cast<uint8_t*>(p); });
   std::memcpy(data.get(), bytes.data(), bytes.size());
   SharedPtrDataLoader loader(data, bytes.size());
   const void* raw = data.get();
-  data.reset();  // The loader's copy of the pointer keeps the bytes.
+  data.reset(); // The loader's copy of the pointer keeps the bytes.
   EXPECT_EQ(*loader.size(), 200u);
   expect_loads(loader, bytes, 0, 200);
   expect_loads(loader, bytes, 150, 50);

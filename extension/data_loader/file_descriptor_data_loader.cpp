@@ -41,8 +41,9 @@ int parse_fd_uri(const char* uri) {
 
 } // namespace
 
-Result<FileDescriptorDataLoader> FileDescriptorDataLoader::fromFileDescriptorUri(
-    const char* file_descriptor_uri, size_t alignment) {
+Result<FileDescriptorDataLoader>
+FileDescriptorDataLoader::fromFileDescriptorUri(const char* file_descriptor_uri,
+                                                size_t alignment) {
   ET_CHECK_OR_RETURN_ERROR(
       file_descriptor_uri != nullptr, InvalidArgument, "%s: null URI", kLoader);
   ET_CHECK_OR_RETURN_ERROR(internal::is_power_of_two(alignment),

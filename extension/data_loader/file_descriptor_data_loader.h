@@ -13,7 +13,8 @@
 namespace executorch {
 namespace extension {
 
-class FileDescriptorDataLoader final : public ::executorch::runtime::DataLoader {
+class FileDescriptorDataLoader final
+    : public ::executorch::runtime::DataLoader {
  public:
   // Adopts the descriptor named by `file_descriptor_uri` ("fd:///3"). Every
   // buffer load() returns starts at a multiple of `alignment`, a power of

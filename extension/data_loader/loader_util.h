@@ -47,7 +47,8 @@ ET_NODISCARD ::executorch::runtime::Result<OpenedFile> adopt_file(
 // Reads [offset, offset + size) of the file open as `fd` into a new heap
 // buffer that starts at a multiple of `alignment` (a power of two); the
 // returned FreeableBuffer frees it.
-ET_NODISCARD ::executorch::runtime::Result<::executorch::runtime::FreeableBuffer>
+ET_NODISCARD ::executorch::runtime::Result<
+    ::executorch::runtime::FreeableBuffer>
 read_aligned(const char* loader,
              int fd,
              const char* file_name,

@@ -73,9 +73,8 @@ void print_element(std::ostream& os, T value) {
 
 void print_tensor(std::ostream& os, const Tensor& tensor) {
   os << "tensor(sizes=";
-  print_items(os, tensor.sizes().size(), [&](size_t i) {
-    os << tensor.sizes()[i];
-  });
+  print_items(
+      os, tensor.sizes().size(), [&](size_t i) { os << tensor.sizes()[i]; });
   if (tensor.scalar_type() != ScalarType::Float) {
     os << ", dtype=" << ::executorch::runtime::toString(tensor.scalar_type());
   }
@@ -99,7 +98,8 @@ void print_tensor(std::ostream& os, const Tensor& tensor) {
 
 } // namespace
 
-std::ostream& operator<<(std::ostream& os, const evalue_edge_items& manipulator) {
+std::ostream& operator<<(std::ostream& os,
+                         const evalue_edge_items& manipulator) {
   os.iword(edge_items_slot()) = manipulator.edge_items_;
   return os;
 }

@@ -44,8 +44,9 @@ Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
   }
   using Mlock = MmapDataLoader::MlockConfig;
   const Mlock mlock = mode == Module::LoadMode::Mmap ? Mlock::NoMlock
-      : mode == Module::LoadMode::MmapUseMlock       ? Mlock::UseMlock
-                                                     : Mlock::UseMlockIgnoreErrors;
+                      : mode == Module::LoadMode::MmapUseMlock
+                          ? Mlock::UseMlock
+                          : Mlock::UseMlockIgnoreErrors;
   Result<MmapDataLoader> loader = MmapDataLoader::from(path.c_str(), mlock);
   if (!loader.ok()) {
     return loader.error();
@@ -138,8 +139,8 @@ Result<MethodMeta> Module::method_meta(const std::string& method_name) {
     std::string names;
     for (size_t i = 0; i < program_->num_methods(); ++i) {
       Result<const char*> name = program_->get_method_name(i);
-      names += (i == 0 ? "'" : ", '") + std::string(name.ok() ? *name : "?") +
-          "'";
+      names +=
+          (i == 0 ? "'" : ", '") + std::string(name.ok() ? *name : "?") + "'";
     }
     ET_LOG(Error,
            "Module: no method '%s' in the program; it has %s",
@@ -174,9 +175,9 @@ Error Module::load_method(const std::string& method_name,
     for (auto& buffer : loaded->planned_buffers) {
       loaded->planned_spans.emplace_back(buffer.data(), buffer.size());
     }
-    loaded->planned_memory = std::make_unique<HierarchicalAllocator>(
-        Span<Span<uint8_t>>(loaded->planned_spans.data(),
-                            loaded->planned_spans.size()));
+    loaded->planned_memory =
+        std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(
+            loaded->planned_spans.data(), loaded->planned_spans.size()));
     planned_memory = loaded->planned_memory.get();
   }
   loaded->memory_manager = std::make_unique<MemoryManager>(
@@ -306,7 +307,8 @@ Result<std::vector<EValue>> Module::execute(
   return get_outputs(method_name);
 }
 
-Result<std::vector<EValue>> Module::get_outputs(const std::string& method_name) {
+Result<std::vector<EValue>> Module::get_outputs(
+    const std::string& method_name) {
   Result<LoadedMethod*> loaded = loaded_method(method_name);
   if (!loaded.ok()) {
     return loaded.error();

@@ -93,8 +93,7 @@ class Module {
   }
 
   ::executorch::runtime::Result<size_t> num_methods();
-  ::executorch::runtime::Result<std::unordered_set<std::string>>
-  method_names();
+  ::executorch::runtime::Result<std::unordered_set<std::string>> method_names();
 
   // Loads `method_name` if it is not loaded yet. `planned_memory`, when
   // given, provides the method's planned buffers (it must outlive the
@@ -121,8 +120,8 @@ class Module {
   }
 
   // Inputs, outputs and memory needs of `method_name`, without loading it.
-  ::executorch::runtime::Result<::executorch::runtime::MethodMeta>
-  method_meta(const std::string& method_name);
+  ::executorch::runtime::Result<::executorch::runtime::MethodMeta> method_meta(
+      const std::string& method_name);
 
   // Sets the inputs, runs the method and returns its outputs. Tensor outputs
   // refer to the method's memory: they stay valid until the method runs

@@ -103,9 +103,9 @@ TEST_F(ModuleTest, LoadsLazilyAndListsMethods) {
 }
 
 TEST_F(ModuleTest, RunsMethodsInEveryLoadMode) {
-  for (Module::LoadMode mode :
-       {Module::LoadMode::File, Module::LoadMode::Mmap,
-        Module::LoadMode::MmapUseMlockIgnoreErrors}) {
+  for (Module::LoadMode mode : {Module::LoadMode::File,
+                                Module::LoadMode::Mmap,
+                                Module::LoadMode::MmapUseMlockIgnoreErrors}) {
     Module module(file_.path(), mode);
     Result<std::vector<EValue>> out = module.forward(*x_);
     ASSERT_TRUE(out.ok()) << static_cast<int>(mode);
@@ -134,7 +134,8 @@ TEST_F(ModuleTest, MissingFileIsNotFound) {
   EXPECT_EQ(module.forward(*x_).error(), Error::NotFound);
   EXPECT_EQ(module.method_names().error(), Error::NotFound);
   EXPECT_FALSE(module.is_loaded());
-  EXPECT_TRUE(logs.contains({"cannot open the program", "/nonexistent/model.pte"}));
+  EXPECT_TRUE(
+      logs.contains({"cannot open the program", "/nonexistent/model.pte"}));
 }
 
 TEST_F(ModuleTest, FileThatIsNotAProgramFailsToLoad) {
@@ -150,8 +151,8 @@ TEST_F(ModuleTest, WrongMethodNameListsTheMethods) {
   Module module(file_.path());
   LogCapture logs;
   EXPECT_EQ(module.execute("backward", *x_).error(), Error::InvalidArgument);
-  EXPECT_TRUE(logs.contains(
-      {"no method 'backward'", "'forward'", "'add_constant'"}));
+  EXPECT_TRUE(
+      logs.contains({"no method 'backward'", "'forward'", "'add_constant'"}));
   EXPECT_EQ(module.method_meta("backward").error(), Error::InvalidArgument);
   EXPECT_EQ(module.load_method("backward"), Error::InvalidArgument);
   EXPECT_FALSE(module.is_method_loaded("backward"));
@@ -180,15 +181,13 @@ TEST_F(ModuleTest, WrongInputDtypeOrShapeStatesExpectedAndActual) {
     TensorPtr ints = make_tensor_ptr({2, 2}, std::vector<int32_t>{1, 2, 3, 4});
     LogCapture logs;
     EXPECT_EQ(module.forward(*ints).error(), Error::InvalidArgument);
-    EXPECT_TRUE(
-        logs.contains({"input 0", "expected dtype Float", "got Int"}));
+    EXPECT_TRUE(logs.contains({"input 0", "expected dtype Float", "got Int"}));
   }
   {
     TensorPtr wide = make_tensor_ptr({2, 3}, std::vector<float>(6));
     LogCapture logs;
     EXPECT_EQ(module.forward(*wide).error(), Error::InvalidArgument);
-    EXPECT_TRUE(
-        logs.contains({"input 0", "dim 1", "expected size 2, got 3"}));
+    EXPECT_TRUE(logs.contains({"input 0", "dim 1", "expected size 2, got 3"}));
   }
   {
     TensorPtr flat = make_tensor_ptr({4}, std::vector<float>(4));
@@ -275,10 +274,9 @@ TEST_F(ModuleTest, SetOutputWritesIntoCallerMemory) {
 TEST_F(ModuleTest, RunsFromADataLoaderWithCallerAllocators) {
   const std::vector<uint8_t> bytes = two_method_program();
   std::vector<uint8_t> pool(64 * 1024);
-  Module module(
-      std::make_unique<BufferDataLoader>(bytes.data(), bytes.size()),
-      std::make_unique<executorch::runtime::MemoryAllocator>(pool.size(),
-                                                             pool.data()));
+  Module module(std::make_unique<BufferDataLoader>(bytes.data(), bytes.size()),
+                std::make_unique<executorch::runtime::MemoryAllocator>(
+                    pool.size(), pool.data()));
   Result<std::vector<EValue>> out = module.forward(*x_);
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(floats(out->at(0)), (std::vector<float>{2, 3, 4, 5}));

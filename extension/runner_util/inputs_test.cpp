@@ -29,9 +29,10 @@ class PrepareInputsTest : public ::testing::Test {
   void SetUp() override {
     register_test_kernels();
     program_.emplace(std::move(*Program::load(&loader_)));
-    memory_ = std::make_unique<ManagedMemory>(
-        *program_->method_meta("forward"));
-    Result<Method> method = program_->load_method("forward", memory_->manager());
+    memory_ =
+        std::make_unique<ManagedMemory>(*program_->method_meta("forward"));
+    Result<Method> method =
+        program_->load_method("forward", memory_->manager());
     ASSERT_TRUE(method.ok());
     method_.emplace(std::move(*method));
   }

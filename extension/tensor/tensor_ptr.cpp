@@ -64,10 +64,10 @@ std::vector<DimOrderType> dim_order_from_strides(
     const std::vector<StridesType>& strides) {
   std::vector<DimOrderType> order(strides.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](DimOrderType a,
-                                                   DimOrderType b) {
-    return strides[a] > strides[b];
-  });
+  std::stable_sort(
+      order.begin(), order.end(), [&](DimOrderType a, DimOrderType b) {
+        return strides[a] > strides[b];
+      });
   return order;
 }
 
@@ -98,11 +98,11 @@ void complete_layout(const std::vector<SizesType>& sizes,
     std::iota(dim_order.begin(), dim_order.end(), 0);
   }
   std::vector<StridesType> dense(rank);
-  ET_CHECK_MSG(::executorch::runtime::dim_order_to_stride(
-                   sizes.data(), dim_order.data(), rank, dense.data()) ==
-                   Error::Ok,
-               "make_tensor_ptr: dim_order is not a permutation of 0..%zu",
-               rank == 0 ? size_t(0) : rank - 1);
+  ET_CHECK_MSG(
+      ::executorch::runtime::dim_order_to_stride(
+          sizes.data(), dim_order.data(), rank, dense.data()) == Error::Ok,
+      "make_tensor_ptr: dim_order is not a permutation of 0..%zu",
+      rank == 0 ? size_t(0) : rank - 1);
   if (strides.empty()) {
     strides = std::move(dense);
     return;
@@ -199,7 +199,8 @@ TensorPtr clone_tensor_ptr(const Tensor& tensor) {
       tensor.shape_dynamism());
 }
 
-Error resize_tensor_ptr(TensorPtr& tensor, const std::vector<SizesType>& sizes) {
+Error resize_tensor_ptr(TensorPtr& tensor,
+                        const std::vector<SizesType>& sizes) {
   ET_CHECK_OR_RETURN_ERROR(
       tensor != nullptr, InvalidArgument, "resize_tensor_ptr: null TensorPtr");
   TensorImpl* impl = tensor->unsafeGetTensorImpl();
@@ -238,7 +239,7 @@ std::vector<uint8_t> convert_elements(const std::vector<T>& values,
   return bytes;
 }
 
-#define ET_INSTANTIATE_CONVERT(ctype, name) \
+#define ET_INSTANTIATE_CONVERT(ctype, name)              \
   template std::vector<uint8_t> convert_elements<ctype>( \
       const std::vector<ctype>&, ScalarType);
 ET_FORALL_SCALAR_TYPES(ET_INSTANTIATE_CONVERT)

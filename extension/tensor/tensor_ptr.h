@@ -218,8 +218,7 @@ inline TensorPtr clone_tensor_ptr(const TensorPtr& tensor) {
 // a rank or element count that does not fit; InvalidArgument for a negative
 // size.
 ET_NODISCARD ::executorch::runtime::Error resize_tensor_ptr(
-    TensorPtr& tensor,
-    const std::vector<::executorch::aten::SizesType>& sizes);
+    TensorPtr& tensor, const std::vector<::executorch::aten::SizesType>& sizes);
 
 } // namespace extension
 } // namespace executorch

@@ -69,9 +69,12 @@ TensorPtr empty_strided(std::vector<SizesType> sizes,
       sizes.data(), static_cast<ssize_t>(sizes.size()));
   ET_CHECK_MSG(numel >= 0, "empty: negative size");
   std::vector<uint8_t> bytes(static_cast<size_t>(numel) * element_size);
-  return make_tensor_ptr(
-      std::move(sizes), std::move(bytes), {}, std::move(strides), type,
-      dynamism);
+  return make_tensor_ptr(std::move(sizes),
+                         std::move(bytes),
+                         {},
+                         std::move(strides),
+                         type,
+                         dynamism);
 }
 
 TensorPtr empty_like(const TensorPtr& other,
@@ -91,13 +94,16 @@ TensorPtr full_strided(std::vector<SizesType> sizes,
   // Integers stay exact: they do not pass through double.
   if (fill_value.isFloatingPoint()) {
     const double value = fill_value.to<double>();
-    fill(tensor, [value] { return value; }, "full");
+    fill(
+        tensor, [value] { return value; }, "full");
   } else if (fill_value.isBoolean()) {
     const bool value = fill_value.to<bool>();
-    fill(tensor, [value] { return value; }, "full");
+    fill(
+        tensor, [value] { return value; }, "full");
   } else {
     const int64_t value = fill_value.to<int64_t>();
-    fill(tensor, [value] { return value; }, "full");
+    fill(
+        tensor, [value] { return value; }, "full");
   }
   return tensor;
 }
@@ -120,7 +126,8 @@ TensorPtr rand_strided(std::vector<SizesType> sizes,
   TensorPtr tensor =
       empty_strided(std::move(sizes), std::move(strides), type, dynamism);
   std::uniform_real_distribution<double> distribution(0.0, 1.0);
-  fill(tensor, [&] { return distribution(random_engine()); }, "rand");
+  fill(
+      tensor, [&] { return distribution(random_engine()); }, "rand");
   return tensor;
 }
 
@@ -138,7 +145,8 @@ TensorPtr randn_strided(std::vector<SizesType> sizes,
   TensorPtr tensor =
       empty_strided(std::move(sizes), std::move(strides), type, dynamism);
   std::normal_distribution<double> distribution(0.0, 1.0);
-  fill(tensor, [&] { return distribution(random_engine()); }, "randn");
+  fill(
+      tensor, [&] { return distribution(random_engine()); }, "randn");
   return tensor;
 }
 
@@ -162,7 +170,8 @@ TensorPtr randint_strided(int64_t low,
   TensorPtr tensor =
       empty_strided(std::move(sizes), std::move(strides), type, dynamism);
   std::uniform_int_distribution<int64_t> distribution(low, high - 1);
-  fill(tensor, [&] { return distribution(random_engine()); }, "randint");
+  fill(
+      tensor, [&] { return distribution(random_engine()); }, "randint");
   return tensor;
 }
 

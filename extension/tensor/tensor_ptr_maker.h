@@ -108,13 +108,12 @@ inline TensorPtr full(
   return full_strided(std::move(sizes), {}, fill_value, type, dynamism);
 }
 
-TensorPtr full_like(
-    const TensorPtr& other,
-    ::executorch::aten::Scalar fill_value,
-    ::executorch::aten::ScalarType type =
-        ::executorch::aten::ScalarType::Undefined,
-    ::executorch::aten::TensorShapeDynamism dynamism =
-        ::executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
+TensorPtr full_like(const TensorPtr& other,
+                    ::executorch::aten::Scalar fill_value,
+                    ::executorch::aten::ScalarType type =
+                        ::executorch::aten::ScalarType::Undefined,
+                    ::executorch::aten::TensorShapeDynamism dynamism =
+                        ::executorch::aten::TensorShapeDynamism::DYNAMIC_BOUND);
 
 // A 0-dimensional tensor holding `value`.
 inline TensorPtr scalar_tensor(

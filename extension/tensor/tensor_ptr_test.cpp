@@ -86,7 +86,8 @@ TEST(TensorPtrTest, DimOrderAndStridesDescribeOneLayout) {
       make_tensor_ptr({1, 2, 3, 4}, data, {}, {24, 1, 8, 2});
   EXPECT_EQ(dim_order_of(from_strides), (std::vector<uint8_t>{0, 2, 3, 1}));
   // The stride of a size-1 dimension is free.
-  TensorPtr size_one = make_tensor_ptr({1, 3}, std::vector<float>(3), {}, {7, 1});
+  TensorPtr size_one =
+      make_tensor_ptr({1, 3}, std::vector<float>(3), {}, {7, 1});
   EXPECT_EQ(strides_of(size_one), (std::vector<int32_t>{3, 1}));
 }
 
@@ -101,8 +102,8 @@ TEST(TensorPtrDeathTest, RejectsInconsistentArguments) {
                "dim_order has 1 entries for rank 2");
   EXPECT_DEATH(make_tensor_ptr({-1}, std::vector<float>{}), "is negative");
   EXPECT_DEATH(
-      make_tensor_ptr({2}, std::vector<uint8_t>{1, 2, 3}, {}, {},
-                      ScalarType::Short),
+      make_tensor_ptr(
+          {2}, std::vector<uint8_t>{1, 2, 3}, {}, {}, ScalarType::Short),
       "need 4 bytes, data has 3");
 }
 
@@ -132,7 +133,8 @@ TEST(TensorPtrTest, FromBlobWrapsCallerMemoryAndCallsTheDeleter) {
 TEST(TensorPtrTest, ViewSharesDataAndKeepsTheSourceAlive) {
   TensorPtr view;
   {
-    TensorPtr source = make_tensor_ptr({2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 6});
+    TensorPtr source =
+        make_tensor_ptr({2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 6});
     view = make_tensor_ptr(source, {3, 2});
     EXPECT_EQ(view->const_data_ptr(), source->const_data_ptr());
     EXPECT_EQ(strides_of(view), (std::vector<int32_t>{2, 1}));
@@ -166,10 +168,11 @@ TEST(TensorPtrTest, ResizeStaysWithinTheCreatedCapacity) {
   ASSERT_EQ(resize_tensor_ptr(t, {4, 4}), Error::Ok);
   EXPECT_EQ(resize_tensor_ptr(t, {5, 4}), Error::NotSupported);
   EXPECT_EQ(resize_tensor_ptr(t, {16}), Error::NotSupported);
-  TensorPtr unbound = zeros({2}, ScalarType::Float,
-                            TensorShapeDynamism::DYNAMIC_UNBOUND);
+  TensorPtr unbound =
+      zeros({2}, ScalarType::Float, TensorShapeDynamism::DYNAMIC_UNBOUND);
   EXPECT_EQ(resize_tensor_ptr(unbound, {3}), Error::NotSupported);
-  TensorPtr fixed = zeros({2, 2}, ScalarType::Float, TensorShapeDynamism::STATIC);
+  TensorPtr fixed =
+      zeros({2, 2}, ScalarType::Float, TensorShapeDynamism::STATIC);
   EXPECT_EQ(resize_tensor_ptr(fixed, {1, 2}), Error::NotSupported);
   EXPECT_EQ(resize_tensor_ptr(fixed, {2, 2}), Error::Ok);
 }
@@ -183,9 +186,10 @@ TEST(TensorPtrMakerTest, FilledFactories) {
   const int64_t big = (int64_t(1) << 62) + 1;
   EXPECT_EQ(values_of<int64_t>(full({2}, big, ScalarType::Long)),
             std::vector<int64_t>(2, big));
-  EXPECT_EQ(static_cast<float>(full({1}, 0.5, ScalarType::BFloat16)
-                                   ->const_data_ptr<BFloat16>()[0]),
-            0.5f);
+  EXPECT_EQ(
+      static_cast<float>(
+          full({1}, 0.5, ScalarType::BFloat16)->const_data_ptr<BFloat16>()[0]),
+      0.5f);
   EXPECT_EQ(values_of<bool>(full({2}, true, ScalarType::Bool)),
             std::vector<bool>(2, true));
   TensorPtr scalar = scalar_tensor(3.25);
@@ -197,16 +201,20 @@ TEST(TensorPtrMakerTest, FilledFactories) {
 TEST(TensorPtrMakerTest, LikeFactoriesCopySizesLayoutAndDtype) {
   TensorPtr source =
       make_tensor_ptr({1, 2, 2, 3}, std::vector<int32_t>(12), {0, 2, 3, 1});
-  for (const TensorPtr& t :
-       {empty_like(source), zeros_like(source), ones_like(source),
-        full_like(source, 9), rand_like(source, ScalarType::Float),
-        randn_like(source, ScalarType::Float), randint_like(source, 0, 5)}) {
+  for (const TensorPtr& t : {empty_like(source),
+                             zeros_like(source),
+                             ones_like(source),
+                             full_like(source, 9),
+                             rand_like(source, ScalarType::Float),
+                             randn_like(source, ScalarType::Float),
+                             randint_like(source, 0, 5)}) {
     EXPECT_EQ(sizes_of(t), sizes_of(source));
     EXPECT_EQ(dim_order_of(t), dim_order_of(source));
     EXPECT_EQ(strides_of(t), strides_of(source));
     EXPECT_NE(t->const_data_ptr(), source->const_data_ptr());
   }
-  EXPECT_EQ(values_of<int32_t>(full_like(source, 9)), std::vector<int32_t>(12, 9));
+  EXPECT_EQ(values_of<int32_t>(full_like(source, 9)),
+            std::vector<int32_t>(12, 9));
   EXPECT_EQ(ones_like(source)->scalar_type(), ScalarType::Int);
   TensorPtr as_double = zeros_like(source, ScalarType::Double);
   EXPECT_EQ(as_double->scalar_type(), ScalarType::Double);
@@ -237,7 +245,8 @@ TEST(TensorPtrMakerTest, RandomFactoriesFollowTheirDistributions) {
   EXPECT_NEAR(std::sqrt(square / n - mean * mean), 1.0, 0.05);
 
   std::set<int64_t> seen;
-  for (int64_t v : values_of<int64_t>(randint(-3, 4, {1000}, ScalarType::Long))) {
+  for (int64_t v :
+       values_of<int64_t>(randint(-3, 4, {1000}, ScalarType::Long))) {
     ASSERT_GE(v, -3);
     ASSERT_LT(v, 4);
     seen.insert(v);

@@ -7,8 +7,8 @@
 // holds it.
 
 #include <optional>
-#include <type_traits>
 #include <string_view>
+#include <type_traits>
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/tag.h>
@@ -88,7 +88,8 @@ class EValue {
             typename = std::enable_if_t<std::is_convertible<
                 decltype(*std::declval<const TensorPointer&>()),
                 const Tensor&>::value>>
-  /* implicit */ EValue(const TensorPointer& tensor) : EValue(Tensor(*tensor)) {}
+  /* implicit */ EValue(const TensorPointer& tensor)
+      : EValue(Tensor(*tensor)) {}
   EValue(const char* data, size_t size) : tag(Tag::String) {
     payload.as_string = std::string_view(data, size);
   }
