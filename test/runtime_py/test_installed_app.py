@@ -66,24 +66,56 @@ def from_memory_order(data, like):
     return flat.reshape(like.shape)
 
 
-@pytest.mark.parametrize("name", MODELS)
-def test_installed_app_matches_eager(app, tmp_path, name):
+def run_app(app, tmp_path, pte, inputs):
+    """Runs the app on `pte` and `inputs`; returns its stdout and outputs
+    (as tensors shaped like the eager ones)."""
     model = tmp_path / "model.pte"
-    model.write_bytes(export_with_ours(name))
-    inputs, expected = eager(name)
+    model.write_bytes(pte)
     args = [app, model, "--output_prefix", tmp_path / "out"]
     for i, tensor in enumerate(inputs):
         path = tmp_path / f"in{i}.bin"
         path.write_bytes(memory_order_bytes(tensor))
         args += ["--input", path]
-    result = run(*args)
-    assert result.stdout.count("Output ") == len(expected)
-    assert "tensor(sizes=" in result.stdout
-    actual = [
-        from_memory_order((tmp_path / f"out{i}.bin").read_bytes(), want)
-        for i, want in enumerate(expected)
-    ]
+    stdout = run(*args).stdout
+    count = len(list(tmp_path.glob("out*.bin")))
+    return stdout, [(tmp_path / f"out{i}.bin").read_bytes() for i in range(count)]
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_installed_app_matches_eager(app, export_pte, tmp_path, name):
+    inputs, expected = eager(name)
+    stdout, outputs = run_app(app, tmp_path, export_pte(name), inputs)
+    assert stdout.count("Output ") == len(expected)
+    assert "tensor(sizes=" in stdout
+    assert len(outputs) == len(expected)
+    actual = [from_memory_order(o, want) for o, want in zip(outputs, expected)]
     assert_matches(actual, expected)
+
+
+def test_installed_app_runs_an_xnnpack_delegate(app, tmp_path):
+    """xnnpack_backend from the package registers itself in the app."""
+    try:
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+            XnnpackPartitioner,
+        )
+        from executorch.exir import to_edge_transform_and_lower
+    except ImportError as e:
+        pytest.skip(f"XNNPACK lowering unavailable: {e}")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU()).eval()
+    inputs = (torch.randn(3, 8),)
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, inputs), partitioner=[XnnpackPartitioner()]
+    )
+    pte = edge.to_executorch().buffer
+    if b"XnnpackBackend" not in pte:
+        pytest.skip("nothing was delegated to XNNPACK")
+    _, outputs = run_app(app, tmp_path, pte, inputs)
+    expected = model(*inputs).detach()
+    # XNNPACK may reassociate the dot products.
+    torch.testing.assert_close(
+        from_memory_order(outputs[0], expected), expected, rtol=1e-4, atol=1e-4
+    )
 
 
 def test_installed_app_reports_bad_input(app, tmp_path):
