@@ -32,6 +32,18 @@ std::unique_ptr<MemoryAllocator> or_malloc(
   return std::make_unique<MallocMemoryAllocator>();
 }
 
+// How an Mmap load mode locks pages.
+MmapDataLoader::MlockConfig mlock_config(Module::LoadMode mode) {
+  switch (mode) {
+    case Module::LoadMode::MmapUseMlock:
+      return MmapDataLoader::MlockConfig::UseMlock;
+    case Module::LoadMode::MmapUseMlockIgnoreErrors:
+      return MmapDataLoader::MlockConfig::UseMlockIgnoreErrors;
+    default:
+      return MmapDataLoader::MlockConfig::NoMlock;
+  }
+}
+
 Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
                                                 Module::LoadMode mode) {
   if (mode == Module::LoadMode::File) {
@@ -42,12 +54,8 @@ Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
     return std::unique_ptr<DataLoader>(
         std::make_unique<FileDataLoader>(std::move(*loader)));
   }
-  using Mlock = MmapDataLoader::MlockConfig;
-  const Mlock mlock = mode == Module::LoadMode::Mmap ? Mlock::NoMlock
-                      : mode == Module::LoadMode::MmapUseMlock
-                          ? Mlock::UseMlock
-                          : Mlock::UseMlockIgnoreErrors;
-  Result<MmapDataLoader> loader = MmapDataLoader::from(path.c_str(), mlock);
+  Result<MmapDataLoader> loader =
+      MmapDataLoader::from(path.c_str(), mlock_config(mode));
   if (!loader.ok()) {
     return loader.error();
   }
