@@ -202,7 +202,10 @@ Error Module::load_method(const std::string& method_name,
   loaded->method = std::make_unique<Method>(std::move(*method));
   ET_CHECK_OK_OR_RETURN_ERROR(
       allocate_unplanned_outputs(*loaded->method, loaded->output_storage));
-  loaded->input_is_set.assign(loaded->method->inputs_size(), false);
+  // An input the program declares as None needs no value.
+  for (size_t i = 0; i < loaded->method->inputs_size(); ++i) {
+    loaded->input_is_set.push_back(loaded->method->get_input(i).isNone());
+  }
   methods_.emplace(method_name, std::move(loaded));
   return Error::Ok;
 }
