@@ -1,5 +1,5 @@
-# Installation: headers under include/executorch, static libraries, and a
-# CMake package (executorchConfig.cmake + executorchTargets.cmake) that
+# Installation: headers under include/executorch, static libraries,
+# executor_runner under bin/, and a CMake package (executorchConfig.cmake + executorchTargets.cmake) that
 # find_package(executorch) loads. Included last by the top-level
 # CMakeLists.txt, once every target exists.
 
@@ -41,6 +41,11 @@ install(
   EXPORT executorchTargets
   NAMESPACE executorch::
   DESTINATION ${EXECUTORCH_INSTALL_CMAKEDIR})
+
+# The command-line runner, when built.
+if(TARGET executor_runner)
+  install(TARGETS executor_runner RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 # Public headers keep their source paths: <executorch/runtime/...>. Tests,
 # test helpers and the Python bindings stay out.
