@@ -18,8 +18,9 @@ class FileDescriptorDataLoader final
  public:
   // Adopts the descriptor named by `file_descriptor_uri` ("fd:///3"). Every
   // buffer load() returns starts at a multiple of `alignment`, a power of
-  // two. InvalidArgument for a malformed URI; AccessFailed when the
-  // descriptor is not an open regular file.
+  // two. InvalidArgument for a malformed URI or alignment (the descriptor
+  // stays the caller's); AccessFailed when the descriptor is not open, or is
+  // not a regular file (then it is closed).
   ET_NODISCARD static ::executorch::runtime::Result<FileDescriptorDataLoader>
   fromFileDescriptorUri(const char* file_descriptor_uri,
                         size_t alignment = alignof(std::max_align_t));
