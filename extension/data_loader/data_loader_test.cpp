@@ -4,12 +4,15 @@
 #include <string>
 #include <vector>
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/data_loader/file_descriptor_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/data_loader/shared_ptr_data_loader.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/testing/log_capture.h>
 #include <executorch/runtime/testing/managed_memory.h>
@@ -19,7 +22,9 @@
 
 using executorch::extension::BufferDataLoader;
 using executorch::extension::FileDataLoader;
+using executorch::extension::FileDescriptorDataLoader;
 using executorch::extension::MmapDataLoader;
+using executorch::extension::SharedPtrDataLoader;
 using executorch::runtime::DataLoader;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
@@ -230,6 +235,95 @@ TEST(MmapDataLoaderTest, RejectsOutOfRangeLoadsAndMissingFiles) {
   EXPECT_TRUE(logs.contains({"MmapDataLoader", "/nonexistent/model.pte"}));
 }
 
+// "fd:///<n>" for a fresh read-only descriptor of `path`.
+std::string fd_uri(const char* path) {
+  const int fd = ::open(path, O_RDONLY);
+  EXPECT_GE(fd, 0);
+  return "fd:///" + std::to_string(fd);
+}
+
+// True while `fd` is an open descriptor.
+bool is_open(int fd) {
+  return ::fcntl(fd, F_GETFD) != -1;
+}
+
+TEST(FileDescriptorDataLoaderTest, LoadsAlignedRangesAndClosesTheDescriptor) {
+  const std::vector<uint8_t> bytes = pattern(5000);
+  TempFile file(bytes);
+  const std::string uri = fd_uri(file.path());
+  const int fd = std::stoi(uri.substr(6));
+  {
+    Result<FileDescriptorDataLoader> loader =
+        FileDescriptorDataLoader::fromFileDescriptorUri(uri.c_str(), 64);
+    ASSERT_TRUE(loader.ok());
+    FileDescriptorDataLoader moved(std::move(*loader));
+    EXPECT_EQ(*moved.size(), 5000u);
+    expect_loads(moved, bytes, 0, 5000);
+    expect_loads(moved, bytes, 4097, 3);
+    expect_loads(moved, bytes, 5000, 0);
+    Result<FreeableBuffer> buffer = moved.load(3, 10, kInfo);
+    ASSERT_TRUE(buffer.ok());
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(buffer->data()) % 64, 0u);
+    expect_rejects_bad_ranges(moved, 5000, uri);
+    EXPECT_TRUE(is_open(fd));
+  }
+  EXPECT_FALSE(is_open(fd));
+}
+
+TEST(FileDescriptorDataLoaderTest, RejectsMalformedUrisAndBadDescriptors) {
+  for (const char* uri : {"",
+                          "fd://3",
+                          "file:///3",
+                          "fd:///",
+                          "fd:///-1",
+                          "fd:///3x",
+                          "fd:///99999999999"}) {
+    LogCapture logs;
+    EXPECT_EQ(FileDescriptorDataLoader::fromFileDescriptorUri(uri).error(),
+              Error::InvalidArgument)
+        << uri;
+    EXPECT_TRUE(logs.contains({"fd:///<number>", std::string("'") + uri + "'"}))
+        << uri;
+  }
+  EXPECT_EQ(FileDescriptorDataLoader::fromFileDescriptorUri(nullptr).error(),
+            Error::InvalidArgument);
+  // A number that is not an open descriptor.
+  LogCapture logs;
+  EXPECT_EQ(
+      FileDescriptorDataLoader::fromFileDescriptorUri("fd:///987654").error(),
+      Error::AccessFailed);
+  EXPECT_TRUE(logs.contains({"'fd:///987654' is not an open file"}));
+  // A directory is not a file, and the adopted descriptor is closed.
+  const int dir_fd = ::open("/tmp", O_RDONLY);
+  ASSERT_GE(dir_fd, 0);
+  const std::string dir_uri = "fd:///" + std::to_string(dir_fd);
+  EXPECT_EQ(
+      FileDescriptorDataLoader::fromFileDescriptorUri(dir_uri.c_str()).error(),
+      Error::AccessFailed);
+  EXPECT_FALSE(is_open(dir_fd));
+  TempFile file(pattern(8));
+  const std::string uri = fd_uri(file.path());
+  EXPECT_EQ(
+      FileDescriptorDataLoader::fromFileDescriptorUri(uri.c_str(), 3).error(),
+      Error::InvalidArgument);
+}
+
+TEST(SharedPtrDataLoaderTest, KeepsItsBytesAliveAndLoadsViews) {
+  const std::vector<uint8_t> bytes = pattern(200);
+  std::shared_ptr<void> data(
+      new uint8_t[200], [](void* p) { delete[] static_cast<uint8_t*>(p); });
+  std::memcpy(data.get(), bytes.data(), bytes.size());
+  SharedPtrDataLoader loader(data, bytes.size());
+  const void* raw = data.get();
+  data.reset(); // The loader's copy of the pointer keeps the bytes.
+  EXPECT_EQ(*loader.size(), 200u);
+  expect_loads(loader, bytes, 0, 200);
+  expect_loads(loader, bytes, 150, 50);
+  EXPECT_EQ(loader.load(7, 3, kInfo)->data(),
+            static_cast<const uint8_t*>(raw) + 7);
+  expect_rejects_bad_ranges(loader, 200, "buffer");
+}
+
 // Each loader can serve a Program: load it from a file and run a method.
 template <typename MakeLoader>
 void expect_program_runs(MakeLoader make_loader) {
@@ -252,6 +346,13 @@ void expect_program_runs(MakeLoader make_loader) {
 TEST(DataLoaderProgramTest, FileDataLoaderServesAProgram) {
   expect_program_runs(
       [](const char* path) { return FileDataLoader::from(path); });
+}
+
+TEST(DataLoaderProgramTest, FileDescriptorDataLoaderServesAProgram) {
+  expect_program_runs([](const char* path) {
+    return FileDescriptorDataLoader::fromFileDescriptorUri(
+        fd_uri(path).c_str());
+  });
 }
 
 TEST(DataLoaderProgramTest, MmapDataLoaderServesAProgram) {

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include <executorch/runtime/core/exec_aten/exec_aten.h>
 #include <executorch/runtime/core/tag.h>
@@ -80,6 +81,15 @@ class EValue {
   /* implicit */ EValue(Tensor t) : tag(Tag::Tensor) {
     new (&payload.as_tensor) Tensor(t);
   }
+  // From anything that dereferences to a Tensor, such as the smart pointer
+  // extension::TensorPtr: the EValue refers to the pointed-to tensor, which
+  // must outlive it.
+  template <typename TensorPointer,
+            typename = std::enable_if_t<std::is_convertible<
+                decltype(*std::declval<const TensorPointer&>()),
+                const Tensor&>::value>>
+  /* implicit */ EValue(const TensorPointer& tensor)
+      : EValue(Tensor(*tensor)) {}
   EValue(const char* data, size_t size) : tag(Tag::String) {
     payload.as_string = std::string_view(data, size);
   }

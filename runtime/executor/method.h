@@ -2,8 +2,13 @@
 
 // Method: one loaded, executable entry point of a Program. It owns nothing:
 // its values, tensors and kernel table live in the MemoryManager's
-// allocators. A Method is used by one thread at a time; several Methods of
-// one Program may run concurrently on different threads.
+// allocators.
+//
+// Threading contract: a Method is used by one thread at a time (it has no
+// locks: set_input, execute and get_output mutate its state). Several
+// Methods of one shared Program, even of the same method name, may run
+// concurrently on different threads when each has its own MemoryManager;
+// see program.h.
 
 #include <cstddef>
 

@@ -1,8 +1,16 @@
 #pragma once
 
 // Program: a loaded .pte file. load() checks the header and verifies the
-// flatbuffer; after that the Program is immutable and may be shared by
-// several threads, each loading and running its own Methods.
+// flatbuffer; after that the Program is immutable.
+//
+// Threading contract: a loaded Program may be shared by any number of
+// threads. Each thread calls load_method() with a MemoryManager of its own
+// (method allocator, planned buffers, temp allocator) and runs the Method it
+// gets; no two threads use one Method or one MemoryManager at the same time.
+// The DataLoader must allow concurrent loads (the loaders in
+// extension/data_loader do). Kernels and backends are registered once,
+// before the threads start. extension/module/shared_program_thread_test.cpp
+// checks this, also under ThreadSanitizer (scripts/tsan_test.sh).
 
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,84 @@
+# Installation: headers under include/executorch, static libraries,
+# executor_runner under bin/, and a CMake package (executorchConfig.cmake + executorchTargets.cmake) that
+# find_package(executorch) loads. Included last by the top-level
+# CMakeLists.txt, once every target exists.
+
+include(CMakePackageConfigHelpers)
+include(GNUInstallDirs)
+
+set(EXECUTORCH_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/executorch)
+set(EXECUTORCH_INSTALL_SHAREDIR ${CMAKE_INSTALL_DATADIR}/executorch)
+
+# The runtime core is exported as executorch::executorch, upstream's name.
+set_target_properties(executorch_core PROPERTIES EXPORT_NAME executorch)
+
+set(_executorch_installed_targets
+    executorch_core
+    program_schema
+    executorch_codegen_unboxing
+    portable_kernels_impl
+    portable_kernels
+    prim_ops
+    extension_data_loader
+    extension_evalue_util
+    extension_memory_allocator
+    extension_module
+    extension_runner_util
+    extension_tensor
+    xnnpack_backend
+    xnnpack_schema)
+set(_executorch_export_targets)
+foreach(_target IN LISTS _executorch_installed_targets)
+  if(TARGET ${_target})
+    list(APPEND _executorch_export_targets ${_target})
+  endif()
+endforeach()
+install(
+  TARGETS ${_executorch_export_targets}
+  EXPORT executorchTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(
+  EXPORT executorchTargets
+  NAMESPACE executorch::
+  DESTINATION ${EXECUTORCH_INSTALL_CMAKEDIR})
+
+# The command-line runner, when built.
+if(TARGET executor_runner)
+  install(TARGETS executor_runner RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+# Public headers keep their source paths: <executorch/runtime/...>. Tests,
+# test helpers and the Python bindings stay out.
+foreach(_dir runtime extension kernels backends)
+  install(
+    DIRECTORY ${CMAKE_SOURCE_DIR}/${_dir}
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/executorch
+    FILES_MATCHING
+    PATTERN "*.h"
+    PATTERN "testing" EXCLUDE
+    PATTERN "test" EXCLUDE
+    PATTERN "pybindings" EXCLUDE
+    PATTERN "__pycache__" EXCLUDE)
+endforeach()
+# Headers generated from the program schema, used by the core's sources.
+install(DIRECTORY ${CMAKE_BINARY_DIR}/generated/executorch/schema
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/executorch)
+
+# Startup registration sources, compiled into the consuming app.
+install(FILES ${CMAKE_SOURCE_DIR}/cmake/register_portable_ops.cpp
+              ${CMAKE_SOURCE_DIR}/cmake/register_xnnpack_backend.cpp
+        DESTINATION ${EXECUTORCH_INSTALL_SHAREDIR})
+
+configure_package_config_file(
+  ${CMAKE_SOURCE_DIR}/cmake/executorchConfig.cmake.in
+  ${CMAKE_BINARY_DIR}/executorchConfig.cmake
+  INSTALL_DESTINATION ${EXECUTORCH_INSTALL_CMAKEDIR}
+  PATH_VARS EXECUTORCH_INSTALL_SHAREDIR)
+write_basic_package_version_file(
+  ${CMAKE_BINARY_DIR}/executorchConfigVersion.cmake
+  VERSION 1.0.0
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/executorchConfig.cmake
+              ${CMAKE_BINARY_DIR}/executorchConfigVersion.cmake
+        DESTINATION ${EXECUTORCH_INSTALL_CMAKEDIR})

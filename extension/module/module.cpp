@@ -1,0 +1,364 @@
+#include <executorch/extension/module/module.h>
+
+#include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
+#include <executorch/extension/runner_util/output_buffers.h>
+
+using ::executorch::runtime::DataLoader;
+using ::executorch::runtime::Error;
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::EventTracer;
+using ::executorch::runtime::HierarchicalAllocator;
+using ::executorch::runtime::MemoryAllocator;
+using ::executorch::runtime::MemoryManager;
+using ::executorch::runtime::Method;
+using ::executorch::runtime::MethodMeta;
+using ::executorch::runtime::Program;
+using ::executorch::runtime::Result;
+using ::executorch::runtime::Span;
+
+namespace executorch {
+namespace extension {
+
+namespace {
+
+// The allocator given, or a heap-backed one.
+std::unique_ptr<MemoryAllocator> or_malloc(
+    std::unique_ptr<MemoryAllocator> allocator) {
+  if (allocator) {
+    return allocator;
+  }
+  return std::make_unique<MallocMemoryAllocator>();
+}
+
+// How an Mmap load mode locks pages.
+MmapDataLoader::MlockConfig mlock_config(Module::LoadMode mode) {
+  switch (mode) {
+    case Module::LoadMode::MmapUseMlock:
+      return MmapDataLoader::MlockConfig::UseMlock;
+    case Module::LoadMode::MmapUseMlockIgnoreErrors:
+      return MmapDataLoader::MlockConfig::UseMlockIgnoreErrors;
+    default:
+      return MmapDataLoader::MlockConfig::NoMlock;
+  }
+}
+
+Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
+                                                Module::LoadMode mode) {
+  if (mode == Module::LoadMode::File) {
+    Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
+    if (!loader.ok()) {
+      return loader.error();
+    }
+    return std::unique_ptr<DataLoader>(
+        std::make_unique<FileDataLoader>(std::move(*loader)));
+  }
+  Result<MmapDataLoader> loader =
+      MmapDataLoader::from(path.c_str(), mlock_config(mode));
+  if (!loader.ok()) {
+    return loader.error();
+  }
+  return std::unique_ptr<DataLoader>(
+      std::make_unique<MmapDataLoader>(std::move(*loader)));
+}
+
+} // namespace
+
+Module::Module(const std::string& file_path, LoadMode load_mode)
+    : file_path_(file_path),
+      load_mode_(load_mode),
+      memory_allocator_(or_malloc(nullptr)),
+      temp_allocator_(or_malloc(nullptr)) {}
+
+Module::Module(std::unique_ptr<DataLoader> data_loader,
+               std::unique_ptr<MemoryAllocator> memory_allocator,
+               std::unique_ptr<MemoryAllocator> temp_allocator)
+    : data_loader_(std::move(data_loader)),
+      memory_allocator_(or_malloc(std::move(memory_allocator))),
+      temp_allocator_(or_malloc(std::move(temp_allocator))) {}
+
+Module::Module(std::shared_ptr<Program> program,
+               std::unique_ptr<MemoryAllocator> memory_allocator,
+               std::unique_ptr<MemoryAllocator> temp_allocator)
+    : program_(std::move(program)),
+      memory_allocator_(or_malloc(std::move(memory_allocator))),
+      temp_allocator_(or_malloc(std::move(temp_allocator))) {}
+
+// Methods refer to the program and the allocators: they go first.
+Module::~Module() {
+  methods_.clear();
+}
+
+Error Module::load(Program::Verification verification) {
+  if (is_loaded()) {
+    return Error::Ok;
+  }
+  if (!data_loader_) {
+    Result<std::unique_ptr<DataLoader>> loader =
+        open_loader(file_path_, load_mode_);
+    if (!loader.ok()) {
+      ET_LOG(Error,
+             "Module: cannot open the program '%s' (error 0x%x)",
+             file_path_.c_str(),
+             static_cast<unsigned>(loader.error()));
+      return loader.error();
+    }
+    data_loader_ = std::move(*loader);
+  }
+  Result<Program> program = Program::load(data_loader_.get(), verification);
+  if (!program.ok()) {
+    ET_LOG(Error,
+           "Module: '%s' is not a loadable program (error 0x%x)",
+           file_path_.empty() ? "(data loader)" : file_path_.c_str(),
+           static_cast<unsigned>(program.error()));
+    return program.error();
+  }
+  // The program reads through the loader for as long as it lives, so the
+  // program's owner (perhaps another Module) keeps the loader alive too.
+  program_ = std::shared_ptr<Program>(
+      new Program(std::move(*program)),
+      [loader = data_loader_](Program* p) { delete p; });
+  return Error::Ok;
+}
+
+Result<size_t> Module::num_methods() {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  return program_->num_methods();
+}
+
+Result<std::unordered_set<std::string>> Module::method_names() {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  std::unordered_set<std::string> names;
+  for (size_t i = 0; i < program_->num_methods(); ++i) {
+    Result<const char*> name = program_->get_method_name(i);
+    if (!name.ok()) {
+      return name.error();
+    }
+    names.emplace(*name);
+  }
+  return names;
+}
+
+Result<MethodMeta> Module::method_meta(const std::string& method_name) {
+  ET_CHECK_OK_OR_RETURN_ERROR(load());
+  Result<MethodMeta> meta = program_->method_meta(method_name.c_str());
+  if (!meta.ok()) {
+    std::string names;
+    for (size_t i = 0; i < program_->num_methods(); ++i) {
+      Result<const char*> name = program_->get_method_name(i);
+      names +=
+          (i == 0 ? "'" : ", '") + std::string(name.ok() ? *name : "?") + "'";
+    }
+    ET_LOG(Error,
+           "Module: no method '%s' in the program; it has %s",
+           method_name.c_str(),
+           names.empty() ? "none" : names.c_str());
+  }
+  return meta;
+}
+
+Error Module::load_method(const std::string& method_name,
+                          HierarchicalAllocator* planned_memory,
+                          EventTracer* event_tracer) {
+  if (is_method_loaded(method_name)) {
+    return Error::Ok;
+  }
+  Result<MethodMeta> meta = method_meta(method_name);
+  if (!meta.ok()) {
+    return meta.error();
+  }
+  auto loaded = std::make_unique<LoadedMethod>();
+  if (planned_memory == nullptr) {
+    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+      Result<int64_t> size = meta->memory_planned_buffer_size(i);
+      ET_CHECK_OR_RETURN_ERROR(size.ok() && *size >= 0,
+                               InvalidProgram,
+                               "Method '%s': planned buffer %zu has no valid "
+                               "size",
+                               method_name.c_str(),
+                               i);
+      loaded->planned_buffers.emplace_back(static_cast<size_t>(*size));
+    }
+    for (auto& buffer : loaded->planned_buffers) {
+      loaded->planned_spans.emplace_back(buffer.data(), buffer.size());
+    }
+    loaded->planned_memory =
+        std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(
+            loaded->planned_spans.data(), loaded->planned_spans.size()));
+    planned_memory = loaded->planned_memory.get();
+  }
+  loaded->memory_manager = std::make_unique<MemoryManager>(
+      memory_allocator_.get(), planned_memory, temp_allocator_.get());
+  Result<Method> method = program_->load_method(
+      method_name.c_str(), loaded->memory_manager.get(), event_tracer);
+  if (!method.ok()) {
+    ET_LOG(Error,
+           "Module: loading method '%s' failed (error 0x%x)",
+           method_name.c_str(),
+           static_cast<unsigned>(method.error()));
+    return method.error();
+  }
+  loaded->method = std::make_unique<Method>(std::move(*method));
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      allocate_unplanned_outputs(*loaded->method, loaded->output_storage));
+  // An input the program declares as None needs no value.
+  for (size_t i = 0; i < loaded->method->inputs_size(); ++i) {
+    loaded->input_is_set.push_back(loaded->method->get_input(i).isNone());
+  }
+  methods_.emplace(method_name, std::move(loaded));
+  return Error::Ok;
+}
+
+Result<Module::LoadedMethod*> Module::loaded_method(
+    const std::string& method_name) {
+  ET_CHECK_OK_OR_RETURN_ERROR(load_method(method_name));
+  return methods_.at(method_name).get();
+}
+
+Error Module::set_input(const std::string& method_name,
+                        const EValue& input_value,
+                        size_t input_index) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      (*loaded)->method->set_input(input_value, input_index));
+  (*loaded)->input_is_set[input_index] = true;
+  return Error::Ok;
+}
+
+Error Module::set_inputs(const std::string& method_name,
+                         const std::vector<EValue>& input_values) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  const size_t expected = (*loaded)->method->inputs_size();
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() == expected,
+                           InvalidArgument,
+                           "Method '%s' takes %zu inputs, got %zu",
+                           method_name.c_str(),
+                           expected,
+                           input_values.size());
+  for (size_t i = 0; i < input_values.size(); ++i) {
+    ET_CHECK_OK_OR_RETURN_ERROR(set_input(method_name, input_values[i], i));
+  }
+  return Error::Ok;
+}
+
+Error Module::set_output(const std::string& method_name,
+                         EValue output_value,
+                         size_t output_index) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  ET_CHECK_OR_RETURN_ERROR(output_value.isTensor(),
+                           InvalidArgument,
+                           "Method '%s' output %zu: set_output takes a "
+                           "tensor to write into",
+                           method_name.c_str(),
+                           output_index);
+  const auto& tensor = output_value.toTensor();
+  return (*loaded)->method->set_output_data_ptr(
+      tensor.mutable_data_ptr(), tensor.nbytes(), output_index);
+}
+
+Error Module::set_outputs(const std::string& method_name,
+                          const std::vector<EValue>& output_values) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  const size_t expected = (*loaded)->method->outputs_size();
+  ET_CHECK_OR_RETURN_ERROR(output_values.size() == expected,
+                           InvalidArgument,
+                           "Method '%s' has %zu outputs, got %zu",
+                           method_name.c_str(),
+                           expected,
+                           output_values.size());
+  for (size_t i = 0; i < output_values.size(); ++i) {
+    ET_CHECK_OK_OR_RETURN_ERROR(set_output(method_name, output_values[i], i));
+  }
+  return Error::Ok;
+}
+
+Result<std::vector<EValue>> Module::execute(
+    const std::string& method_name, const std::vector<EValue>& input_values) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  Method& method = *(*loaded)->method;
+  const std::vector<bool>& is_set = (*loaded)->input_is_set;
+  ET_CHECK_OR_RETURN_ERROR(input_values.size() <= method.inputs_size(),
+                           InvalidArgument,
+                           "Method '%s' takes %zu inputs, got %zu",
+                           method_name.c_str(),
+                           method.inputs_size(),
+                           input_values.size());
+  for (size_t i = 0; i < input_values.size(); ++i) {
+    if (!input_values[i].isNone()) {
+      ET_CHECK_OK_OR_RETURN_ERROR(set_input(method_name, input_values[i], i));
+    }
+  }
+  for (size_t i = 0; i < is_set.size(); ++i) {
+    ET_CHECK_OR_RETURN_ERROR(is_set[i],
+                             InvalidArgument,
+                             "Method '%s' takes %zu inputs, got %zu: input "
+                             "%zu was neither given nor set with set_input",
+                             method_name.c_str(),
+                             method.inputs_size(),
+                             input_values.size(),
+                             i);
+  }
+  ET_CHECK_OK_OR_RETURN_ERROR(method.execute());
+  return get_outputs(method_name);
+}
+
+Result<std::vector<EValue>> Module::get_outputs(
+    const std::string& method_name) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  Method& method = *(*loaded)->method;
+  std::vector<EValue> outputs(method.outputs_size());
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      method.get_outputs(outputs.data(), outputs.size()));
+  return outputs;
+}
+
+Result<EValue> Module::get_output(const std::string& method_name,
+                                  size_t output_index) {
+  Result<std::vector<EValue>> outputs = get_outputs(method_name);
+  if (!outputs.ok()) {
+    return outputs.error();
+  }
+  ET_CHECK_OR_RETURN_ERROR(output_index < outputs->size(),
+                           InvalidArgument,
+                           "Method '%s' has %zu outputs; there is no output "
+                           "%zu",
+                           method_name.c_str(),
+                           outputs->size(),
+                           output_index);
+  return outputs->at(output_index);
+}
+
+Result<EValue> Module::get(const std::string& method_name,
+                           const std::vector<EValue>& input_values) {
+  Result<std::vector<EValue>> outputs = execute(method_name, input_values);
+  if (!outputs.ok()) {
+    return outputs.error();
+  }
+  ET_CHECK_OR_RETURN_ERROR(!outputs->empty(),
+                           InvalidArgument,
+                           "Method '%s' has no outputs to get",
+                           method_name.c_str());
+  return outputs->front();
+}
+
+} // namespace extension
+} // namespace executorch

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds the shared-Program thread test (extension/module/
+# shared_program_thread_test.cpp) and what it links with ThreadSanitizer, in
+# a build directory of its own, and runs it. Any data race fails the run.
+# Usage: scripts/tsan_test.sh [build dir, default build-tsan]
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${1:-$repo_root/build-tsan}"
+
+cmake -S "$repo_root" -B "$build_dir" -DEXECUTORCH_SANITIZE=thread \
+  -DEXECUTORCH_BUILD_PYBIND=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build_dir" --target extension_module_thread_test -j2
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  "$build_dir/extension/module/extension_module_thread_test"
