@@ -13,6 +13,7 @@ from typing import Callable, Iterable, List, Optional, Tuple
 
 import torch
 
+from executorch.exir import control_flow
 from executorch.exir.tensor import TensorSpec
 
 PLANNED_MEM_ID = 1
@@ -37,6 +38,31 @@ def _overlap(a: TensorSpec, b: TensorSpec) -> bool:
     return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
 
 
+def loop_ranges(nodes: List[torch.fx.Node]) -> List[Tuple[int, int]]:
+    """[label index, jump index] of each loop of a lowered graph: a jump to
+    a label placed before it runs the nodes in between again."""
+    labels = {}
+    loops = []
+    for index, node in enumerate(nodes):
+        if node.op != "call_function":
+            continue
+        if node.target is control_flow.label:
+            labels[node.args[0]] = index
+        elif control_flow.is_jump(node) and node.args[-1] in labels:
+            loops.append((labels[node.args[-1]], index))
+    return loops
+
+
+def _keep_alive_through_loops(specs, loops) -> None:
+    """A tensor defined before a loop and used in it is read again by later
+    iterations: it lives until the loop's last node. (One defined in the
+    loop is written again before each iteration's uses.)"""
+    for start, end in loops:
+        for spec in specs:
+            if spec.lifetime[0] < start <= spec.lifetime[1]:
+                spec.lifetime[1] = max(spec.lifetime[1], end)
+
+
 def collect_planned_specs(
     graph_module: torch.fx.GraphModule,
     alloc_graph_input: bool = True,
@@ -49,7 +75,9 @@ def collect_planned_specs(
     Graph inputs are live from the start (the caller writes them before the
     first instruction), graph outputs until the end (the caller reads them
     after the last), mutable buffers throughout (their memory holds state
-    from one call to the next).
+    from one call to the next). Control flow lowered to jumps is laid out
+    in the order it runs: forward jumps only skip nodes, and values used in
+    a loop are kept alive through it.
     """
     nodes = list(graph_module.graph.nodes)
     end = len(nodes) - 1
@@ -77,6 +105,7 @@ def collect_planned_specs(
                 touch(spec, end if node.op == "output" else index)
                 if node.op == "output":
                     outputs.add(id(spec))
+    _keep_alive_through_loops(specs.values(), loop_ranges(nodes))
     for spec in specs.values():
         if spec.mutable:
             # A mutable buffer keeps its state between calls of the method.

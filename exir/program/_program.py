@@ -20,7 +20,7 @@ from executorch.exir.backend.backend_api import to_backend
 from executorch.exir.backend.partitioner import Partitioner
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.kernel_check import check_kernels
-from executorch.exir.graph_utils import copy_program
+from executorch.exir.graph_utils import copy_program, rename_signature
 from executorch.exir.emit._pretty import format_plan
 from executorch.exir.emit import (
     ConstantData,
@@ -32,6 +32,10 @@ from executorch.exir.emit import (
 from executorch.exir.memory_planning import MemoryReport
 from executorch.exir.passes.aten_to_edge import aten_to_edge
 from executorch.exir.passes.decompose_nodes_pass import decompose_nodes
+from executorch.exir.passes.lower_control_flow_pass import (
+    LowerControlFlowPass,
+    control_flow_graphs,
+)
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
@@ -189,7 +193,8 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
 def _to_edge_program(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
     core = _decompose(ep, config)
     gm = core.graph_module
-    aten_to_edge(gm, skip_dim_order=config._skip_dim_order)
+    for graph in control_flow_graphs(gm) + [gm]:
+        aten_to_edge(graph, skip_dim_order=config._skip_dim_order)
     return core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
 
 
@@ -306,9 +311,13 @@ def _to_planned_program(
     ep = _apply_passes(ep, config.passes)
     gm, signature = copy_program(ep)
     signature = insert_write_back_for_buffers(gm, signature)
-    if config.remove_view_copy:
-        ReplaceViewCopyWithViewPass()(gm)
-    ToOutVarPass()(gm)
+    for graph in control_flow_graphs(gm) + [gm]:
+        if config.remove_view_copy:
+            ReplaceViewCopyWithViewPass()(graph)
+        ToOutVarPass()(graph)
+    if LowerControlFlowPass()(gm).modified:
+        # Results of control flow are now the tensors its branches write.
+        signature = rename_signature(gm, signature)
     SpecPropPass(signature)(gm)
     config.memory_planning_pass.run(gm, signature)
     return ep._update(gm, signature, verifiers=[EXIRExecutorchVerifier])
