@@ -24,6 +24,7 @@ import operator
 from typing import Optional
 
 import torch
+from torch.utils import _pytree as pytree
 from torch._guards import detect_fake_mode
 from torch._ops import OpOverload
 
@@ -232,6 +233,17 @@ def propagate_fake_tensors(gm: torch.fx.GraphModule) -> None:
             if not isinstance(op, OpOverload) and op is not operator.getitem:
                 continue
             if op in SYM_OPS:
+                continue
+            if op is not operator.getitem and torch.Tag.view_copy in op.tags:
+                # A copy of a view has the view's shapes, laid out
+                # contiguously. (Running some of their meta kernels on
+                # symbolic sizes, split_with_sizes_copy's, would specialize
+                # the sizes to the example before failing.)
+                node.meta["val"] = pytree.tree_map_only(
+                    torch.Tensor,
+                    lambda v: torch.empty(v.shape, dtype=v.dtype, device=v.device),
+                    node.meta["val"],
+                )
                 continue
             args, kwargs = torch.fx.node.map_arg(
                 (node.args, node.kwargs), lambda n: n.meta["val"]
