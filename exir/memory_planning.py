@@ -13,7 +13,7 @@ from typing import Callable, Iterable, List, Optional, Tuple
 
 import torch
 
-from executorch.exir import control_flow
+from executorch.exir import control_flow, memory
 from executorch.exir.tensor import TensorSpec
 
 PLANNED_MEM_ID = 1
@@ -198,12 +198,18 @@ class MemoryReport:
         peak_node: the node where that peak is reached.
         live_at_peak: (producing node, bytes) of the tensors live there,
             largest first.
+        dynamic_tensors: (producing node, upper-bound shape, bytes) of the
+            planned tensors with dynamic sizes, which take their upper
+            bounds' bytes whatever size a run uses; largest first.
     """
 
     buffer_sizes: List[int]
     peak_live_bytes: int
     peak_node: Optional[str]
     live_at_peak: List[Tuple[str, int]]
+    dynamic_tensors: List[Tuple[str, List[int], int]] = dataclasses.field(
+        default_factory=list
+    )
 
     def __str__(self) -> str:
         lines = [
@@ -212,6 +218,15 @@ class MemoryReport:
             f"{self.peak_live_bytes} bytes at node '{self.peak_node}':"
         ]
         lines += [f"  {name}: {size} bytes" for name, size in self.live_at_peak]
+        if self.dynamic_tensors:
+            lines.append(
+                f"{len(self.dynamic_tensors)} dynamic tensors planned at their "
+                "upper bounds:"
+            )
+            lines += [
+                f"  {name}: {shape} {size} bytes"
+                for name, shape, size in self.dynamic_tensors
+            ]
         return "\n".join(lines)
 
 
@@ -221,8 +236,10 @@ def memory_report(
     """Reports the planned `specs` of `graph_module` (after planning)."""
     specs = list(specs)
     nodes = list(graph_module.graph.nodes)
+    # Name each tensor after the call that writes it rather than its
+    # `alloc` (the fallback for one nothing writes).
     producer = {}
-    for node in nodes:
+    for node in sorted(nodes, key=lambda n: n.target is memory.alloc):
         for spec in flatten_specs(node.meta.get("spec")):
             producer.setdefault(id(spec), node.name)
     peak, peak_index = 0, None
@@ -238,9 +255,14 @@ def memory_report(
         ),
         key=lambda item: -item[1],
     )
+    dynamic = sorted(
+        ((producer[id(s)], list(s.shape), s.nbytes) for s in specs if s.is_dynamic),
+        key=lambda item: -item[2],
+    )
     return MemoryReport(
         list(graph_module.meta.get("non_const_buffer_sizes", [0])),
         peak,
         nodes[peak_index].name if peak_index is not None else None,
         at_peak,
+        dynamic,
     )

@@ -373,6 +373,8 @@ class ExecutorchProgramManager:
         program.namedData = []
         self._program = program
         self._buffer: Optional[bytes] = None
+        if config.print_memory_summary:
+            print(self.memory_summary())
 
     @property
     def methods(self) -> set:
@@ -396,6 +398,25 @@ class ExecutorchProgramManager:
         """How the method's planned memory is used: buffer sizes, the peak
         of live tensors and which tensors make it up."""
         return self._programs[method_name].graph_module.meta["memory_report"]
+
+    def memory_summary(self) -> str:
+        """The planned memory each method needs, per buffer, with dynamic
+        sizes at their upper bounds (what a runtime must provide to run any
+        size within the bounds), and the tensors that make up the peak."""
+        lines = []
+        for name in sorted(self._programs):
+            report = self.memory_report(name)
+            sizes = ", ".join(
+                f"buffer {i}: {size} bytes"
+                for i, size in enumerate(report.buffer_sizes)
+                if i > 0
+            )
+            lines.append(
+                f"method '{name}': {sum(report.buffer_sizes)} bytes planned "
+                f"({sizes or 'no buffers'})"
+            )
+            lines += ["  " + line for line in str(report).splitlines()]
+        return "\n".join(lines)
 
     @property
     def executorch_program(self) -> ProgramT:
