@@ -624,8 +624,7 @@ Error Method::set_tensor_input(const EValue& input, size_t input_idx) {
   return Error::Ok;
 }
 
-Error Method::check_input_bounds(const Tensor& source,
-                                 size_t input_idx) const {
+Error Method::check_input_bounds(const Tensor& source, size_t input_idx) const {
   // The program stores a bounded tensor's sizes at their upper bounds.
   const auto* planned = serialization_plan_->values()
                             ->Get(get_input_index(input_idx))

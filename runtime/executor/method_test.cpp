@@ -266,8 +266,8 @@ TEST_F(MethodTest, InputAboveItsBoundNamesInputDimBoundAndSize) {
   LogCapture logs;
   OwnedTensor wide = float_tensor({1, 4}, {5, 6, 7, 8});
   EXPECT_EQ(method.set_input(wide.tensor(), 0), Error::InvalidArgument);
-  EXPECT_TRUE(logs.contains(
-      {"input 0", "size 4 at dim 1", "above its upper bound 2"}));
+  EXPECT_TRUE(
+      logs.contains({"input 0", "size 4 at dim 1", "above its upper bound 2"}));
   EXPECT_EQ(std::vector<float>(data, data + 4), before);
   EXPECT_EQ(planned.size(0), 2);
   EXPECT_EQ(planned.size(1), 2);
