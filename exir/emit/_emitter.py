@@ -1,8 +1,9 @@
 """The emitter: from planned Edge graphs to the program's flatbuffer objects.
 
 Each method becomes an ExecutionPlan: a list of values (tensors, scalars,
-lists), one chain of KernelCall instructions, the operator table and the
-planned buffer sizes. Constant tensor data of all methods goes into one list
+lists), one chain of instructions (KernelCall and DelegateCall; JumpFalseCall
+and MoveCall for lowered control flow), the operator table and the planned
+buffer sizes. Constant tensor data of all methods goes into one list
 of byte strings (`ConstantData`), which the serializer lays out as the
 constant segment; a Tensor value refers to it by `data_buffer_idx`.
 
