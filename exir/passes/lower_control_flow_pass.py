@@ -119,7 +119,9 @@ class _Lowering:
         env = dict(zip(placeholders, inputs))
         for sub_node in body.graph.nodes:
             if sub_node.op == "output":
-                return [env.get(out, out) for out in pytree.tree_leaves(sub_node.args[0])]
+                return [
+                    env.get(out, out) for out in pytree.tree_leaves(sub_node.args[0])
+                ]
             if sub_node.op != "placeholder":
                 env[sub_node] = self.graph.node_copy(sub_node, lambda n: env[n])
         raise ControlFlowError(f"Node '{node.name}': its graph has no output")
@@ -164,9 +166,9 @@ class _Lowering:
         body_graph, xs, extra = node.args
         body = getattr(self.gm, body_graph.target)
         results = [self._alloc(val) for val in node.meta["val"]]
-        slice_vals = [
-            n.meta["val"] for n in body.graph.nodes if n.op == "placeholder"
-        ][: len(xs)]
+        slice_vals = [n.meta["val"] for n in body.graph.nodes if n.op == "placeholder"][
+            : len(xs)
+        ]
         count = self._call(torch.ops.aten.sym_size.int, xs[0], 0)
         count.meta["val"] = _tensor_val(xs[0], "mapped input", node).shape[0]
         index = self._call(control_flow.int_variable, 0)

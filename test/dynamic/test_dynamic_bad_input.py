@@ -34,17 +34,24 @@ def _still_works(module):
 
 def test_size_above_the_bound_names_input_dim_bound_and_size():
     module = portable_lib._load_for_executorch_from_buffer(_manager().buffer)
-    with pytest.raises(RuntimeError, match="input 1: size 9 at dim 0 is above its upper bound 8"):
+    with pytest.raises(
+        RuntimeError, match="input 1: size 9 at dim 0 is above its upper bound 8"
+    ):
         module.forward((torch.randn(8, 3), torch.randn(9, 3)))
     # Same element count as the bound, but dim 1 is over its size.
-    with pytest.raises(RuntimeError, match="input 0: size 6 at dim 1 is above its upper bound 3"):
+    with pytest.raises(
+        RuntimeError, match="input 0: size 6 at dim 1 is above its upper bound 3"
+    ):
         module.forward((torch.randn(4, 6), torch.randn(4, 6)))
     _still_works(module)
 
 
 def test_inconsistent_dynamic_sizes_fail_at_the_kernel_that_combines_them():
     module = portable_lib._load_for_executorch_from_buffer(_manager().buffer)
-    with pytest.raises(RuntimeError, match=r"does not broadcast.*instruction \d+ \(operator aten::add.out\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"does not broadcast.*instruction \d+ \(operator aten::add.out\)",
+    ):
         module.forward((torch.randn(2, 3), torch.randn(3, 3)))
     _still_works(module)
 
@@ -58,6 +65,8 @@ def test_kernel_result_above_its_planned_capacity_fails_without_writing():
     module = portable_lib._load_for_executorch_from_buffer(manager.buffer)
     x, y = torch.randn(2, 3), torch.randn(2, 3)
     torch.testing.assert_close(module.forward((x, y))[0], x + 2 * y)
-    with pytest.raises(RuntimeError, match="exceeds the planned capacity of 6.*add.out"):
+    with pytest.raises(
+        RuntimeError, match="exceeds the planned capacity of 6.*add.out"
+    ):
         module.forward((torch.randn(3, 3), torch.randn(3, 3)))
     torch.testing.assert_close(module.forward((x, y))[0], x + 2 * y)

@@ -99,7 +99,9 @@ class Block(torch.nn.Module):
         self.proj = torch.nn.Linear(dim, dim)
         self.norm2 = torch.nn.LayerNorm(dim)
         self.mlp = torch.nn.Sequential(
-            torch.nn.Linear(dim, 2 * dim), torch.nn.GELU(), torch.nn.Linear(2 * dim, dim)
+            torch.nn.Linear(dim, 2 * dim),
+            torch.nn.GELU(),
+            torch.nn.Linear(2 * dim, dim),
         )
 
     def forward(self, x, keep):

@@ -189,7 +189,11 @@ class Swap(torch.nn.Module):
 def test_while_loop_body_swapping_carried_values():
     model = Swap()
     manager = _lower(model, (torch.zeros(3), torch.ones(3)))
-    _check(model, manager, [(torch.zeros(3), torch.ones(3)), (torch.ones(3), -torch.ones(3))])
+    _check(
+        model,
+        manager,
+        [(torch.zeros(3), torch.ones(3)), (torch.ones(3), -torch.ones(3))],
+    )
 
 
 class Nested(torch.nn.Module):
@@ -197,7 +201,9 @@ class Nested(torch.nn.Module):
 
     def forward(self, xs, y):
         def row(r, y):
-            return torch.cond(r.sum() > 0, lambda r, y: r * y, lambda r, y: r - y, (r, y))
+            return torch.cond(
+                r.sum() > 0, lambda r, y: r * y, lambda r, y: r - y, (r, y)
+            )
 
         mapped = hop_map(row, xs, y)
 

@@ -128,7 +128,9 @@ def test_memory_summary_reports_each_buffer_at_the_upper_bounds(capsys):
         assert f"method 'forward': {sum(report.buffer_sizes)} bytes planned" in summary
         assert f"buffer 1: {report.buffer_sizes[1]} bytes" in summary
         assert f"x: [{batch}, 4] {batch * 16} bytes" in summary
-    assert sum(large.memory_report().buffer_sizes) > sum(small.memory_report().buffer_sizes)
+    assert sum(large.memory_report().buffer_sizes) > sum(
+        small.memory_report().buffer_sizes
+    )
     # The config option prints the same summary when the program is built.
     ep = torch.export.export(
         Model().eval(),

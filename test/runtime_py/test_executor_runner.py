@@ -186,9 +186,12 @@ def test_dynamic_model_runs_at_the_sizes_given(runner, tmp_path):
         model_path, files = write_model_and_inputs(tmp_path, pte, inputs)
         result = run(
             runner,
-            "--model_path", model_path,
-            "--inputs", files,
-            "--input_shapes", f"{batch},4;{rows},3",
+            "--model_path",
+            model_path,
+            "--inputs",
+            files,
+            "--input_shapes",
+            f"{batch},4;{rows},3",
             "--print_output",
         )
         with torch.no_grad():
@@ -202,7 +205,11 @@ def test_dynamic_model_runs_at_the_sizes_given(runner, tmp_path):
     assert "Output 1: tensor Float[6, 4]" in ones.stdout
     # Above the bound: the error names the input, the size and the bound.
     over = run(
-        runner, "--model_path", model_path, "--input_shapes", "17,4;2,3",
+        runner,
+        "--model_path",
+        model_path,
+        "--input_shapes",
+        "17,4;2,3",
         expect_ok=False,
     )
     assert "input 0: size 17 at dim 0 is above its upper bound 16" in over.stderr
@@ -211,7 +218,11 @@ def test_dynamic_model_runs_at_the_sizes_given(runner, tmp_path):
     )
     assert "2 tensor inputs, --input_shapes gave 1 shapes" in wrong.stderr
     rank = run(
-        runner, "--model_path", model_path, "--input_shapes", "3;2,3",
+        runner,
+        "--model_path",
+        model_path,
+        "--input_shapes",
+        "3;2,3",
         expect_ok=False,
     )
     assert "input 0: --input_shapes gave 1 sizes, the input has rank 2" in rank.stderr
