@@ -233,3 +233,40 @@ def test_lowered_graph_has_no_higher_order_operators_left():
     assert control_flow.jump_false in targets and control_flow.label in targets
     assert not any(isinstance(t, torch._ops.HigherOrderOperator) for t in targets)
     assert not [n for n in gm.graph.nodes if n.op == "get_attr"]
+
+
+class SizePredicate(torch.nn.Module):
+    """The predicate is computed from a dynamic size by prim ops."""
+
+    def forward(self, x):
+        return torch.cond(
+            x.shape[0] > 4,
+            lambda x: (x.sum(0, keepdim=True) * 2,),
+            lambda x: (x.amax(0, keepdim=True),),
+            (x,),
+        )
+
+
+def test_cond_on_a_dynamic_size():
+    model = SizePredicate()
+    manager = _lower(model, (torch.randn(6, 3),), {"x": {0: Dim("n", min=1, max=10)}})
+    names = [o.name for o in manager.executorch_program.executionPlan[0].operators]
+    assert "executorch_prim::gt" in names
+    _check(model, manager, [(torch.randn(n, 3),) for n in (1, 4, 5, 10)])
+
+
+class DynamicCarry(torch.nn.Module):
+    def forward(self, x):
+        return torch.while_loop(
+            lambda i, x: (i < 3).all(),
+            lambda i, x: (i + 1, x.tanh() * 2),
+            (torch.zeros(1), x),
+        )
+
+
+def test_while_loop_carrying_a_dynamic_tensor():
+    model = DynamicCarry()
+    manager = _lower(model, (torch.randn(6, 3),), {"x": {0: Dim("n", min=1, max=10)}})
+    listing = manager.dump_program()
+    assert "if not " in listing and "goto" in listing
+    _check(model, manager, [(torch.randn(n, 3),) for n in (1, 10, 3)])
