@@ -10,6 +10,7 @@ from torch.export import Dim
 
 from executorch.exir import control_flow, to_edge
 from executorch.exir._serialize._flatbuffer import InstructionArguments
+from executorch.exir.passes.lower_control_flow_pass import ControlFlowError
 
 portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
 
@@ -270,3 +271,18 @@ def test_while_loop_carrying_a_dynamic_tensor():
     listing = manager.dump_program()
     assert "if not " in listing and "goto" in listing
     _check(model, manager, [(torch.randn(n, 3),) for n in (1, 10, 3)])
+
+
+class IntCounter(torch.nn.Module):
+    def forward(self, x):
+        return torch.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2), (0, x))
+
+
+def test_non_tensor_carried_value_is_rejected_with_its_source_line():
+    ep = torch.export.export(IntCounter(), (torch.randn(3),))
+    edge = to_edge(ep)
+    with pytest.raises(ControlFlowError) as error:
+        edge.to_executorch()
+    message = str(error.value)
+    assert "while_loop" in message and "carried value must be a tensor" in message
+    assert "test_control_flow.py" in message and "torch.while_loop(" in message
