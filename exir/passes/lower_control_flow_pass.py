@@ -126,10 +126,15 @@ class _Lowering:
                 env[sub_node] = self.graph.node_copy(sub_node, lambda n: env[n])
         raise ControlFlowError(f"Node '{node.name}': its graph has no output")
 
-    def _write_in_place(self, out, result, outputs) -> bool:
+    def _write_in_place(self, out, result, outputs, operands) -> bool:
         """Makes the kernel that computes branch output `out` write into
-        `result` instead of a tensor of its own, if it can."""
-        if not isinstance(out, torch.fx.Node) or outputs.count(out) != 1:
+        `result` instead of a tensor of its own, if it can: `out` is
+        computed in the branch (not an operand) and returned once."""
+        if (
+            not isinstance(out, torch.fx.Node)
+            or out in operands
+            or outputs.count(out) != 1
+        ):
             return False
         own = out.kwargs.get("out")
         if (
@@ -146,7 +151,7 @@ class _Lowering:
     def _branch(self, node, branch, operands, results) -> None:
         outputs = self._inline(node, branch, operands)
         for out, result in zip(outputs, results):
-            if not self._write_in_place(out, result, outputs):
+            if not self._write_in_place(out, result, outputs, operands):
                 _tensor_val(out, "each branch output", node)
                 self._copy(out, result)
 
