@@ -38,7 +38,7 @@ def _overlap(a: TensorSpec, b: TensorSpec) -> bool:
     return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
 
 
-def loop_ranges(nodes: List[torch.fx.Node]) -> List[Tuple[int, int]]:
+def _loop_ranges(nodes: List[torch.fx.Node]) -> List[Tuple[int, int]]:
     """[label index, jump index] of each loop of a lowered graph: a jump to
     a label placed before it runs the nodes in between again."""
     labels = {}
@@ -105,7 +105,7 @@ def collect_planned_specs(
                 touch(spec, end if node.op == "output" else index)
                 if node.op == "output":
                     outputs.add(id(spec))
-    _keep_alive_through_loops(specs.values(), loop_ranges(nodes))
+    _keep_alive_through_loops(specs.values(), _loop_ranges(nodes))
     for spec in specs.values():
         if spec.mutable:
             # A mutable buffer keeps its state between calls of the method.
