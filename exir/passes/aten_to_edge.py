@@ -19,6 +19,7 @@ Each function rewrites a graph module in place:
 - `replace_aten_with_edge_ops`: call targets become `EdgeOpOverload`s.
 """
 
+import contextlib
 import numbers
 import operator
 from typing import Optional
@@ -248,7 +249,33 @@ def propagate_fake_tensors(gm: torch.fx.GraphModule) -> None:
             args, kwargs = torch.fx.node.map_arg(
                 (node.args, node.kwargs), lambda n: n.meta["val"]
             )
-            node.meta["val"] = op(*args, **kwargs)
+            with _no_guards(fake_mode):
+                val = op(*args, **kwargs)
+            if not _loses_symbolic_sizes(node.meta.get("val"), val):
+                node.meta["val"] = val
+
+
+def _no_guards(fake_mode):
+    """Some meta kernels read symbolic sizes as ints (upsample's): with
+    guards on, that would specialize the whole program to the example."""
+    shape_env = fake_mode.shape_env
+    return shape_env.suppress_guards() if shape_env else contextlib.nullcontext()
+
+
+def _loses_symbolic_sizes(old, new) -> bool:
+    """Whether `new` has a static size where the export's `old` value had a
+    symbolic one (a meta kernel that read sizes as ints): then the export's
+    value is the right one."""
+    pairs = zip(pytree.tree_leaves(old), pytree.tree_leaves(new))
+    return any(
+        isinstance(a, torch.Tensor)
+        and isinstance(b, torch.Tensor)
+        and any(
+            isinstance(x, torch.SymInt) and not isinstance(y, torch.SymInt)
+            for x, y in zip(a.shape, b.shape)
+        )
+        for a, b in pairs
+    )
 
 
 def replace_aten_with_edge_ops(gm: torch.fx.GraphModule) -> None:

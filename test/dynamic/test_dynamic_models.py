@@ -175,3 +175,22 @@ def test_reductions_over_a_dynamic_dimension():
         lambda n: (torch.randn(3, n),),
         [2, 40, 13],
     )
+
+
+class Upsample(torch.nn.Module):
+    """Its meta kernel reads sizes as ints: re-propagating fake tensors
+    must not specialize the program to the example size."""
+
+    def forward(self, x):
+        y = torch.nn.functional.interpolate(x, scale_factor=2, mode="nearest")
+        return y * 2 + 1
+
+
+def test_upsample_with_dynamic_height():
+    _run_at_sizes(
+        Upsample(),
+        (torch.randn(1, 2, 4, 5),),
+        {"x": {2: Dim("h", min=1, max=12)}},
+        lambda h: (torch.randn(1, 2, h, 5),),
+        [1, 12, 4, 7],
+    )
