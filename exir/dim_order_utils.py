@@ -44,5 +44,15 @@ def dim_order_of(tensor: torch.Tensor) -> List[int]:
     """The dim order of a (possibly fake) tensor, from its strides; dims of
     equal stride keep their logical order, so a contiguous tensor always
     gets (0, 1, ..., n-1)."""
-    strides = tensor.stride()
-    return sorted(range(tensor.dim()), key=lambda d: -int(strides[d]))
+    strides = [_example_value(s) for s in tensor.stride()]
+    return sorted(range(tensor.dim()), key=lambda d: -strides[d])
+
+
+def _example_value(size) -> int:
+    """A symbolic stride's value at the export's example inputs. Reading it
+    this way adds no guard: `int()` on it would specialize the program's
+    dynamic sizes to the example."""
+    if isinstance(size, torch.SymInt):
+        hint = size.node.hint
+        return int(hint) if hint is not None else 0
+    return int(size)

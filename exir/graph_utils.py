@@ -29,17 +29,27 @@ def rename_signature(
     )
 
 
+def _copy_graph_module(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    graph = torch.fx.Graph()
+    graph.output(graph.graph_copy(gm.graph, {}))
+    copied = torch.fx.GraphModule(gm, graph)
+    copied.meta.update(gm.meta)
+    # Branch and loop-body graphs of control flow are rewritten too.
+    for name, child in gm.named_children():
+        if isinstance(child, torch.fx.GraphModule):
+            setattr(copied, name, _copy_graph_module(child))
+    return copied
+
+
 def copy_program(
     ep: ExportedProgram,
 ) -> Tuple[torch.fx.GraphModule, ExportGraphSignature]:
     """A copy of `ep`'s graph module that can be rewritten without touching
     `ep`, and the graph signature naming its nodes (copying may rename them:
-    an input called `input` becomes `input_1`). Node metadata is copied
-    shallowly (fake tensors are shared)."""
-    graph = torch.fx.Graph()
-    graph.output(graph.graph_copy(ep.graph, {}))
-    copied = torch.fx.GraphModule(ep.graph_module, graph)
-    copied.meta.update(ep.graph_module.meta)
+    an input called `input` becomes `input_1`). Control-flow subgraphs are
+    copied too. Node metadata is copied shallowly (fake tensors are
+    shared)."""
+    copied = _copy_graph_module(ep.graph_module)
     return copied, rename_signature(copied, ep.graph_signature)
 
 

@@ -13,6 +13,7 @@ from typing import Callable, Iterable, List, Optional, Tuple
 
 import torch
 
+from executorch.exir import control_flow, memory
 from executorch.exir.tensor import TensorSpec
 
 PLANNED_MEM_ID = 1
@@ -37,6 +38,31 @@ def _overlap(a: TensorSpec, b: TensorSpec) -> bool:
     return a.lifetime[0] <= b.lifetime[1] and b.lifetime[0] <= a.lifetime[1]
 
 
+def _loop_ranges(nodes: List[torch.fx.Node]) -> List[Tuple[int, int]]:
+    """[label index, jump index] of each loop of a lowered graph: a jump to
+    a label placed before it runs the nodes in between again."""
+    labels = {}
+    loops = []
+    for index, node in enumerate(nodes):
+        if node.op != "call_function":
+            continue
+        if node.target is control_flow.label:
+            labels[node.args[0]] = index
+        elif control_flow.is_jump(node) and node.args[-1] in labels:
+            loops.append((labels[node.args[-1]], index))
+    return loops
+
+
+def _keep_alive_through_loops(specs, loops) -> None:
+    """A tensor defined before a loop and used in it is read again by later
+    iterations: it lives until the loop's last node. (One defined in the
+    loop is written again before each iteration's uses.)"""
+    for start, end in loops:
+        for spec in specs:
+            if spec.lifetime[0] < start <= spec.lifetime[1]:
+                spec.lifetime[1] = max(spec.lifetime[1], end)
+
+
 def collect_planned_specs(
     graph_module: torch.fx.GraphModule,
     alloc_graph_input: bool = True,
@@ -49,7 +75,9 @@ def collect_planned_specs(
     Graph inputs are live from the start (the caller writes them before the
     first instruction), graph outputs until the end (the caller reads them
     after the last), mutable buffers throughout (their memory holds state
-    from one call to the next).
+    from one call to the next). Control flow lowered to jumps is laid out
+    in the order it runs: forward jumps only skip nodes, and values used in
+    a loop are kept alive through it.
     """
     nodes = list(graph_module.graph.nodes)
     end = len(nodes) - 1
@@ -77,6 +105,7 @@ def collect_planned_specs(
                 touch(spec, end if node.op == "output" else index)
                 if node.op == "output":
                     outputs.add(id(spec))
+    _keep_alive_through_loops(specs.values(), _loop_ranges(nodes))
     for spec in specs.values():
         if spec.mutable:
             # A mutable buffer keeps its state between calls of the method.
@@ -169,12 +198,18 @@ class MemoryReport:
         peak_node: the node where that peak is reached.
         live_at_peak: (producing node, bytes) of the tensors live there,
             largest first.
+        dynamic_tensors: (producing node, upper-bound shape, bytes) of the
+            planned tensors with dynamic sizes, which take their upper
+            bounds' bytes whatever size a run uses; largest first.
     """
 
     buffer_sizes: List[int]
     peak_live_bytes: int
     peak_node: Optional[str]
     live_at_peak: List[Tuple[str, int]]
+    dynamic_tensors: List[Tuple[str, List[int], int]] = dataclasses.field(
+        default_factory=list
+    )
 
     def __str__(self) -> str:
         lines = [
@@ -183,6 +218,15 @@ class MemoryReport:
             f"{self.peak_live_bytes} bytes at node '{self.peak_node}':"
         ]
         lines += [f"  {name}: {size} bytes" for name, size in self.live_at_peak]
+        if self.dynamic_tensors:
+            lines.append(
+                f"{len(self.dynamic_tensors)} dynamic tensors planned at their "
+                "upper bounds:"
+            )
+            lines += [
+                f"  {name}: {shape} {size} bytes"
+                for name, shape, size in self.dynamic_tensors
+            ]
         return "\n".join(lines)
 
 
@@ -192,8 +236,10 @@ def memory_report(
     """Reports the planned `specs` of `graph_module` (after planning)."""
     specs = list(specs)
     nodes = list(graph_module.graph.nodes)
+    # Name each tensor after the call that writes it rather than its
+    # `alloc` (the fallback for one nothing writes).
     producer = {}
-    for node in nodes:
+    for node in sorted(nodes, key=lambda n: n.target is memory.alloc):
         for spec in flatten_specs(node.meta.get("spec")):
             producer.setdefault(id(spec), node.name)
     peak, peak_index = 0, None
@@ -209,9 +255,14 @@ def memory_report(
         ),
         key=lambda item: -item[1],
     )
+    dynamic = sorted(
+        ((producer[id(s)], list(s.shape), s.nbytes) for s in specs if s.is_dynamic),
+        key=lambda item: -item[2],
+    )
     return MemoryReport(
         list(graph_module.meta.get("non_const_buffer_sizes", [0])),
         peak,
         nodes[peak_index].name if peak_index is not None else None,
         at_peak,
+        dynamic,
     )

@@ -8,14 +8,18 @@ import torch
 
 def source_line_of_trace(trace: Optional[str]) -> str:
     """The innermost frame of a Python stack trace ('File "m.py", line 12,
-    in forward\n    return x + y'), or a note that there is none."""
+    in forward\n    return x + y'), or a note that there is none. Frames of
+    code that torch generated (the graphs of control-flow operators, in
+    `<eval_with_key>` files) are passed over for the user's own."""
     if not trace:
         return "<no stack trace recorded>"
     lines = [line for line in trace.strip().splitlines() if line.strip()]
-    for i in range(len(lines) - 1, -1, -1):
-        if lines[i].lstrip().startswith("File "):
-            return "\n".join(line.strip() for line in lines[i : i + 2])
-    return lines[-1].strip()
+    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith("File ")]
+    if not frames:
+        return lines[-1].strip()
+    user = [i for i in frames if not lines[i].lstrip().startswith('File "<eval_with')]
+    i = (user or frames)[-1]
+    return "\n".join(line.strip() for line in lines[i : i + 2])
 
 
 def source_line(node: torch.fx.Node) -> str:

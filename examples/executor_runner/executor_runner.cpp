@@ -4,12 +4,17 @@
 //
 //   executor_runner --model_path model.pte [--method_name forward]
 //                   [--num_executions N] [--inputs a.bin,b.bin]
-//                   [--print_output]
+//                   [--input_shapes "1,3,32,32;8"] [--print_output]
 //
 // An input file holds the raw bytes of one tensor input, little-endian, laid
 // out in the input's dim order (plain row-major for ordinary tensors); there
 // is one file per tensor input, in input order. Flags take their value as
 // `--flag value` or `--flag=value`.
+//
+// A program exported with dynamic shapes runs at the sizes --input_shapes
+// gives (one shape per tensor input, in input order, separated by ';', each
+// within the bounds the program was exported with); without it, every input
+// takes the sizes stored in the program, which are the upper bounds.
 //
 // Kernels (and the XNNPACK backend, when built with it) are registered
 // explicitly at startup, so nothing depends on static initializers surviving
@@ -78,21 +83,29 @@ struct Options {
   long num_executions = 1;
   bool print_output = false;
   std::vector<std::string> input_files;
+  // Sizes of each tensor input; empty: the sizes stored in the program.
+  std::vector<std::vector<int32_t>> input_shapes;
 };
 
 void print_usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s [--model_path model.pte] [--method_name forward]\n"
                "          [--num_executions 1] [--inputs a.bin,b.bin] "
-               "[--print_output]\n",
+               "[--print_output]\n"
+               "          [--input_shapes \"d0,d1,...;d0,...\"]  sizes of "
+               "each tensor input\n"
+               "             (';' between inputs) for a program with dynamic "
+               "shapes; by\n"
+               "             default inputs take the program's sizes (the "
+               "upper bounds)\n",
                argv0);
 }
 
-std::vector<std::string> split_commas(const std::string& list) {
+std::vector<std::string> split(const std::string& list, char separator) {
   std::vector<std::string> parts;
   size_t start = 0;
   while (start <= list.size()) {
-    const size_t comma = list.find(',', start);
+    const size_t comma = list.find(separator, start);
     const size_t end = comma == std::string::npos ? list.size() : comma;
     if (end > start) {
       parts.push_back(list.substr(start, end - start));
@@ -100,6 +113,30 @@ std::vector<std::string> split_commas(const std::string& list) {
     start = end + 1;
   }
   return parts;
+}
+
+// Parses "1,3,32,32;8" into one list of sizes per input; nullopt (after
+// printing why) on a malformed list.
+std::optional<std::vector<std::vector<int32_t>>> parse_shapes(
+    const std::string& text) {
+  std::vector<std::vector<int32_t>> shapes;
+  for (const std::string& shape : split(text, ';')) {
+    shapes.emplace_back();
+    for (const std::string& size : split(shape, ',')) {
+      char* end = nullptr;
+      const long value = std::strtol(size.c_str(), &end, 10);
+      if (*end != '\0' || value < 0 || value > INT32_MAX) {
+        std::fprintf(stderr,
+                     "error: --input_shapes: '%s' in shape '%s' is not a "
+                     "size\n",
+                     size.c_str(),
+                     shape.c_str());
+        return std::nullopt;
+      }
+      shapes.back().push_back(static_cast<int32_t>(value));
+    }
+  }
+  return shapes;
 }
 
 // Parses argv; nullopt (after printing why) on a bad command line.
@@ -136,7 +173,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
       options.print_output = !value || *value == "true";
     } else if (flag == "--model_path" || flag == "--method_name" ||
-               flag == "--num_executions" || flag == "--inputs") {
+               flag == "--num_executions" || flag == "--inputs" ||
+               flag == "--input_shapes") {
       const std::optional<std::string> v = take_value();
       if (!v) {
         return std::nullopt;
@@ -146,7 +184,13 @@ std::optional<Options> parse_options(int argc, char** argv) {
       } else if (flag == "--method_name") {
         options.method_name = *v;
       } else if (flag == "--inputs") {
-        options.input_files = split_commas(*v);
+        options.input_files = split(*v, ',');
+      } else if (flag == "--input_shapes") {
+        auto shapes = parse_shapes(*v);
+        if (!shapes) {
+          return std::nullopt;
+        }
+        options.input_shapes = std::move(*shapes);
       } else {
         char* end = nullptr;
         options.num_executions = std::strtol(v->c_str(), &end, 10);
@@ -288,13 +332,34 @@ std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
                               std::istreambuf_iterator<char>());
 }
 
-// Builds tensor input `index` described by `info`, from `file` when given
-// (its size must match exactly), else filled with ones.
+// Builds tensor input `index` described by `info`, at `shape` when given
+// (else the program's sizes), from `file` when given (its size must match
+// exactly), else filled with ones.
 std::unique_ptr<InputTensor> make_input(size_t index,
                                         const TensorInfo& info,
-                                        const std::string* file) {
+                                        const std::string* file,
+                                        const std::vector<int32_t>* shape) {
   auto input = std::make_unique<InputTensor>();
   input->sizes.assign(info.sizes().begin(), info.sizes().end());
+  if (shape != nullptr) {
+    if (shape->size() != input->sizes.size()) {
+      std::fprintf(stderr,
+                   "error: input %zu: --input_shapes gave %zu sizes, the "
+                   "input has rank %zu (program sizes %s)\n",
+                   index,
+                   shape->size(),
+                   input->sizes.size(),
+                   describe(info.scalar_type(), input->sizes).c_str());
+      return nullptr;
+    }
+    input->sizes = *shape;
+  }
+  size_t numel = 1;
+  for (const int32_t size : input->sizes) {
+    numel *= static_cast<size_t>(size);
+  }
+  const size_t nbytes =
+      numel * executorch::runtime::etensor::elementSize(info.scalar_type());
   input->dim_order.assign(info.dim_order().begin(), info.dim_order().end());
   input->strides.resize(input->sizes.size());
   const std::string what = describe(info.scalar_type(), input->sizes);
@@ -314,14 +379,14 @@ std::unique_ptr<InputTensor> make_input(size_t index,
     if (!bytes) {
       return nullptr;
     }
-    if (bytes->size() != info.nbytes()) {
+    if (bytes->size() != nbytes) {
       std::fprintf(stderr,
                    "error: input %zu (%s) from '%s': expected %zu bytes, the "
                    "file has %zu\n",
                    index,
                    what.c_str(),
                    file->c_str(),
-                   info.nbytes(),
+                   nbytes,
                    bytes->size());
       return nullptr;
     }
@@ -329,11 +394,8 @@ std::unique_ptr<InputTensor> make_input(size_t index,
     std::printf(
         "Input %zu: %s from '%s'\n", index, what.c_str(), file->c_str());
   } else {
-    input->data.resize(info.nbytes());
-    const size_t count =
-        info.nbytes() /
-        executorch::runtime::etensor::elementSize(info.scalar_type());
-    if (!fill_ones(info.scalar_type(), input->data.data(), count)) {
+    input->data.resize(nbytes);
+    if (!fill_ones(info.scalar_type(), input->data.data(), numel)) {
       std::fprintf(stderr,
                    "error: input %zu (%s): no default value for this dtype; "
                    "pass --inputs\n",
@@ -466,6 +528,16 @@ int run(const Options& options) {
                  options.input_files.size());
     return 1;
   }
+  if (!options.input_shapes.empty() &&
+      options.input_shapes.size() != num_tensor_inputs) {
+    std::fprintf(stderr,
+                 "error: method '%s' has %zu tensor inputs, --input_shapes "
+                 "gave %zu shapes\n",
+                 method_name,
+                 num_tensor_inputs,
+                 options.input_shapes.size());
+    return 1;
+  }
   std::vector<std::unique_ptr<InputTensor>> inputs;
   std::vector<size_t> input_indices;
   for (size_t i = 0; i < meta->num_inputs(); ++i) {
@@ -479,7 +551,10 @@ int run(const Options& options) {
     const std::string* file = options.input_files.empty()
                                   ? nullptr
                                   : &options.input_files[inputs.size()];
-    inputs.push_back(make_input(i, *meta->input_tensor_meta(i), file));
+    const std::vector<int32_t>* shape =
+        options.input_shapes.empty() ? nullptr
+                                     : &options.input_shapes[inputs.size()];
+    inputs.push_back(make_input(i, *meta->input_tensor_meta(i), file, shape));
     if (inputs.back() == nullptr) {
       return 1;
     }

@@ -49,6 +49,9 @@ class ExecutorchBackendConfig:
             (a `KernelLibrary`); an operator outside it fails `to_executorch`
             with its source line. Defaults to the portable kernels and prim
             ops; None skips the check.
+        print_memory_summary: print `ExecutorchProgramManager.memory_summary()`
+            (planned bytes of each method, per buffer, at the upper bounds of
+            dynamic sizes) when the program is built.
     """
 
     passes: List[Any] = field(default_factory=list)
@@ -59,6 +62,7 @@ class ExecutorchBackendConfig:
     emit_stacktrace: bool = False
     remove_view_copy: bool = True
     kernel_library: Optional[Any] = "portable"
+    print_memory_summary: bool = False
 
     def __post_init__(self):
         if self.memory_planning_pass is None:

@@ -1,8 +1,9 @@
 """The emitter: from planned Edge graphs to the program's flatbuffer objects.
 
 Each method becomes an ExecutionPlan: a list of values (tensors, scalars,
-lists), one chain of KernelCall instructions, the operator table and the
-planned buffer sizes. Constant tensor data of all methods goes into one list
+lists), one chain of instructions (KernelCall and DelegateCall; JumpFalseCall
+and MoveCall for lowered control flow), the operator table and the planned
+buffer sizes. Constant tensor data of all methods goes into one list
 of byte strings (`ConstantData`), which the serializer lays out as the
 constant segment; a Tensor value refers to it by `data_buffer_idx`.
 
@@ -22,7 +23,7 @@ import torch
 from torch.export.graph_signature import ExportGraphSignature, InputKind
 from torch.utils import _pytree as pytree
 
-from executorch.exir import memory
+from executorch.exir import control_flow, memory
 from executorch.exir._serialize._flatbuffer import (
     AllocationDetailsT,
     BackendDelegateDataReferenceT,
@@ -43,8 +44,10 @@ from executorch.exir._serialize._flatbuffer import (
     InstructionT,
     IntListT,
     IntT,
+    JumpFalseCallT,
     KernelCallT,
     KernelTypes,
+    MoveCallT,
     NullT,
     OperatorT,
     OptionalTensorListT,
@@ -81,6 +84,15 @@ _PRIM_OPS = {
 }
 
 _LAYOUT_CODES = {torch.strided: 0}
+
+_CONTROL_FLOW = (
+    control_flow.label,
+    control_flow.jump_false,
+    control_flow.jump,
+    control_flow.int_variable,
+    control_flow.increment,
+    control_flow.copy_index,
+)
 
 
 class EmitError(RuntimeError):
@@ -211,6 +223,10 @@ class _MethodEmitter:
         self.sources: List[InstructionSource] = []
         self.inputs: List[int] = []
         self.outputs: List[int] = []
+        # Control flow: the instruction index of each label, and the jumps
+        # whose destination is filled in once every label is known.
+        self.labels: Dict[str, int] = {}
+        self.jumps: List[Tuple[JumpFalseCallT, str, torch.fx.Node]] = []
 
     # Values.
 
@@ -414,6 +430,46 @@ class _MethodEmitter:
         self.node_values[node] = result
         self._kernel_call(name, overload, args + [result], node)
 
+    def _emit_control_flow(self, node: torch.fx.Node) -> None:
+        """The nodes of `exir.control_flow` that LowerControlFlowPass put in
+        the graph."""
+        target = node.target
+        if target is control_flow.label:
+            self.labels[node.args[0]] = len(self.instructions)
+        elif target in (control_flow.jump_false, control_flow.jump):
+            call = JumpFalseCallT()
+            if target is control_flow.jump:
+                # Unconditional: jump when a constant false is false.
+                call.condValueIndex = self._bool(False)
+            else:
+                condition = node.args[0]
+                call.condValueIndex = (
+                    self.node_values[condition]
+                    if isinstance(condition, torch.fx.Node)
+                    else self._bool(condition)
+                )
+            self.jumps.append((call, node.args[-1], node))
+            self._instruction(InstructionArguments.JumpFalseCall, call, node)
+        elif target is control_flow.int_variable:
+            # Reset on every run by a move from a constant.
+            call = MoveCallT()
+            call.moveFrom = self._int(node.args[0])
+            call.moveTo = self.node_values[node] = self._int(node.args[0])
+            self._instruction(InstructionArguments.MoveCall, call, node)
+        elif target is control_flow.increment:
+            counter = self.node_values[node.args[0]]
+            args = [counter, self._int(1), counter]
+            self._kernel_call("executorch_prim::add", "Scalar", args, node)
+        else:
+            args = [self.node_values[a] for a in node.args]
+            self._kernel_call("executorch_prim::et_copy_index", "tensor", args, node)
+
+    def _resolve_jumps(self) -> None:
+        for call, label, node in self.jumps:
+            if label not in self.labels:
+                raise EmitError(f"node '{node.name}' jumps to unknown label {label}")
+            call.destinationInstruction = self.labels[label]
+
     def _emit_delegate(self, node: torch.fx.Node) -> None:
         """A LoweredBackendModule (get_attr) becomes an entry of the plan's
         delegate table, its blob inline program data."""
@@ -457,6 +513,8 @@ class _MethodEmitter:
                 if isinstance(spec, list)
                 else self.tensor(spec)
             )
+        elif target in _CONTROL_FLOW:
+            self._emit_control_flow(node)
         elif target is operator.getitem:
             source, index = node.args
             self.node_values[node] = self.node_values[source][index]
@@ -520,6 +578,7 @@ class _MethodEmitter:
             else:
                 raise EmitError(f"cannot emit node '{node.name}' ({node.op})")
 
+        self._resolve_jumps()
         chain = ChainT()
         chain.inputs, chain.outputs = [], []
         chain.instructions = self.instructions

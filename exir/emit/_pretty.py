@@ -54,7 +54,18 @@ def format_plan(plan, sources: Optional[List] = None) -> str:
     for chain in plan.chains:
         for number, instruction in enumerate(chain.instructions or []):
             call = instruction.instrArgs
-            if instruction.instrArgsType == InstructionArguments.KernelCall:
+            kind = instruction.instrArgsType
+            if kind == InstructionArguments.JumpFalseCall:
+                condition = describe_value(plan, call.condValueIndex)
+                lines.append(
+                    f"  {number}: if not {condition}: goto {call.destinationInstruction}"
+                )
+                continue
+            if kind == InstructionArguments.MoveCall:
+                source = describe_value(plan, call.moveFrom)
+                lines.append(f"  {number}: %{call.moveTo} = {source}")
+                continue
+            if kind == InstructionArguments.KernelCall:
                 op = plan.operators[call.opIndex]
                 name = f"{op.name}.{op.overload}" if op.overload else op.name
                 source = sources.pop(0) if sources else None

@@ -19,11 +19,13 @@ Each function rewrites a graph module in place:
 - `replace_aten_with_edge_ops`: call targets become `EdgeOpOverload`s.
 """
 
+import contextlib
 import numbers
 import operator
 from typing import Optional
 
 import torch
+from torch.utils import _pytree as pytree
 from torch._guards import detect_fake_mode
 from torch._ops import OpOverload
 
@@ -235,10 +237,47 @@ def propagate_fake_tensors(gm: torch.fx.GraphModule) -> None:
                 continue
             if op in SYM_OPS:
                 continue
+            if op is not operator.getitem and torch.Tag.view_copy in op.tags:
+                # A copy of a view has the view's shapes, laid out
+                # contiguously. (Running some of their meta kernels on
+                # symbolic sizes, split_with_sizes_copy's, would specialize
+                # the sizes to the example before failing.)
+                node.meta["val"] = pytree.tree_map_only(
+                    torch.Tensor,
+                    lambda v: torch.empty(v.shape, dtype=v.dtype, device=v.device),
+                    node.meta["val"],
+                )
+                continue
             args, kwargs = torch.fx.node.map_arg(
                 (node.args, node.kwargs), lambda n: n.meta["val"]
             )
-            node.meta["val"] = op(*args, **kwargs)
+            with _no_guards(fake_mode):
+                val = op(*args, **kwargs)
+            if not _loses_symbolic_sizes(node.meta.get("val"), val):
+                node.meta["val"] = val
+
+
+def _no_guards(fake_mode):
+    """Some meta kernels read symbolic sizes as ints (upsample's): with
+    guards on, that would specialize the whole program to the example."""
+    shape_env = fake_mode.shape_env
+    return shape_env.suppress_guards() if shape_env else contextlib.nullcontext()
+
+
+def _loses_symbolic_sizes(old, new) -> bool:
+    """Whether `new` has a static size where the export's `old` value had a
+    symbolic one (a meta kernel that read sizes as ints): then the export's
+    value is the right one."""
+    pairs = zip(pytree.tree_leaves(old), pytree.tree_leaves(new))
+    return any(
+        isinstance(a, torch.Tensor)
+        and isinstance(b, torch.Tensor)
+        and any(
+            isinstance(x, torch.SymInt) and not isinstance(y, torch.SymInt)
+            for x, y in zip(a.shape, b.shape)
+        )
+        for a, b in pairs
+    )
 
 
 def replace_aten_with_edge_ops(gm: torch.fx.GraphModule) -> None:

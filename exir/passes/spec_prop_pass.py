@@ -14,7 +14,7 @@ import torch
 from torch.export.graph_signature import ExportGraphSignature, InputKind
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
-from executorch.exir import memory
+from executorch.exir import control_flow, memory
 from executorch.exir.dialects.edge._ops import to_aten_op
 from executorch.exir.operator_schema import bind_arguments, out_arguments
 from executorch.exir.tensor import TensorSpec
@@ -98,6 +98,11 @@ class SpecPropPass(PassBase):
             elif node.target is operator.getitem:
                 source, index = node.args
                 spec = source.meta["spec"][index]
+            elif node.target is control_flow.copy_index:
+                # A map's stacked result grows one row per iteration (the
+                # runtime resizes it), so its shape is dynamic.
+                node.args[0].meta["spec"].is_dynamic = True
+                spec = None
             else:
                 spec = _out_specs(node)
                 if spec is None:

@@ -36,22 +36,24 @@ class OutVariantError(RuntimeError):
     """An operator of the program has no out variant."""
 
 
-def _alloc_spec(val):
+def alloc_spec(val):
     """(shape, dtype) of the memory to allocate: symbolic sizes at their
     upper bounds, which is what planning reserves."""
     if isinstance(val, (list, tuple)):
-        return [_alloc_spec(v) for v in val]
+        return [alloc_spec(v) for v in val]
     return (tuple(upper_bound(s)[0] for s in val.shape), val.dtype)
 
 
 def _insert_alloc(graph: torch.fx.Graph, node: torch.fx.Node, val) -> torch.fx.Node:
     with graph.inserting_before(node):
-        alloc = graph.call_function(memory.alloc, (_alloc_spec(val),))
+        alloc = graph.call_function(memory.alloc, (alloc_spec(val),))
     alloc.meta["val"] = val
     return alloc
 
 
-def _convert(graph: torch.fx.Graph, node: torch.fx.Node) -> None:
+def convert_to_out_variant(graph: torch.fx.Graph, node: torch.fx.Node) -> None:
+    """Makes functional call `node` a call of its out variant, writing into
+    `alloc` nodes inserted before it."""
     op = to_aten_op(node.target)
     out_op = find_out_variant(op)
     if out_op is None:
@@ -96,7 +98,7 @@ class ToOutVarPass(PassBase):
             if op in SYM_OPS:
                 # Operators on sizes are prim ops, which have no out variant.
                 continue
-            _convert(graph, node)
+            convert_to_out_variant(graph, node)
             modified = True
         graph.lint()
         graph_module.recompile()

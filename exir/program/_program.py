@@ -20,7 +20,7 @@ from executorch.exir.backend.backend_api import to_backend
 from executorch.exir.backend.partitioner import Partitioner
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.kernel_check import check_kernels
-from executorch.exir.graph_utils import copy_program
+from executorch.exir.graph_utils import copy_program, rename_signature
 from executorch.exir.emit._pretty import format_plan
 from executorch.exir.emit import (
     ConstantData,
@@ -32,6 +32,10 @@ from executorch.exir.emit import (
 from executorch.exir.memory_planning import MemoryReport
 from executorch.exir.passes.aten_to_edge import aten_to_edge
 from executorch.exir.passes.decompose_nodes_pass import decompose_nodes
+from executorch.exir.passes.lower_control_flow_pass import (
+    LowerControlFlowPass,
+    control_flow_graphs,
+)
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
@@ -203,7 +207,8 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
 def _to_edge_program(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
     core = _decompose(ep, config)
     gm = core.graph_module
-    aten_to_edge(gm, skip_dim_order=config._skip_dim_order)
+    for graph in control_flow_graphs(gm) + [gm]:
+        aten_to_edge(graph, skip_dim_order=config._skip_dim_order)
     return core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
 
 
@@ -320,9 +325,13 @@ def _to_planned_program(
     ep = _apply_passes(ep, config.passes)
     gm, signature = copy_program(ep)
     signature = insert_write_back_for_buffers(gm, signature)
-    if config.remove_view_copy:
-        ReplaceViewCopyWithViewPass()(gm)
-    ToOutVarPass()(gm)
+    for graph in control_flow_graphs(gm) + [gm]:
+        if config.remove_view_copy:
+            ReplaceViewCopyWithViewPass()(graph)
+        ToOutVarPass()(graph)
+    if LowerControlFlowPass()(gm).modified:
+        # Results of control flow are now the tensors its branches write.
+        signature = rename_signature(gm, signature)
     SpecPropPass(signature)(gm)
     config.memory_planning_pass.run(gm, signature)
     return ep._update(gm, signature, verifiers=[EXIRExecutorchVerifier])
@@ -378,6 +387,8 @@ class ExecutorchProgramManager:
         program.namedData = []
         self._program = program
         self._buffer: Optional[bytes] = None
+        if config.print_memory_summary:
+            print(self.memory_summary())
 
     @property
     def methods(self) -> set:
@@ -401,6 +412,25 @@ class ExecutorchProgramManager:
         """How the method's planned memory is used: buffer sizes, the peak
         of live tensors and which tensors make it up."""
         return self._programs[method_name].graph_module.meta["memory_report"]
+
+    def memory_summary(self) -> str:
+        """The planned memory each method needs, per buffer, with dynamic
+        sizes at their upper bounds (what a runtime must provide to run any
+        size within the bounds), and the tensors that make up the peak."""
+        lines = []
+        for name in sorted(self._programs):
+            report = self.memory_report(name)
+            sizes = ", ".join(
+                f"buffer {i}: {size} bytes"
+                for i, size in enumerate(report.buffer_sizes)
+                if i > 0
+            )
+            lines.append(
+                f"method '{name}': {sum(report.buffer_sizes)} bytes planned "
+                f"({sizes or 'no buffers'})"
+            )
+            lines += ["  " + line for line in str(report).splitlines()]
+        return "\n".join(lines)
 
     @property
     def executorch_program(self) -> ProgramT:

@@ -21,6 +21,10 @@ from executorch.exir.dialects.edge._ops import EdgeOpOverload, to_aten_op
 from executorch.exir.lowered_backend_module import executorch_call_delegate
 from executorch.exir.source_info import source_line
 from executorch.exir.passes.aten_to_edge import SYM_OPS
+from executorch.exir.passes.lower_control_flow_pass import (
+    CONTROL_FLOW_OPS,
+    control_flow_graphs,
+)
 
 
 class EXIREdgeDialectVerifier(Verifier):
@@ -60,6 +64,9 @@ def _problem(node: torch.fx.Node, exceptions) -> Optional[str]:
     if target is torch.sym_ite:
         # Symbolic if-then-else (from reading a bool with .item()); a prim op.
         return None
+    if target in CONTROL_FLOW_OPS:
+        # Lowered to jumps by to_executorch; their graphs are checked too.
+        return None
     if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
         return None
     if isinstance(target, (OpOverload, EdgeOpOverload)):
@@ -83,7 +90,8 @@ def check_edge_ops(
     allowed in an Edge program, each with its node and source line."""
     exceptions = set(to_aten_op(op) for op in (exception_list or ()))
     problems = []
-    for node in gm.graph.nodes:
+    nodes = [n for g in [gm] + control_flow_graphs(gm) for n in g.graph.nodes]
+    for node in nodes:
         problem = _problem(node, exceptions) if node.op == "call_function" else None
         if problem is not None:
             source = source_line(node).replace("\n", "\n    ")

@@ -380,14 +380,24 @@ void et_copy_index(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   for (ssize_t d = 0; d < from.dim(); ++d) {
     sizes[d + 1] = from.size(d);
   }
-  if (to.size(0) < index + 1 &&
-      ::executorch::runtime::resize_tensor(
-          to, ::executorch::aten::ArrayRef<SizesType>(sizes, to.dim())) !=
-          Error::Ok) {
+  // A dynamic copy_to has exactly index + 1 rows after the call, so a loop
+  // run with fewer iterations than the last one returns fewer rows; a
+  // static one must already have the row.
+  const bool is_static =
+      to.shape_dynamism() == ::executorch::runtime::TensorShapeDynamism::STATIC;
+  const bool fits = is_static ? index < to.size(0)
+                              : (to.size(0) == index + 1 ||
+                                 ::executorch::runtime::resize_tensor(
+                                     to,
+                                     ::executorch::aten::ArrayRef<SizesType>(
+                                         sizes, to.dim())) == Error::Ok);
+  if (!fits) {
     ET_LOG(Error,
-           "%s: cannot grow copy_to to %lld rows",
+           "%s: copy_to (%zd rows%s) cannot hold row %lld",
            name,
-           static_cast<long long>(index + 1));
+           to.size(0),
+           is_static ? ", static" : " at its planned capacity",
+           static_cast<long long>(index));
     ctx.fail(Error::InvalidArgument);
     return;
   }

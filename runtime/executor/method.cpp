@@ -613,6 +613,7 @@ Error Method::set_tensor_input(const EValue& input, size_t input_idx) {
         target.size(d),
         source.size(d));
   }
+  ET_CHECK_OK_OR_RETURN_ERROR(check_input_bounds(source, input_idx));
   const Error resized =
       target.unsafeGetTensorImpl()->internal_resize_contiguous(source.sizes());
   ET_CHECK_OR_RETURN_ERROR(resized == Error::Ok,
@@ -639,6 +640,31 @@ Error Method::set_tensor_input(const EValue& input, size_t input_idx) {
                            input_idx);
   std::memcpy(
       target.mutable_data_ptr(), source.const_data_ptr(), source.nbytes());
+  return Error::Ok;
+}
+
+Error Method::check_input_bounds(const Tensor& source, size_t input_idx) const {
+  // The program stores a bounded tensor's sizes at their upper bounds.
+  const auto* planned = serialization_plan_->values()
+                            ->Get(get_input_index(input_idx))
+                            ->val_as_Tensor();
+  const Tensor& target = get_input(input_idx).toTensor();
+  if (target.shape_dynamism() != TensorShapeDynamism::DYNAMIC_BOUND ||
+      planned == nullptr || planned->sizes() == nullptr) {
+    return Error::Ok;
+  }
+  for (ssize_t d = 0; d < source.dim(); ++d) {
+    const int32_t bound = planned->sizes()->Get(static_cast<uint32_t>(d));
+    ET_CHECK_OR_RETURN_ERROR(source.size(d) >= 0 && source.size(d) <= bound,
+                             InvalidArgument,
+                             "Method '%s' input %zu: size %zd at dim %zd is "
+                             "above its upper bound %d",
+                             method_name(),
+                             input_idx,
+                             source.size(d),
+                             d,
+                             bound);
+  }
   return Error::Ok;
 }
 

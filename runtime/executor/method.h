@@ -104,6 +104,9 @@ class Method final {
   // The value of a JumpFalseCall's condition.
   ET_NODISCARD Result<bool> jump_condition(size_t instruction_index) const;
   ET_NODISCARD Error set_tensor_input(const EValue& input, size_t input_idx);
+  // Each size of a DYNAMIC_BOUND input within the bound the program plans.
+  ET_NODISCARD Error check_input_bounds(const executorch::aten::Tensor& source,
+                                        size_t input_idx) const;
   size_t get_input_index(size_t i) const;
   size_t get_output_index(size_t i) const;
   // True when value `value_index` is a tensor placed in planned memory.

@@ -250,6 +250,33 @@ TEST_F(MethodTest, DynamicBoundInputResizesWithinItsBound) {
             Error::InvalidArgument);
 }
 
+TEST_F(MethodTest, InputAboveItsBoundNamesInputDimBoundAndSize) {
+  // Bounds [2, 2]: a [1, 4] input has the planned element count but its dim
+  // 1 is above the bound; it is rejected before any byte is copied.
+  ProgramSpec spec = add_one_program();
+  spec.methods[0].values[0].tensor.dynamism =
+      TensorShapeDynamism::DYNAMIC_BOUND;
+  spec.methods[0].values[1].tensor.dynamism =
+      TensorShapeDynamism::DYNAMIC_BOUND;
+  ASSERT_EQ(harness_.load(spec), Error::Ok);
+  Method& method = harness_.method();
+  const Tensor& planned = method.get_input(0).toTensor();
+  float* data = planned.mutable_data_ptr<float>();
+  std::vector<float> before(data, data + 4);
+  LogCapture logs;
+  OwnedTensor wide = float_tensor({1, 4}, {5, 6, 7, 8});
+  EXPECT_EQ(method.set_input(wide.tensor(), 0), Error::InvalidArgument);
+  EXPECT_TRUE(
+      logs.contains({"input 0", "size 4 at dim 1", "above its upper bound 2"}));
+  EXPECT_EQ(std::vector<float>(data, data + 4), before);
+  EXPECT_EQ(planned.size(0), 2);
+  EXPECT_EQ(planned.size(1), 2);
+  // Within the bounds it runs at the given shape.
+  OwnedTensor small = float_tensor({1, 2}, {1, 2});
+  ASSERT_EQ(method.set_input(small.tensor(), 0), Error::Ok);
+  EXPECT_EQ(method.get_input(0).toTensor().size(0), 1);
+}
+
 TEST_F(MethodTest, UnplannedOutputNeedsCallerBuffer) {
   ProgramSpec spec = add_one_program();
   spec.methods[0].values[1].tensor.planned = false;

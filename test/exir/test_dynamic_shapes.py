@@ -6,7 +6,7 @@ import torch
 from program_interpreter import PlanInterpreter
 from torch.export import Dim
 
-from executorch.exir import to_edge
+from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir._serialize._flatbuffer import KernelTypes, TensorShapeDynamism
 
 
@@ -113,3 +113,31 @@ def test_dynamic_int_input_is_an_int_value_used_as_scalar():
     x = torch.randn(3)
     for value in (7, -2):
         torch.testing.assert_close(interpreter.run((x, value))[0], x * value + value)
+
+
+def test_memory_summary_reports_each_buffer_at_the_upper_bounds(capsys):
+    _, small = export(max_batch=8)
+    _, large = export(max_batch=16)
+    for manager, batch in ((small, 8), (large, 16)):
+        report = manager.memory_report()
+        plan = manager.executorch_program.executionPlan[0]
+        assert report.buffer_sizes == list(plan.nonConstBufferSizes)
+        dynamic = {name: (shape, size) for name, shape, size in report.dynamic_tensors}
+        assert dynamic["x"] == ([batch, 4], batch * 4 * 4)
+        summary = manager.memory_summary()
+        assert f"method 'forward': {sum(report.buffer_sizes)} bytes planned" in summary
+        assert f"buffer 1: {report.buffer_sizes[1]} bytes" in summary
+        assert f"x: [{batch}, 4] {batch * 16} bytes" in summary
+    assert sum(large.memory_report().buffer_sizes) > sum(
+        small.memory_report().buffer_sizes
+    )
+    # The config option prints the same summary when the program is built.
+    ep = torch.export.export(
+        Model().eval(),
+        (torch.randn(5, 4),),
+        dynamic_shapes={"x": {0: Dim("batch", min=1, max=8)}},
+    )
+    manager = to_edge(ep).to_executorch(
+        ExecutorchBackendConfig(print_memory_summary=True)
+    )
+    assert manager.memory_summary() in capsys.readouterr().out

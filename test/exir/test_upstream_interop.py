@@ -117,3 +117,55 @@ def test_same_kernel_calls_as_upstream(upstream_python, tmp_path, name):
     ours = to_edge(ep).to_executorch().buffer
     with open(f"{path}.upstream.pte", "rb") as f:
         assert _kernel_calls(ours) == _kernel_calls(f.read())
+
+
+class _CondLinear(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return torch.cond(
+            x.sum() > 0,
+            lambda x: (self.linear(x).relu(),),
+            lambda x: (self.linear(x) * 2,),
+            (x,),
+        )
+
+
+class _MapMatmul(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(3, 3))
+
+    def forward(self, xs):
+        from torch._higher_order_ops.map import map as hop_map
+
+        return hop_map(lambda row, w: row @ w + 1, xs, self.weight)
+
+
+def test_control_flow_programs_run_on_upstream_runtime(upstream_python, tmp_path):
+    """cond (both branches) and map, as we emit them (JumpFalseCall,
+    MoveCall, et_copy_index on a DYNAMIC_BOUND result), on upstream's
+    runtime."""
+    torch.manual_seed(0)
+    cases = {}
+    for name, model, x in (
+        ("cond", _CondLinear().eval(), torch.randn(2, 3)),
+        ("map", _MapMatmul().eval(), torch.randn(4, 3)),
+    ):
+        pte = to_edge(torch.export.export(model, (x,))).to_executorch().buffer
+        for sign in (1, -1):
+            path = tmp_path / f"{name}{sign}"
+            path.with_suffix(".pte").write_bytes(pte)
+            torch.save([sign * x], f"{path}.in")
+            cases[path] = (model, sign * x)
+    _upstream(upstream_python, _RUN_ON_UPSTREAM, cases)
+    for path, (model, x) in cases.items():
+        got = torch.load(f"{path}.out")
+        assert not isinstance(got, str), got
+        with torch.no_grad():
+            want = model(x)
+        want = want if isinstance(want, (tuple, list)) else (want,)
+        for a, b in zip(got, want):
+            torch.testing.assert_close(a, b)

@@ -154,3 +154,75 @@ def test_unplanned_inputs_and_outputs(runner, tmp_path):
     result = run(runner, "--model_path", model, "--inputs", files, "--print_output")
     (actual,) = parse_outputs(result.stdout)
     torch.testing.assert_close(actual, expected)
+
+
+class _DynamicBatch(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 3)
+
+    def forward(self, x, y):
+        return self.linear(x).relu() + y.sum(0), torch.cat([x, x * 2])
+
+
+def test_dynamic_model_runs_at_the_sizes_given(runner, tmp_path):
+    from torch.export import Dim
+
+    from executorch.exir import to_edge
+
+    torch.manual_seed(0)
+    model = _DynamicBatch().eval()
+    ep = torch.export.export(
+        model,
+        (torch.randn(4, 4), torch.randn(2, 3)),
+        dynamic_shapes={
+            "x": {0: Dim("batch", min=1, max=16)},
+            "y": {0: Dim("rows", min=1, max=5)},
+        },
+    )
+    pte = to_edge(ep).to_executorch().buffer
+    for batch, rows in ((1, 1), (16, 5), (7, 2)):
+        inputs = (torch.randn(batch, 4), torch.randn(rows, 3))
+        model_path, files = write_model_and_inputs(tmp_path, pte, inputs)
+        result = run(
+            runner,
+            "--model_path",
+            model_path,
+            "--inputs",
+            files,
+            "--input_shapes",
+            f"{batch},4;{rows},3",
+            "--print_output",
+        )
+        with torch.no_grad():
+            want = model(*inputs)
+        got = parse_outputs(result.stdout)
+        assert [g.shape for g in got] == [w.shape for w in want]
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g, w, rtol=1e-6, atol=1e-6)
+    # Ones at a size given without files.
+    ones = run(runner, "--model_path", model_path, "--input_shapes", "3,4;2,3")
+    assert "Output 1: tensor Float[6, 4]" in ones.stdout
+    # Above the bound: the error names the input, the size and the bound.
+    over = run(
+        runner,
+        "--model_path",
+        model_path,
+        "--input_shapes",
+        "17,4;2,3",
+        expect_ok=False,
+    )
+    assert "input 0: size 17 at dim 0 is above its upper bound 16" in over.stderr
+    wrong = run(
+        runner, "--model_path", model_path, "--input_shapes", "3,4", expect_ok=False
+    )
+    assert "2 tensor inputs, --input_shapes gave 1 shapes" in wrong.stderr
+    rank = run(
+        runner,
+        "--model_path",
+        model_path,
+        "--input_shapes",
+        "3;2,3",
+        expect_ok=False,
+    )
+    assert "input 0: --input_shapes gave 1 sizes, the input has rank 2" in rank.stderr

@@ -1,0 +1,58 @@
+// Prim ops the emitter uses for control flow, through the registry:
+// et_copy_index (how a map loop stacks its rows).
+
+#include <gtest/gtest.h>
+
+#include <executorch/kernels/portable/test/test_tensor.h>
+#include <executorch/kernels/prim_ops/register_prim_ops.h>
+
+using namespace torch::executor::testing;
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::get_op_function_from_registry;
+using ::executorch::runtime::Span;
+
+namespace {
+
+// Runs copy_to[index] = copy_from; returns the kernel's failure state.
+Error copy_index(TestTensor& to, TestTensor& from, int64_t index) {
+  EXPECT_EQ(::executorch::kernels::register_prim_ops(), Error::Ok);
+  auto fn =
+      get_op_function_from_registry("executorch_prim::et_copy_index.tensor");
+  EXPECT_TRUE(fn.ok());
+  EValue values[] = {EValue(to.tensor()), EValue(from.tensor()), EValue(index)};
+  EValue* stack[] = {&values[0], &values[1], &values[2]};
+  KernelRuntimeContext ctx;
+  (*fn)(ctx, Span<EValue*>(stack));
+  return ctx.failure_state();
+}
+
+} // namespace
+
+TEST(PrimOpsTest, CopyIndexGrowsADynamicResultRowByRowAndShrinksOnRerun) {
+  // Planned for 3 rows of 2.
+  TestTensor to(ScalarType::Float, {3, 2}, zeros(6), DYN::DYNAMIC_BOUND);
+  TestTensor row0(ScalarType::Float, {2}, std::vector<float>{1, 2});
+  TestTensor row1(ScalarType::Float, {2}, std::vector<float>{3, 4});
+  ASSERT_EQ(copy_index(to, row0, 0), Error::Ok);
+  EXPECT_EQ(to.tensor().size(0), 1);
+  ASSERT_EQ(copy_index(to, row1, 1), Error::Ok);
+  EXPECT_EQ(to.tensor().size(0), 2);
+  EXPECT_EQ(to.values<float>(), (std::vector<float>{1, 2, 3, 4}));
+  // A later loop starts over at row 0: one row again.
+  ASSERT_EQ(copy_index(to, row1, 0), Error::Ok);
+  EXPECT_EQ(to.tensor().size(0), 1);
+  EXPECT_EQ(to.values<float>(), (std::vector<float>{3, 4}));
+}
+
+TEST(PrimOpsTest, CopyIndexPastThePlannedRowsFailsWithoutWriting) {
+  TestTensor to(ScalarType::Float, {2, 2}, zeros(4), DYN::DYNAMIC_BOUND);
+  TestTensor row(ScalarType::Float, {2}, std::vector<float>{5, 6});
+  EXPECT_EQ(copy_index(to, row, 2), Error::InvalidArgument);
+  EXPECT_EQ(to.tensor().size(0), 2);
+  EXPECT_EQ(to.values<float>(), (std::vector<float>{0, 0, 0, 0}));
+  // A static result keeps its rows; writing past them fails too.
+  TestTensor fixed(ScalarType::Float, {2, 2}, zeros(4));
+  ASSERT_EQ(copy_index(fixed, row, 1), Error::Ok);
+  EXPECT_EQ(fixed.values<float>(), (std::vector<float>{0, 0, 5, 6}));
+  EXPECT_EQ(copy_index(fixed, row, 2), Error::InvalidArgument);
+}
