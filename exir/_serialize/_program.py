@@ -97,13 +97,13 @@ def serialize_pte_binary(
     constant_blob, offsets = _pack_constant_segment(
         constant_data, constant_tensor_alignment
     )
+    # Written even when there are no constants (an empty segment, offsets
+    # [0]): upstream's runtime refuses a program whose constant segment has
+    # no offsets.
     program.constantSegment = SubsegmentOffsetsT()
-    if len(constant_data) > 1:
-        program.constantSegment.segmentIndex = len(segments)
-        program.constantSegment.offsets = offsets
-        segments.append(constant_blob)
-    else:
-        program.constantSegment.offsets = []
+    program.constantSegment.segmentIndex = len(segments)
+    program.constantSegment.offsets = offsets
+    segments.append(constant_blob)
 
     if extract_delegate_segments:
         _move_delegate_blobs_to_segments(program, segments)

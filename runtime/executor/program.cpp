@@ -57,6 +57,15 @@ Error check_segments(const executorch_flatbuffer::Program* program,
   if (segments == nullptr || segments->size() == 0) {
     return Error::Ok;
   }
+  // Upstream writes an empty constant segment, and no extended header, for a
+  // program without constants: segments that hold no bytes need no base.
+  bool all_empty = true;
+  for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i) {
+    all_empty = all_empty && segments->Get(i)->size() == 0;
+  }
+  if (all_empty && segment_base_offset == 0) {
+    return Error::Ok;
+  }
   ET_CHECK_OR_RETURN_ERROR(
       segment_base_offset > 0 && segment_base_offset <= file_size,
       InvalidProgram,

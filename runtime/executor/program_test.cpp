@@ -223,6 +223,30 @@ TEST_F(ProgramTest, ConstantOffsetPastSegmentIsRejected) {
   EXPECT_EQ(Program::load(&loader).error(), Error::InvalidProgram);
 }
 
+TEST_F(ProgramTest, EmptyConstantSegmentWithoutExtendedHeader) {
+  // What upstream writes for a program without constants: one segment of no
+  // bytes, constant offsets [0], no extended header.
+  ProgramSpec spec = add_one_program();
+  spec.segments = {{}};
+  spec.constant_offsets = std::vector<uint64_t>{0};
+  spec.extended_header = false;
+  auto bytes = build_program(spec);
+  BufferDataLoader loader(bytes);
+  Result<Program> program = Program::load(&loader);
+  ASSERT_TRUE(program.ok());
+  EXPECT_EQ(program->get_constant_buffer_data(1, 4).error(),
+            Error::InvalidProgram);
+}
+
+TEST_F(ProgramTest, SegmentWithDataNeedsExtendedHeader) {
+  ProgramSpec spec = add_one_program();
+  spec.segments = {{1, 2, 3}};
+  spec.extended_header = false;
+  auto bytes = build_program(spec);
+  BufferDataLoader loader(bytes);
+  EXPECT_EQ(Program::load(&loader).error(), Error::InvalidProgram);
+}
+
 TEST_F(ProgramTest, ConstantSegmentIndexOutOfRangeIsRejected) {
   // Offsets without any segment to hold them.
   ProgramSpec spec = add_one_program();

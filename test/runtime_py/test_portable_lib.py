@@ -211,12 +211,6 @@ def test_scalar_inputs_are_type_checked(export_pte):
     assert module.forward((x, 3, 1, True))[0].shape == (3,)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Program::load rejects upstream files whose only segment is an "
-    "empty constant segment and that have no extended header "
-    "(runtime/executor/program.cpp check_segments)",
-)
 def test_upstream_program_without_constants(export_with_upstream):
     pte = export_with_upstream("""
         import torch

@@ -74,13 +74,17 @@ def test_header_segments_and_constant_alignment(segment_alignment, constant_alig
         assert pte[base + offset : base + offset + len(data)] == data
 
 
-def test_program_without_constants_or_segments():
+def test_program_without_constants_has_an_empty_constant_segment():
+    # As upstream writes it, and as upstream's runtime requires: offsets [0]
+    # (the reserved entry) in a segment of no bytes.
     pte = serialize_pte_binary(make_program(), [b""])
     header = ExtendedHeader.from_bytes(pte)
-    assert header.program_size == len(pte)
-    assert (header.segment_base_offset, header.segment_data_size) == (0, 0)
+    assert header.segment_data_size == 0
+    assert header.segment_base_offset == len(pte) >= header.program_size
     parsed = deserialize_pte_binary(pte)
-    assert parsed.segments == [] and parsed.constant_data == []
+    assert parsed.segments == [b""]
+    assert parsed.program.constantSegment.segmentIndex == 0
+    assert list(parsed.program.constantSegment.offsets) == [0]
     assert parsed.program.executionPlan[0].name == b"forward"
 
 
