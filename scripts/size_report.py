@@ -35,6 +35,8 @@ def configure_and_build(directory: str, targets: List[str], options: List[str]) 
             "cmake", "-S", REPO_ROOT, "-B", directory,
             f"-DPython3_EXECUTABLE={sys.executable}",
             "-DEXECUTORCH_OPTIMIZE_SIZE=ON",
+            # The runners measured here run portable programs only.
+            "-DEXECUTORCH_BUILD_XNNPACK=OFF",
             *options,
         ],
         check=True,

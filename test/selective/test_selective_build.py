@@ -60,6 +60,8 @@ def selective_build(build_dir):
             "-DEXECUTORCH_BUILD_PYBIND=OFF",
             f"-DEXECUTORCH_SELECT_OPS_MODEL={pte}",
             "-DEXECUTORCH_DTYPE_SELECTIVE_BUILD=ON",
+            # A portable-only model; Debian's XNNPACK has no static library.
+            "-DEXECUTORCH_BUILD_XNNPACK=OFF",
             # A fully static executable: registration must survive it.
             "-DCMAKE_EXE_LINKER_FLAGS=-static",
         ],
