@@ -129,6 +129,25 @@ class ExecuTorchMethod:
     def method_meta(self) -> MethodMeta:
         return self._method.method_meta()
 
+    def step(self) -> bool:
+        """Runs the next instruction (after `set_inputs`); False once the
+        method has run to its end, and the next step starts over. For
+        debugging: `get_value` reads what each instruction wrote."""
+        return self._method.step()
+
+    def reset_execution(self) -> None:
+        """Makes the next `step` start from the first instruction."""
+        self._method.reset_execution()
+
+    def num_values(self) -> int:
+        """The size of the method's value table."""
+        return self._method.num_values()
+
+    def get_value(self, index: int) -> Any:
+        """A copy of entry `index` of the method's value table (a tensor,
+        scalar, list or None), as it is now."""
+        return _from_runtime(self._method.get_value(index))
+
 
 class ExecuTorchProgram:
     """A loaded program: its methods' names and metadata, and a way to load

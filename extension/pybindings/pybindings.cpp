@@ -430,6 +430,54 @@ class MethodState {
     return PyMethodMeta{program_, method_->method_meta()};
   }
 
+  // Runs the method's next instruction; false once every instruction has
+  // run (the next step starts over). Between steps, get_value reads the
+  // values instructions wrote, before later ones reuse their memory.
+  bool step() {
+    const auto held = lock();
+    ErrorLogCapture logs;
+    Error status;
+    {
+      py::gil_scoped_release release;
+      status = method_->step();
+    }
+    if (status == Error::EndOfMethod) {
+      check_ok(method_->reset_execution(),
+               "Resetting method " + quoted(name_),
+               logs);
+      return false;
+    }
+    if (status != Error::Ok) {
+      // Like execute: a failed run starts over on the next call.
+      (void)method_->reset_execution();
+    }
+    check_ok(status, "Stepping method " + quoted(name_), logs);
+    return true;
+  }
+
+  void reset_execution() {
+    const auto held = lock();
+    ErrorLogCapture logs;
+    check_ok(
+        method_->reset_execution(), "Resetting method " + quoted(name_), logs);
+  }
+
+  size_t num_values() const {
+    return method_->values_size();
+  }
+
+  // A copy of value `index` of the method's value table.
+  py::object get_value(size_t index) const {
+    const auto held = lock();
+    if (index >= method_->values_size()) {
+      throw py::index_error("Method " + quoted(name_) + " has " +
+                            std::to_string(method_->values_size()) +
+                            " values; value " + std::to_string(index) +
+                            " is out of range");
+    }
+    return to_python(method_->get_value(index));
+  }
+
  private:
   // Waits for the method with the GIL released: the holder may need the GIL
   // to finish, and waiting while holding it would deadlock.
@@ -904,7 +952,11 @@ PYBIND11_MODULE(_portable_lib, m) {
       .def("execute", &MethodState::execute)
       .def("get_outputs", &MethodState::get_outputs)
       .def("call", &MethodState::call, py::arg("inputs"))
-      .def("method_meta", &MethodState::method_meta);
+      .def("method_meta", &MethodState::method_meta)
+      .def("step", &MethodState::step)
+      .def("reset_execution", &MethodState::reset_execution)
+      .def("num_values", &MethodState::num_values)
+      .def("get_value", &MethodState::get_value, py::arg("index"));
 
   py::class_<PyProgram>(m, "Program")
       .def("num_methods", &PyProgram::num_methods)
