@@ -189,6 +189,33 @@ void norm_backward(KernelRuntimeContext& ctx,
   }
 }
 
+// The number of elements each layer-norm row spans (the product of
+// `normalized_shape`), after checking that it names 1 to input.dim()
+// trailing dims of `input`; -1, with the failure recorded, otherwise.
+int64_t layer_norm_lane(KernelRuntimeContext& ctx,
+                        const char* op,
+                        const Tensor& input,
+                        IntArrayRef normalized_shape) {
+  const int64_t norm_dims = static_cast<int64_t>(normalized_shape.size());
+  if (norm_dims == 0 || norm_dims > input.dim()) {
+    fail_arg(ctx,
+             op,
+             "normalized_shape must have 1 to %zd entries",
+             static_cast<ssize_t>(input.dim()));
+    return -1;
+  }
+  int64_t lane = 1;
+  for (int64_t i = 0; i < norm_dims; ++i) {
+    if (normalized_shape[i] != input.size(input.dim() - norm_dims + i)) {
+      fail_arg(
+          ctx, op, "normalized_shape does not match input's trailing dims");
+      return -1;
+    }
+    lane *= normalized_shape[i];
+  }
+  return lane;
+}
+
 } // namespace
 
 std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
@@ -267,24 +294,12 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_out(
     Tensor& rstd_out) {
   const char* op = "native_layer_norm.out";
   std::tuple<Tensor&, Tensor&, Tensor&> result(out, mean_out, rstd_out);
-  const int64_t norm_dims = static_cast<int64_t>(normalized_shape.size());
-  if (norm_dims == 0 || norm_dims > input.dim()) {
-    fail_arg(ctx,
-             op,
-             "normalized_shape must have 1 to %zd entries",
-             static_cast<ssize_t>(input.dim()));
+  const int64_t lane = layer_norm_lane(ctx, op, input, normalized_shape);
+  if (lane < 0) {
     return result;
   }
-  const int64_t axis = input.dim() - norm_dims;
-  int64_t lane = 1;
-  for (int64_t i = 0; i < norm_dims; ++i) {
-    if (normalized_shape[i] != input.size(axis + i)) {
-      fail_arg(
-          ctx, op, "normalized_shape does not match input's trailing dims");
-      return result;
-    }
-    lane *= normalized_shape[i];
-  }
+  const int64_t axis =
+      input.dim() - static_cast<int64_t>(normalized_shape.size());
   // mean and rstd keep the leading dims and have size 1 in the normalized
   // ones.
   Shape stat_shape;
@@ -568,22 +583,9 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_layer_norm_backward_out(
     Tensor& out2) {
   const char* op = "native_layer_norm_backward.out";
   std::tuple<Tensor&, Tensor&, Tensor&> result(out0, out1, out2);
-  const int64_t norm_dims = static_cast<int64_t>(normalized_shape.size());
-  if (norm_dims == 0 || norm_dims > input.dim()) {
-    fail_arg(ctx,
-             op,
-             "normalized_shape must have 1 to %zd entries",
-             static_cast<ssize_t>(input.dim()));
+  const int64_t lane = layer_norm_lane(ctx, op, input, normalized_shape);
+  if (lane < 0) {
     return result;
-  }
-  int64_t lane = 1;
-  for (int64_t i = 0; i < norm_dims; ++i) {
-    if (normalized_shape[i] != input.size(input.dim() - norm_dims + i)) {
-      fail_arg(
-          ctx, op, "normalized_shape does not match input's trailing dims");
-      return result;
-    }
-    lane *= normalized_shape[i];
   }
   const int64_t rows = lane == 0 ? 0 : input.numel() / lane;
   Tensor* const outs[3] = {&out0, &out1, &out2};
