@@ -17,6 +17,9 @@ _SCALAR_TYPE_CODES = {
     torch.float16: 5,
     torch.float32: 6,
     torch.float64: 7,
+    torch.complex32: 8,
+    torch.complex64: 9,
+    torch.complex128: 10,
     torch.bool: 11,
     torch.qint8: 12,
     torch.quint8: 13,
@@ -54,6 +57,10 @@ def memory_format_code(memory_format: torch.memory_format) -> int:
     return _MEMORY_FORMAT_CODES[memory_format]
 
 
+# Tensor sizes are int32 in the schema.
+_MAX_SIZE = 2**31 - 1
+
+
 def upper_bound(size) -> Tuple[int, bool]:
     """(static size or upper bound of a symbolic size, whether symbolic)."""
     if isinstance(size, int):
@@ -64,6 +71,12 @@ def upper_bound(size) -> Tuple[int, bool]:
         raise ValueError(
             f"symbolic size {size} has no upper bound; give the dynamic "
             "dimension a max in torch.export.Dim"
+        )
+    if int(bound) > _MAX_SIZE:
+        raise ValueError(
+            f"symbolic size {size} has upper bound {int(bound)}, more than a "
+            f".pte size can hold ({_MAX_SIZE}); give the dynamic dimension a "
+            "smaller max in torch.export.Dim"
         )
     return int(bound), True
 

@@ -49,20 +49,10 @@ LEGEND = {
 # Why an operator cannot pass here yet, for the table's notes (listed when
 # the operator does not pass on Float or shows these failures).
 KNOWN_LIMITS = {
-    "aten::_fft_r2c.default": "needs complex tensors, which the .pte format "
-    "cannot express: schema/scalar_type.fbs (like upstream's) has no complex "
-    "ScalarType, so a program cannot carry the complex input or output",
-    "aten::_fft_c2r.default": "needs complex tensors (see _fft_r2c)",
-    "aten::_fft_c2c.default": "needs complex tensors (see _fft_r2c)",
-    "aten::nonzero.default": "the kernel exists, but the output's "
-    "data-dependent size (an unbacked SymInt) does not get through our "
-    "exporter's dim-order and memory-planning passes yet",
-    "aten::masked_select.default": "the kernel exists, but the output's "
-    "data-dependent size has no upper bound the exporter can plan memory for",
     "aten::resize_.default": "torch.export leaves resize_ of a graph input "
-    "in the graph without recording the mutation, and torch's "
-    "functionalization (run_decompositions) rejects it; samples that keep "
-    "the shape pass",
+    "in the graph without recording the mutation, and torch's own "
+    "functionalization (run_decompositions) rejects it, so samples that "
+    "change the input's shape cannot be exported by anyone; the others pass",
     "aten::_local_scalar_dense.default": "Bool: runs (the sym_ite prim op); "
     "other dtypes pass",
     "aten::native_layer_norm_backward.default": "Half: eager's grad_weight "
@@ -119,7 +109,18 @@ def _table(results, target_list, seconds: float, unbuilt: list) -> str:
         if results[n]["Float"].status == EXPORT
         and "preserved from decomposition: pass" in results[n]["Float"].detail
     ]
-    really_failing = sorted(set(core_float_fail) - set(no_float) - set(kernel_passes))
+    # Or no program torch.export makes keeps the operator: it is folded to
+    # constants, functionalized into another operator, or cannot be
+    # exported at all, with or without the Core ATen decomposition.
+    never_kept = [
+        n
+        for n in core_float_fail
+        if results[n]["Float"].status == EXPORT
+        and "preserved from decomposition" not in results[n]["Float"].detail
+    ]
+    really_failing = sorted(
+        set(core_float_fail) - set(no_float) - set(kernel_passes) - set(never_kept)
+    )
     lines = [
         "# Portable kernel coverage",
         "",
@@ -133,7 +134,10 @@ def _table(results, target_list, seconds: float, unbuilt: list) -> str:
         f"- Core operators not passing on Float: {len(core_float_fail)} "
         f"({len(no_float)} not supported by PyTorch on Float; "
         f"{len(kernel_passes)} rewritten by export whose kernel passes when "
-        f"preserved; {len(really_failing)} others: "
+        f"preserved; {len(never_kept)} that no torch.export program keeps "
+        "(folded, functionalized or not exportable; see Export changes): "
+        + (", ".join(f"`{n}`" for n in never_kept) or "none")
+        + f"; {len(really_failing)} others: "
         + (", ".join(f"`{n}`" for n in really_failing) or "none")
         + ")",
         f"- Kernels in the YAML but not in the built extension: "

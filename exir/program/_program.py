@@ -38,6 +38,7 @@ from executorch.exir.passes.lower_control_flow_pass import (
 )
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
+from executorch.exir.passes.data_dependent_bounds import bound_data_dependent_sizes
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
 from executorch.exir.passes.to_out_var_pass import ToOutVarPass
 from executorch.exir.verification.verifier import (
@@ -326,6 +327,7 @@ def _to_planned_program(
     gm, signature = copy_program(ep)
     signature = insert_write_back_for_buffers(gm, signature)
     for graph in control_flow_graphs(gm) + [gm]:
+        bound_data_dependent_sizes(graph)
         if config.remove_view_copy:
             ReplaceViewCopyWithViewPass()(graph)
         ToOutVarPass()(graph)

@@ -1,6 +1,7 @@
 #include <executorch/extension/evalue_util/print_evalue.h>
 
 #include <cmath>
+#include <complex>
 
 #include <executorch/extension/tensor/tensor_ptr.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
@@ -71,6 +72,19 @@ void print_element(std::ostream& os, T value) {
   }
 }
 
+// As torch prints complex numbers: 1.+2.5j, 0.-1.j.
+template <typename R>
+void print_complex_items(std::ostream& os, const Tensor& tensor) {
+  const auto* data =
+      static_cast<const std::complex<R>*>(tensor.const_data_ptr());
+  print_items(os, static_cast<size_t>(tensor.numel()), [&](size_t i) {
+    print_double(os, data[i].real());
+    os << (std::signbit(data[i].imag()) ? "-" : "+");
+    print_double(os, std::fabs(static_cast<double>(data[i].imag())));
+    os << "j";
+  });
+}
+
 void print_tensor(std::ostream& os, const Tensor& tensor) {
   os << "tensor(sizes=";
   print_items(
@@ -81,6 +95,16 @@ void print_tensor(std::ostream& os, const Tensor& tensor) {
   os << ", ";
   if (tensor.const_data_ptr() == nullptr && tensor.numel() > 0) {
     os << "<no data>)";
+    return;
+  }
+  if (tensor.scalar_type() == ScalarType::ComplexFloat) {
+    print_complex_items<float>(os, tensor);
+    os << ")";
+    return;
+  }
+  if (tensor.scalar_type() == ScalarType::ComplexDouble) {
+    print_complex_items<double>(os, tensor);
+    os << ")";
     return;
   }
   internal::SwitchContext context;

@@ -1,5 +1,6 @@
 #include <executorch/extension/evalue_util/print_evalue.h>
 
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -46,6 +47,13 @@ TEST(PrintEValueTest, TensorsShowSizesDtypeAndElements) {
   EXPECT_EQ(str(*halves), "tensor(sizes=[1], dtype=Half, [0.5])");
   TensorPtr scalar = make_tensor_ptr(int64_t(7));
   EXPECT_EQ(str(*scalar), "tensor(sizes=[], dtype=Long, [7])");
+  const float parts[] = {1, 2.5, 0, -1};
+  std::vector<uint8_t> bytes_of_parts(sizeof(parts));
+  std::memcpy(bytes_of_parts.data(), parts, sizeof(parts));
+  TensorPtr complex = make_tensor_ptr(
+      {2}, std::move(bytes_of_parts), {}, {}, ScalarType::ComplexFloat);
+  EXPECT_EQ(str(*complex),
+            "tensor(sizes=[2], dtype=ComplexFloat, [1.+2.5j, 0.-1.j])");
   TensorPtr no_data = make_tensor_ptr({2}, nullptr);
   EXPECT_EQ(str(*no_data), "tensor(sizes=[2], <no data>)");
 }

@@ -2,9 +2,9 @@
 
 Every case exports a module with our compiler, runs the program through the
 Python bindings of our runtime and compares with PyTorch eager on the same
-inputs. Tolerances: float32 rtol=atol=1e-5 (1e-4 for convolutions and
-matrix products, whose summation order differs from eager's); integer and
-bool dtypes are compared exactly.
+inputs. Tolerances: float32 and complex64 rtol=atol=1e-5 (1e-4 for
+convolutions and matrix products, whose summation order differs from
+eager's); integer and bool dtypes are compared exactly.
 """
 
 import pytest
@@ -39,7 +39,7 @@ def check_against_eager(module, inputs, tol=FLOAT_TOL):
     actual = run_pte(export_to_pte(module, inputs), inputs)
     assert len(actual) == len(expected)
     for got, want in zip(actual, expected):
-        exact = not want.is_floating_point()
+        exact = not (want.is_floating_point() or want.is_complex())
         torch.testing.assert_close(
             got, want, **(dict(rtol=0, atol=0) if exact else tol)
         )
@@ -161,6 +161,35 @@ def test_sum_and_mean_over_dims():
         x.mean(dim=(1, 2), keepdim=True),
     )
     check_against_eager(Lambda(fn), (randn(3, 4, 5),))
+
+
+class MagnitudeSpectrogram(torch.nn.Module):
+    """An audio front end: a Hann-windowed STFT's power spectrum."""
+
+    def forward(self, waveform):
+        window = torch.hann_window(100)
+        spec = torch.stft(
+            waveform, n_fft=100, hop_length=25, window=window, return_complex=True
+        )
+        return spec.abs().pow(2)
+
+
+def test_spectrogram_runs_fft_on_complex_tensors():
+    # n_fft 100 is not a power of two; power spectra reach ~1e3, so the
+    # tolerance is float32's relative to that scale.
+    check_against_eager(
+        MagnitudeSpectrogram(), (randn(2, 800),), tol=dict(rtol=1e-4, atol=1e-3)
+    )
+
+
+def test_fft_round_trip_with_complex_program_outputs():
+    fn = lambda x: (torch.fft.rfft(x), torch.fft.irfft(torch.fft.rfft(x), n=30))
+    check_against_eager(Lambda(fn), (randn(3, 30),))
+    # Complex inputs too: irfft2 of a half spectrum.
+    spectrum = torch.randn(
+        4, 5, dtype=torch.complex64, generator=torch.Generator().manual_seed(4)
+    )
+    check_against_eager(Lambda(lambda z: torch.fft.irfft2(z, s=(4, 8))), (spectrum,))
 
 
 def test_integer_dtypes():

@@ -16,7 +16,8 @@ Outcomes:
 - UNSUPPORTED: eager PyTorch rejects the operator at this dtype on CPU.
 - EXPORT: torch.export or the Edge lowering replaced the operator, so the
   one-op program does not exercise its kernel; the detail says what it
-  became.
+  became. Also when torch cannot export the sample at all (torch.export or
+  its own Core ATen decomposition raises).
 
 Tolerances (rtol, atol), applied as |actual - expected| <= atol + rtol *
 |expected|, with NaN equal to NaN and infinities equal only to themselves:
@@ -27,6 +28,8 @@ Tolerances (rtol, atol), applied as |actual - expected| <= atol + rtol *
   summation order and its own transcendental approximations, which differ
   by a few ulp per element and by O(n * ulp) over an n-term reduction.
 - float64: 1e-12 / 1e-12, the same argument with a 2.2e-16 ulp.
+- complex64 and complex128 (FFT results): float32's and float64's, on the
+  complex difference.
 - float16: 1e-3 / 1e-3, about one half-precision ulp (9.8e-4): both sides
   compute in float32 and round once, so a rounding tie or a different
   accumulation order can move the last bit.
@@ -79,7 +82,14 @@ TOLERANCES: Dict[torch.dtype, Tuple[float, float]] = {
     torch.bfloat16: (1.6e-2, 1e-2),
     torch.float32: (1e-5, 1e-5),
     torch.float64: (1e-12, 1e-12),
+    torch.complex64: (1e-5, 1e-5),
+    torch.complex128: (1e-12, 1e-12),
 }
+
+
+def _widened(t: torch.Tensor) -> torch.Tensor:
+    """`t` in double precision, complex kept complex."""
+    return t.to(torch.complex128) if t.is_complex() else t.double()
 
 
 @dataclasses.dataclass
@@ -211,12 +221,16 @@ def _mismatch(expected: torch.Tensor, actual: torch.Tensor) -> Optional[str]:
     else:
         rtol, atol = tolerance
         close = torch.isclose(
-            actual.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True
+            _widened(actual),
+            _widened(expected),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=True,
         )
         if bool(close.all()):
             return None
     where = (~close).nonzero()[0].tolist()
-    diff = (actual.double() - expected.double()).abs()
+    diff = (_widened(actual) - _widened(expected)).abs()
     max_diff = diff[~close].nan_to_num(nan=float("inf")).max().item()
     return (
         f"max abs diff {max_diff:.3g} ({int((~close).sum())}/{close.numel()} "
@@ -307,6 +321,20 @@ def compare(
     return None
 
 
+def _torch_decomposes(module: OneOp, shapes) -> bool:
+    """Whether torch's own Core ATen decomposition of the module succeeds:
+    when it fails too (resize_ of an input), the sample cannot be exported
+    by anyone and is no failure of ours."""
+    try:
+        exported = torch.export.export(
+            module, module.fresh_inputs(), dynamic_shapes=shapes
+        )
+        exported.run_decompositions()
+    except Exception:
+        return False
+    return True
+
+
 def _check_together(
     op, samples: Sequence[Sample], properties_only: bool, preserve: bool = False
 ) -> Outcome:
@@ -338,6 +366,10 @@ def _check_together(
     try:
         edge = to_edge(exported, compile_config=config)
     except Exception as error:
+        if not _torch_decomposes(module, shapes):
+            return Outcome(
+                EXPORT, f"torch's run_decompositions failed: {_first_line(error)}"
+            )
         return Outcome(FAIL, f"to_edge error: {_first_line(error)}")
     operators = _edge_operators(edge)
     forms = edge_forms(op)

@@ -402,7 +402,12 @@ OWN_SAMPLES: Dict[str, SampleBuilder] = {
         )
     ],
     "aten::_fft_c2r.default": lambda m, d: [
-        Sample((_complex_or_real(m(4, 5), d), [1], 0, 8))
+        Sample((_complex_or_real(m(4, 5), d), [1], 0, 8)),
+        Sample((_complex_or_real(m(3, 6, 4), d), [1, 2], 1, 7)),
+    ],
+    "aten::_fft_c2c.default": lambda m, d: [
+        Sample((_complex_or_real(m(3, 6, 5), d), [1, 2], 2, False)),
+        Sample((_complex_or_real(m(2, 12), d), [-1], 1, True)),
     ],
     "aten::atan2.out": lambda m, d: [Sample((m(3, 4), m(3, 4)), {"out": m(3, 4)})],
     "aten::copy.default": lambda m, d: [Sample((m(3, 4), m(4)))],

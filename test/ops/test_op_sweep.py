@@ -393,6 +393,47 @@ PRESERVED_CASES = [
     ),
 ]
 
+# Fourier transforms, the operators with complex inputs or outputs:
+# power-of-two and other (Bluestein) lengths, several dims, each
+# normalization, and an output whose eager strides are not contiguous.
+CASES += [
+    (
+        "rfft_odd_length_f32",
+        aten._fft_r2c.default,
+        lambda: Sample((_f32(3, 7), [1], 0, True)),
+    ),
+    (
+        "fft2_full_f64",
+        aten._fft_r2c.default,
+        lambda: Sample((_f32(4, 6, 8).double(), [1, 2], 2, False)),
+    ),
+    (
+        "fft_middle_dim_strided_out_f32",
+        aten._fft_r2c.default,
+        lambda: Sample((_f32(5, 10, 7), [1], 1, False)),
+    ),
+    (
+        "irfft2_odd_f32",
+        aten._fft_c2r.default,
+        lambda: Sample((torch.randn(3, 6, 4, dtype=torch.complex64), [1, 2], 1, 7)),
+    ),
+    (
+        "ifft_c64",
+        aten._fft_c2c.default,
+        lambda: Sample((torch.randn(2, 100, dtype=torch.complex64), [1], 2, False)),
+    ),
+    (
+        "abs_complex_c64",
+        aten.abs.default,
+        lambda: Sample((torch.randn(3, 5, dtype=torch.complex64),)),
+    ),
+    (
+        "permute_complex_c128",
+        aten.permute.default,
+        lambda: Sample((torch.randn(2, 3, 4, dtype=torch.complex128), [2, 0, 1])),
+    ),
+]
+
 # Random operators: checked by their properties (test/ops/random_check.py).
 RANDOM_CASES = [
     ("rand_f32", aten.rand.default, lambda: Sample(([64, 64],))),

@@ -2,6 +2,7 @@
 // results for integral inputs, as in PyTorch; the others keep the type.
 
 #include <cmath>
+#include <complex>
 
 #include <executorch/kernels/portable/util/pointwise.h>
 
@@ -61,10 +62,50 @@ ET_FLOAT_UNARY_KERNEL(hardswish,
     });                                                             \
   }
 
-ET_SAME_TYPE_UNARY_KERNEL(abs, x < T(0) ? T(-x) : x)
 ET_SAME_TYPE_UNARY_KERNEL(relu, x > T(0) ? x : T(0))
 ET_SAME_TYPE_UNARY_KERNEL(sign, (T(0) < x) - (x < T(0)))
 #undef ET_SAME_TYPE_UNARY_KERNEL
+
+namespace {
+
+// |z| of each element of a complex tensor, into the real `out` (a magnitude
+// spectrum after an FFT).
+template <typename R>
+void complex_abs(const Tensor& self, const Tensor& out) {
+  const auto* in = static_cast<const std::complex<R>*>(self.const_data_ptr());
+  R* result = out.mutable_data_ptr<R>();
+  for (ssize_t i = 0; i < self.numel(); ++i) {
+    result[i] = std::abs(in[i]);
+  }
+}
+
+} // namespace
+
+Tensor& abs_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  const char* op = "abs.out";
+  const ScalarType t = self.scalar_type();
+  if (t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble) {
+    const bool wide = t == ScalarType::ComplexDouble;
+    if (check_dtype(ctx,
+                    op,
+                    "out",
+                    out,
+                    wide ? ScalarType::Double : ScalarType::Float) &&
+        check_default_dim_order(ctx, op, {&self, &out}) &&
+        resize_like(ctx, op, out, self)) {
+      if (wide) {
+        complex_abs<double>(self, out);
+      } else {
+        complex_abs<float>(self, out);
+      }
+    }
+    return out;
+  }
+  return unary_out(ctx, op, self, out, [](auto zero) {
+    using T = decltype(zero);
+    return [](T x) { return x < T(0) ? T(-x) : x; };
+  });
+}
 
 // Rounding is the identity on integers.
 #define ET_ROUNDING_KERNEL(name, fn)                                \

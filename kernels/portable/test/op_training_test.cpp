@@ -8,30 +8,13 @@
 
 #include <NativeFunctions.h>
 #include <executorch/kernels/portable/test/test_tensor.h>
-#include <executorch/runtime/core/memory_allocator.h>
 
 using namespace torch::executor::testing;
 namespace native = torch::executor::native;
 using ::executorch::aten::ArrayRef;
 using ::executorch::aten::IntArrayRef;
-using ::executorch::runtime::MemoryAllocator;
 
 namespace {
-
-// A context with temp memory, as a Method gives kernels.
-class TempContext {
- public:
-  TempContext()
-      : allocator_(sizeof(buffer_), buffer_), ctx_(nullptr, &allocator_) {}
-  KernelRuntimeContext& get() {
-    return ctx_;
-  }
-
- private:
-  alignas(16) uint8_t buffer_[4096];
-  MemoryAllocator allocator_;
-  KernelRuntimeContext ctx_;
-};
 
 std::vector<float> floats(std::initializer_list<float> v) {
   return std::vector<float>(v);

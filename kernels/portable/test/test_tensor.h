@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <executorch/kernels/portable/util/elementwise.h>
+#include <executorch/runtime/core/memory_allocator.h>
 
 namespace torch {
 namespace executor {
@@ -97,6 +98,21 @@ class TestTensor {
   std::vector<uint64_t> data_;
   ::executorch::aten::TensorImpl impl_;
   Tensor tensor_{nullptr};
+};
+
+// A context with temp memory, as a Method gives kernels.
+class TempContext {
+ public:
+  TempContext()
+      : allocator_(sizeof(buffer_), buffer_), ctx_(nullptr, &allocator_) {}
+  KernelRuntimeContext& get() {
+    return ctx_;
+  }
+
+ private:
+  alignas(16) uint8_t buffer_[65536];
+  ::executorch::runtime::MemoryAllocator allocator_;
+  KernelRuntimeContext ctx_;
 };
 
 // An out tensor of `dtype` that kernels may resize to any shape of the

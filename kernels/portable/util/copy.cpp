@@ -1,6 +1,7 @@
 #include <executorch/kernels/portable/util/copy.h>
 
 #include <cinttypes>
+#include <cstring>
 
 namespace torch {
 namespace executor {
@@ -40,6 +41,25 @@ void copy_strided(KernelRuntimeContext& ctx,
                   const View& view,
                   const Tensor& out,
                   const View& dest) {
+  using ::executorch::runtime::isComplexType;
+  if (isComplexType(in.scalar_type()) || isComplexType(out.scalar_type())) {
+    if (!check_same_dtype(ctx, op, "out", out, in)) {
+      return;
+    }
+    // Complex elements are copied whole, never converted.
+    const size_t size = in.element_size();
+    const char* src = static_cast<const char*>(in.const_data_ptr()) +
+                      view.offset * static_cast<int64_t>(size);
+    char* dst = static_cast<char*>(out.mutable_data_ptr()) +
+                dest.offset * static_cast<int64_t>(size);
+    for_each_index(
+        view.shape, view.strides, dest.strides, [&](int64_t from, int64_t to) {
+          std::memcpy(dst + to * static_cast<int64_t>(size),
+                      src + from * static_cast<int64_t>(size),
+                      size);
+        });
+    return;
+  }
   if (!is_supported_dtype(in.scalar_type())) {
     fail_arg(ctx,
              op,

@@ -36,6 +36,34 @@ void copy_view(KernelRuntimeContext& ctx,
                const View& view,
                const Tensor& out);
 
+// Visits every index of `shape` in row-major order, calling
+// fn(offset_a, offset_b) with that index's element offsets in two layouts
+// given by their strides.
+template <typename Fn>
+void for_each_index(const Shape& shape,
+                    const int64_t* strides_a,
+                    const int64_t* strides_b,
+                    Fn fn) {
+  const int64_t count = shape.numel();
+  int64_t index[kMaxDims] = {};
+  int64_t a = 0;
+  int64_t b = 0;
+  for (int64_t n = 0; n < count; ++n) {
+    fn(a, b);
+    // Advance the last dim, carrying into the ones before it.
+    for (size_t d = shape.ndim; d-- > 0;) {
+      a += strides_a[d];
+      b += strides_b[d];
+      if (++index[d] < shape.sizes[d]) {
+        break;
+      }
+      a -= strides_a[d] * index[d];
+      b -= strides_b[d] * index[d];
+      index[d] = 0;
+    }
+  }
+}
+
 // Copies `in`, read through `view`, into `out` written through `dest`
 // (same index space: dest.shape must equal view.shape; dest.offset and
 // strides address out). out is not resized. Repeat and pixel_shuffle use

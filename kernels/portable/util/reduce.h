@@ -94,24 +94,30 @@ void reduce_into(const Tensor& in,
   }
 }
 
-// Calls fn(base, stride, length) for every 1-d lane of `t` along `dim`, in
-// elements; `t` must have the default dim order.
+// Calls fn(base, stride, length) for every 1-d lane along `dim` of a
+// contiguous tensor of shape `sizes`, in elements.
 template <typename Fn>
-void for_each_lane(const Tensor& t, int64_t dim, Fn fn) {
+void for_each_lane(ArrayRef<SizesType> sizes, int64_t dim, Fn fn) {
   int64_t outer = 1;
   int64_t inner = 1;
   for (int64_t d = 0; d < dim; ++d) {
-    outer *= t.size(d);
+    outer *= sizes[d];
   }
-  for (ssize_t d = dim + 1; d < t.dim(); ++d) {
-    inner *= t.size(d);
+  for (size_t d = dim + 1; d < sizes.size(); ++d) {
+    inner *= sizes[d];
   }
-  const int64_t length = t.dim() == 0 ? 1 : t.size(dim);
+  const int64_t length = sizes.empty() ? 1 : sizes[dim];
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       fn(o * length * inner + i, inner, length);
     }
   }
+}
+
+// for_each_lane over `t`, which must have the default dim order.
+template <typename Fn>
+void for_each_lane(const Tensor& t, int64_t dim, Fn fn) {
+  for_each_lane(t.sizes(), dim, fn);
 }
 
 } // namespace native

@@ -55,6 +55,12 @@ inline const char* toString(ScalarType type) {
     return #name;
     ET_FORALL_SCALAR_TYPES(ET_SCALAR_TYPE_NAME)
 #undef ET_SCALAR_TYPE_NAME
+    case ScalarType::ComplexHalf:
+      return "ComplexHalf";
+    case ScalarType::ComplexFloat:
+      return "ComplexFloat";
+    case ScalarType::ComplexDouble:
+      return "ComplexDouble";
     case ScalarType::UInt16:
       return "UInt16";
     case ScalarType::UInt32:
@@ -69,6 +75,11 @@ inline const char* toString(ScalarType type) {
 inline bool isFloatingType(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double ||
          t == ScalarType::Half || t == ScalarType::BFloat16;
+}
+
+inline bool isComplexType(ScalarType t) {
+  return t == ScalarType::ComplexHalf || t == ScalarType::ComplexFloat ||
+         t == ScalarType::ComplexDouble;
 }
 
 inline bool isIntegralType(ScalarType t, bool include_bool) {
