@@ -8,6 +8,7 @@ import torch
 from torch.export import Dim
 
 from executorch.exir import EdgeCompileConfig, to_edge
+from executorch.test.modules import Lambda
 
 portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
 
@@ -15,15 +16,6 @@ portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib
 MASKED_SELECT_CONFIG = EdgeCompileConfig(
     _core_aten_ops_exception_list=[torch.ops.aten.masked_select.default]
 )
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _load(fn, example, config=None, dynamic_shapes=None):

@@ -14,6 +14,7 @@ from executorch.exir import to_edge
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
+from executorch.test.modules import Lambda
 
 FLOAT_TOL = dict(rtol=1e-5, atol=1e-5)
 MATMUL_TOL = dict(rtol=1e-4, atol=1e-4)
@@ -43,17 +44,6 @@ def check_against_eager(module, inputs, tol=FLOAT_TOL):
         torch.testing.assert_close(
             got, want, **(dict(rtol=0, atol=0) if exact else tol)
         )
-
-
-class Lambda(torch.nn.Module):
-    """Wraps a function of tensors as a module."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def randn(*shape):

@@ -7,15 +7,7 @@ from torch.utils import _pytree as pytree
 from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir._serialize._flatbuffer import KernelTypes, TensorShapeDynamism
 from executorch.exir.emit import ConstantData
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from executorch.test.modules import Lambda
 
 
 def emit(module, inputs, **kwargs):

@@ -8,17 +8,9 @@ from program_interpreter import PlanInterpreter
 from torch.utils import _pytree as pytree
 
 from executorch.exir import ExecutorchBackendConfig, to_edge
+from executorch.test.modules import Lambda
 
 F = torch.nn.functional
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def randn(*shape):

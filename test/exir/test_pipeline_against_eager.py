@@ -8,15 +8,7 @@ from program_interpreter import PlanInterpreter
 
 from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir.passes import MemoryPlanningPass
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from executorch.test.modules import Lambda
 
 
 def randn(*shape, seed=0):

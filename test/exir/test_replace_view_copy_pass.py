@@ -5,15 +5,7 @@ from program_interpreter import PlanInterpreter
 
 from executorch.exir import ExecutorchBackendConfig, memory, to_edge
 from executorch.exir.dialects._ops import ops as exir_ops
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from executorch.test.modules import Lambda
 
 
 def planned(fn, *inputs):

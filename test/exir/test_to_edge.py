@@ -15,15 +15,7 @@ from executorch.exir import (
 )
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.dialects.edge import EdgeOpOverload
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from executorch.test.modules import Lambda
 
 
 def edge_graph(fn, *inputs, **kwargs):

@@ -284,18 +284,6 @@ bool plan_fft(KernelRuntimeContext& ctx,
   return true;
 }
 
-// Copies self (any dim order) into `signal`, contiguous, as complex.
-template <typename T>
-void stage(const Tensor& self, cdouble* signal) {
-  const T* in = static_cast<const T*>(self.const_data_ptr());
-  const View from = tensor_view(self);
-  const View dense = reshape_view(from.shape);
-  for_each_index(
-      from.shape, from.strides, dense.strides, [&](int64_t a, int64_t b) {
-        signal[b] = to_cdouble(in[a]);
-      });
-}
-
 // Writes the contiguous `signal` of shape `signal_shape`, scaled, into out
 // (any dim order), whose sizes may be smaller (onesided r2c).
 template <typename T>
@@ -328,6 +316,25 @@ void transform_dim(cdouble* signal,
       signal[base + k * stride] = scratch.lane[k];
     }
   });
+}
+
+// Copies self (elements of type T, any dim order) into the plan's signal,
+// contiguous, as complex, and transforms it along the first `count`
+// planned dims.
+template <typename T>
+void stage_and_transform(const Tensor& self,
+                         const FftPlan& plan,
+                         size_t count,
+                         bool inverse,
+                         const Scratch& scratch) {
+  cdouble* signal = plan.signal;
+  const T* in = static_cast<const T*>(self.const_data_ptr());
+  const View from = tensor_view(self);
+  const View dense = reshape_view(from.shape);
+  for_each_index(
+      from.shape, from.strides, dense.strides, [&](int64_t a, int64_t b) {
+        signal[b] = to_cdouble(in[a]);
+      });
 }
 
 // Checks that self is `single` or `wide` and out the matching
@@ -388,10 +395,7 @@ Tensor& _fft_r2c_out(KernelRuntimeContext& ctx,
   // non-redundant half of the last dim.
   with_precision(self.scalar_type(), [&](auto zero) {
     using R = decltype(zero);
-    stage<R>(self, plan.signal);
-    for (size_t i = 0; i < plan.ndim; ++i) {
-      transform_dim(plan.signal, self.sizes(), plan.dims[i], false, scratch);
-    }
+    stage_and_transform<R>(self, plan, plan.ndim, false, scratch);
     write_out<std::complex<R>>(plan.signal, shape, plan.scale, out);
   });
   return out;
@@ -420,10 +424,8 @@ Tensor& _fft_c2c_out(KernelRuntimeContext& ctx,
   }
   with_precision(self.scalar_type(), [&](auto zero) {
     using R = decltype(zero);
-    stage<std::complex<R>>(self, plan.signal);
-    for (size_t i = 0; i < plan.ndim; ++i) {
-      transform_dim(plan.signal, self.sizes(), plan.dims[i], !forward, scratch);
-    }
+    stage_and_transform<std::complex<R>>(
+        self, plan, plan.ndim, !forward, scratch);
     write_out<std::complex<R>>(
         plan.signal, tensor_view(self).shape, plan.scale, out);
   });
@@ -500,10 +502,8 @@ Tensor& _fft_c2r_out(KernelRuntimeContext& ctx,
   cdouble* lanes = plan.signal + self.numel();
   with_precision(self.scalar_type(), [&](auto zero) {
     using R = decltype(zero);
-    stage<std::complex<R>>(self, plan.signal);
-    for (size_t i = 0; i + 1 < plan.ndim; ++i) {
-      transform_dim(plan.signal, self.sizes(), plan.dims[i], true, scratch);
-    }
+    stage_and_transform<std::complex<R>>(
+        self, plan, plan.ndim - 1, true, scratch);
     const LaneTransform transform(n, scratch);
     for_each_lane(
         out_shape.ref(), last, [&](int64_t base, int64_t stride, int64_t) {

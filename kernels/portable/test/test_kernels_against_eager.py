@@ -9,16 +9,7 @@ entry in CASES.
 
 import pytest
 import torch
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
+from executorch.test.modules import Lambda
 
 g = torch.Generator().manual_seed(0)
 
