@@ -18,12 +18,21 @@ Constants: parameters, buffers and lifted constants become constant values;
 a node whose tensor inputs are all constants is evaluated here (e.g. the
 permute of a linear weight); batch norm after a convolution is folded into
 its weights.
+
+Dynamic shapes: values are declared at the upper bounds of their symbolic
+sizes (as memory planning plans them), and inputs list their dynamic dims.
+The runtime recomputes every other value's dims from the inputs', so a node
+with symbolic sizes is lowered only when its params can follow them: a
+reshape records where each output size comes from (an input dim, a static
+size, or one dim inferred from the element count), a slice whether it runs
+to the end of a dynamic dim or counts from it.
 """
 
 import math
 import operator
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+import sympy
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
@@ -41,6 +50,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
     ReshapeParamsT,
     ResizeBilinear2dParamsT,
     ScalarParamsT,
+    SliceMode,
     SliceParamsT,
     TransposeParamsT,
     ValueFlags,
@@ -49,6 +59,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
     XnnpackGraphBuilder,
 )
 from executorch.exir.dialects.edge import to_aten_op
+from executorch.exir.tensor import upper_bound
 
 aten = torch.ops.aten
 
@@ -84,8 +95,33 @@ def _normalized_args(node: torch.fx.Node) -> Dict[str, Any]:
     return out
 
 
+def _sym_shape(node: torch.fx.Node) -> List[Any]:
+    """Sizes as the export has them: ints, and SymInts for dynamic ones."""
+    return list(node.meta["val"].shape)
+
+
+def _bound(size: Any) -> int:
+    return upper_bound(size)[0]
+
+
 def _shape(node: torch.fx.Node) -> List[int]:
-    return [int(d) for d in node.meta["val"].shape]
+    """Sizes with dynamic ones at their upper bounds (what the blob
+    declares)."""
+    return [_bound(d) for d in _sym_shape(node)]
+
+
+def _dynamic(size: Any) -> bool:
+    return not isinstance(size, int)
+
+
+def _same_size(a: Any, b: Any) -> bool:
+    """True when sizes `a` and `b` (ints or SymInts) are equal at every size
+    the export allows."""
+
+    def expr(size):
+        return sympy.Integer(size) if isinstance(size, int) else size.node.expr
+
+    return sympy.expand(expr(a) - expr(b)) == 0
 
 
 def _nhwc(shape: Sequence[int]) -> List[int]:
@@ -102,6 +138,20 @@ def _keeps_memory_order(dims: Sequence[int], perm: Sequence[int]) -> bool:
     data is the same and a reshape suffices."""
     moved = [p for p in perm if dims[p] != 1]
     return moved == sorted(moved)
+
+
+def is_size_node(node: torch.fx.Node) -> bool:
+    """A call computing a symbolic size (sym_size, and integer arithmetic on
+    sizes) for a view's or an expand's arguments. The lowering takes sizes
+    from the graph's shapes, so such nodes lower to nothing."""
+    return (
+        node.op == "call_function"
+        and isinstance(node.meta.get("val"), (int, torch.SymInt))
+        and (
+            node.target == aten.sym_size.int
+            or getattr(node.target, "__module__", None) == "_operator"
+        )
+    )
 
 
 def _is_float_tensor(node: Any) -> bool:
@@ -221,13 +271,18 @@ class _Lowering:
             return self.ids[key]
         source_layout = _NHWC if layout == _CONTIGUOUS else _CONTIGUOUS
         source = self.ids[(node, source_layout)]
-        shape = _shape(node)
+        shape = _sym_shape(node)
         source_dims = shape if source_layout == _CONTIGUOUS else _nhwc(shape)
         perm = _TO_NHWC if layout == _NHWC else _TO_NCHW
         out = self.define(node, layout)
         dims = [source_dims[p] for p in perm]
-        if _keeps_memory_order(source_dims, perm):
-            self.add_node(NodeKind.static_reshape, [source], out, _reshape_params(dims))
+        if _keeps_memory_order([_bound(d) for d in source_dims], perm):
+            self.add_node(
+                NodeKind.static_reshape,
+                [source],
+                out,
+                _reshape_params(dims, source_dims),
+            )
         else:
             self.add_node(
                 NodeKind.static_transpose, [source], out, _transpose_params(perm)
@@ -264,7 +319,11 @@ class _Lowering:
             if not _is_float_tensor(node):
                 raise XnnpackLoweringError(f"input {node.name} is not a float32 tensor")
             self.ids[(node, _CONTIGUOUS)] = self.builder.add_tensor(
-                _shape(node), external_input=self.num_inputs
+                _shape(node),
+                external_input=self.num_inputs,
+                dynamic_dims=[
+                    d for d, size in enumerate(_sym_shape(node)) if _dynamic(size)
+                ],
             )
             self.num_inputs += 1
             return
@@ -281,6 +340,8 @@ class _Lowering:
         self.constants[node] = tensor
 
     def call(self, node: torch.fx.Node) -> None:
+        if is_size_node(node):
+            return
         if is_constant_node(node, self.ep):
             self.constants[node] = _evaluate(node, self.constants)
             return
@@ -304,7 +365,7 @@ class _Lowering:
                     NodeKind.static_reshape,
                     [value],
                     copy,
-                    _reshape_params(_shape(node)),
+                    _reshape_params(_sym_shape(node), _sym_shape(node)),
                 )
                 value, v = copy, values[copy]
             used.add(value)
@@ -556,48 +617,39 @@ class _Lowering:
     def global_pool(self, node):
         # NHWC [N, 1, 1, C] has the memory of NCHW [N, C, 1, 1] and [N, C].
         x = node.args[0]
-        n, c = _shape(x)[:2]
-        pooled = self.builder.add_tensor([n, 1, 1, c])
+        n, c = _sym_shape(x)[:2]
+        pooled = self.builder.add_tensor([_bound(n), 1, 1, _bound(c)])
         self.add_node(NodeKind.global_avg_pool2d, [self.value(x, _NHWC)], pooled)
-        shape = _shape(node)
-        if len(shape) == 4:
+        if len(_shape(node)) == 4:
             self.ids[(node, _NHWC)] = pooled
         else:
             self.add_node(
                 NodeKind.static_reshape,
                 [pooled],
                 self.define(node),
-                _reshape_params(shape),
+                _reshape_params(_sym_shape(node), [n, 1, 1, c]),
             )
 
     def view(self, node):
-        shape = _shape(node)
         self.add_node(
             NodeKind.static_reshape,
             [self.value(node.args[0])],
             self.define(node),
-            _reshape_params(shape),
+            _reshape_params(_sym_shape(node), _sym_shape(node.args[0])),
         )
 
     def select(self, node):
         # A size-1 slice, then a reshape that drops the dim.
-        args = _normalized_args(node)
-        x = args["self"]
-        shape = _shape(x)
-        dim = int(args["dim"]) % len(shape)
-        params = SliceParamsT()
-        params.offsets = [
-            int(args["index"]) % shape[dim] if d == dim else 0
-            for d in range(len(shape))
-        ]
-        params.sizes = [1 if d == dim else n for d, n in enumerate(shape)]
-        sliced = self.builder.add_tensor(params.sizes)
+        x, dim, params = _select_params(node)
+        sliced_shape = _sym_shape(x)
+        sliced_shape[dim] = 1
+        sliced = self.builder.add_tensor([_bound(d) for d in sliced_shape])
         self.add_node(NodeKind.static_slice, [self.value(x)], sliced, params)
         self.add_node(
             NodeKind.static_reshape,
             [sliced],
             self.define(node),
-            _reshape_params(_shape(node)),
+            _reshape_params(_sym_shape(node), sliced_shape),
         )
 
     def layer_norm(self, node):
@@ -638,16 +690,15 @@ class _Lowering:
                 NodeKind.static_reshape,
                 [self.ids[(x, _NHWC)]],
                 self.define(node),
-                _reshape_params(_shape(node)),
+                _reshape_params(_sym_shape(node), _nhwc(_sym_shape(x))),
             )
             return
-        source_dims = _shape(x)
-        if _keeps_memory_order(source_dims, perm):
+        if _keeps_memory_order(_shape(x), perm):
             self.add_node(
                 NodeKind.static_reshape,
                 [self.value(x)],
                 self.define(node),
-                _reshape_params(_shape(node)),
+                _reshape_params(_sym_shape(node), _sym_shape(x)),
             )
             return
         self.add_node(
@@ -671,15 +722,11 @@ class _Lowering:
 
     def slice(self, node):
         args = _normalized_args(node)
-        shape = _shape(args["self"])
-        dim = int(args["dim"]) % len(shape)
-        start = args["start"] or 0
-        start = max(0, min(shape[dim], start + shape[dim] if start < 0 else start))
-        params = SliceParamsT()
-        params.offsets = [start if d == dim else 0 for d in range(len(shape))]
-        params.sizes = _shape(node)
         self.add_node(
-            NodeKind.static_slice, [self.value(args["self"])], self.define(node), params
+            NodeKind.static_slice,
+            [self.value(args["self"])],
+            self.define(node),
+            _slice_params(node),
         )
 
     def pad(self, node):
@@ -721,10 +768,134 @@ def _clamp(lo: float, hi: float) -> OutputClampT:
     return clamp
 
 
-def _reshape_params(shape: Sequence[int]) -> ReshapeParamsT:
+# ReshapeParams.dim_sources entries other than input dims.
+_KEEP_SIZE = -1
+_INFERRED_SIZE = -2
+
+
+def _reshape_params(
+    out_shape: Sequence[Any], in_shape: Sequence[Any]
+) -> ReshapeParamsT:
+    """static_reshape from `in_shape` to `out_shape` (ints or SymInts). With
+    dynamic sizes, each output dim follows the input dim of the same size,
+    keeps its static size, or (one dim at most) is inferred from the element
+    count."""
     params = ReshapeParamsT()
-    params.newShape = list(shape)
+    params.newShape = [_bound(d) for d in out_shape]
+    if not any(_dynamic(d) for d in [*out_shape, *in_shape]):
+        return params
+    sources = []
+    for size in out_shape:
+        if not _dynamic(size):
+            sources.append(_KEEP_SIZE)
+            continue
+        same = [k for k, s in enumerate(in_shape) if _same_size(size, s)]
+        sources.append(same[0] if same else _INFERRED_SIZE)
+    if sources.count(_INFERRED_SIZE) > 1:
+        raise XnnpackLoweringError(
+            f"reshape from {list(in_shape)} to {list(out_shape)}: more than one "
+            "dynamic output size that is not an input size (the backend infers "
+            "one from the element count)"
+        )
+    params.dimSources = sources
     return params
+
+
+def _slice_window(
+    size: Any, start: Any, end: Any, out_size: Any
+) -> Tuple[int, int, int]:
+    """(SliceMode, offset, size at the upper bounds) of PyTorch's slice
+    [start:end] (step 1) of a dim of `size`, whose result the export gives as
+    `out_size`."""
+    start = 0 if start is None else start
+    to_end = (
+        end is None
+        or (isinstance(end, int) and end >= _bound(size))
+        or (_dynamic(end) and _same_size(end, size))
+    )
+    if _dynamic(start) or (_dynamic(end) and not to_end):
+        raise XnnpackLoweringError(
+            "slice bounds that follow a dynamic size other than the sliced dim's"
+        )
+    if not _dynamic(size):
+        # PyTorch's clamping of out-of-range bounds.
+        start = max(0, min(size, start + size if start < 0 else start))
+        return SliceMode.fixed, start, _bound(out_size)
+    if to_end and start >= 0:
+        mode, offset, expected = SliceMode.to_end, start, size - start
+    elif start >= 0 and end >= 0:
+        mode, offset, expected = SliceMode.fixed, start, end - start
+    elif start < 0 and (to_end or end < 0):
+        mode, offset = SliceMode.from_end, -start
+        expected = -start if to_end else end - start
+    else:
+        raise XnnpackLoweringError(
+            f"slice [{start}:{end}] of a dynamic dim counts its start from the "
+            "beginning and its end from the end"
+        )
+    # PyTorch clamps bounds past the size; the backend rejects them at run
+    # time, so the export's size must be the unclamped one.
+    if not _same_size(expected, out_size):
+        raise XnnpackLoweringError(
+            f"slice [{start}:{end}] of a dynamic dim of {size}: the exported "
+            f"size {out_size} is not {expected}"
+        )
+    return mode, offset, _bound(out_size)
+
+
+def _slice_params_for(
+    in_shape: Sequence[Any], dim: int, start: Any, end: Any, out_size: Any
+) -> SliceParamsT:
+    """static_slice of [start:end] along `dim`; other dims whole (dynamic ones
+    to their end)."""
+    params = SliceParamsT()
+    params.offsets, params.sizes, modes = [], [], []
+    for d, size in enumerate(in_shape):
+        if d == dim:
+            mode, offset, bound = _slice_window(size, start, end, out_size)
+        else:
+            mode = SliceMode.to_end if _dynamic(size) else SliceMode.fixed
+            offset, bound = 0, _bound(size)
+        modes.append(mode)
+        params.offsets.append(offset)
+        params.sizes.append(bound)
+    if any(m != SliceMode.fixed for m in modes):
+        params.modes = modes
+    return params
+
+
+def _size_arg(arg: Any) -> Any:
+    """An int argument, or the SymInt a size node computes for it."""
+    return arg.meta["val"] if isinstance(arg, torch.fx.Node) else arg
+
+
+def _slice_params(node: torch.fx.Node) -> SliceParamsT:
+    args = _normalized_args(node)
+    shape = _sym_shape(args["self"])
+    dim = int(args["dim"]) % len(shape)
+    return _slice_params_for(
+        shape,
+        dim,
+        _size_arg(args["start"]),
+        _size_arg(args["end"]),
+        _sym_shape(node)[dim],
+    )
+
+
+def _select_params(node: torch.fx.Node):
+    """(input, dim, SliceParams of the size-1 slice) of a select."""
+    args = _normalized_args(node)
+    x = args["self"]
+    shape = _sym_shape(x)
+    dim = int(args["dim"]) % len(shape)
+    index = _size_arg(args["index"])
+    if _dynamic(index):
+        raise XnnpackLoweringError("select at an index that follows a dynamic size")
+    if not _dynamic(shape[dim]):
+        index %= shape[dim]
+    # Index -1 takes [-1:], which has no end index.
+    end = None if index == -1 else index + 1
+    return x, dim, _slice_params_for(shape, dim, index, end, 1)
 
 
 def _transpose_params(perm: Sequence[int]) -> TransposeParamsT:
@@ -978,19 +1149,34 @@ def _check_global_pool(node, ep):
     return None
 
 
-def _check_view(node, ep):
+def _lowering_error(build: Callable[[], Any]) -> Optional[str]:
+    """The reason `build` (a params builder) raises, or None."""
+    try:
+        build()
+    except XnnpackLoweringError as e:
+        return str(e)
+    return None
+
+
+def _check_rank(node, ep):
     return None if len(_shape(node)) <= _MAX_RANK else f"rank above {_MAX_RANK}"
 
 
-def _check_permute(node, ep):
-    return _check_view(node, ep)
+def _check_view(node, ep):
+    return _check_rank(node, ep) or _lowering_error(
+        lambda: _reshape_params(_sym_shape(node), _sym_shape(node.args[0]))
+    )
+
+
+def _check_select(node, ep):
+    return _check_rank(node, ep) or _lowering_error(lambda: _select_params(node))
 
 
 def _check_expand(node, ep):
     source, target = _shape(node.args[0]), _shape(node)
     if math.prod(source) != math.prod(target):
         return "expand that repeats data"
-    return None
+    return _check_view(node, ep)
 
 
 def _check_layer_norm(node, ep):
@@ -1010,7 +1196,7 @@ def _check_slice(node, ep):
     args = _normalized_args(node)
     if args["step"] != 1:
         return "slice with a step"
-    return None
+    return _lowering_error(lambda: _slice_params(node))
 
 
 def _check_pad(node, ep):
@@ -1020,7 +1206,11 @@ def _check_pad(node, ep):
 
 
 def _check_upsample(node, ep):
-    return None if len(_shape(node)) == 4 else "not a 4-D input"
+    if len(_shape(node)) != 4:
+        return "not a 4-D input"
+    if any(_dynamic(d) for d in _sym_shape(node)[2:]):
+        return "resize to a size that follows a dynamic size"
+    return None
 
 
 _HANDLERS: Dict[Any, Tuple[Callable, Callable]] = {}
@@ -1087,12 +1277,12 @@ _register(
         aten.transpose_copy.int,
     ],
     _Lowering.permute,
-    _check_permute,
+    _check_rank,
 )
 _register(
     [aten.expand.default, aten.expand_copy.default], _Lowering.view, _check_expand
 )
-_register([aten.select.int, aten.select_copy.int], _Lowering.select, _check_view)
+_register([aten.select.int, aten.select_copy.int], _Lowering.select, _check_select)
 _register([aten.native_layer_norm.default], _Lowering.layer_norm, _check_layer_norm)
 _register([aten.cat.default], _Lowering.cat, _check_cat)
 _register([aten.slice.Tensor, aten.slice_copy.Tensor], _Lowering.slice, _check_slice)
@@ -1104,12 +1294,16 @@ _register(
 )
 
 
-def _has_static_shape(node: torch.fx.Node) -> bool:
+def _has_bounded_shape(node: torch.fx.Node) -> bool:
     vals = node.meta.get("val")
     vals = vals if isinstance(vals, (tuple, list)) else [vals]
-    return all(
-        isinstance(d, int) for v in vals if isinstance(v, torch.Tensor) for d in v.shape
-    )
+    try:
+        for v in vals:
+            if isinstance(v, torch.Tensor):
+                [_bound(d) for d in v.shape]
+    except ValueError:
+        return False
+    return True
 
 
 def _is_empty(node: torch.fx.Node) -> bool:
@@ -1118,7 +1312,7 @@ def _is_empty(node: torch.fx.Node) -> bool:
     # statistics outputs are empty in inference).
     if isinstance(val, (tuple, list)):
         val = val[0] if val else None
-    return isinstance(val, torch.Tensor) and val.numel() == 0
+    return isinstance(val, torch.Tensor) and any(_bound(d) == 0 for d in val.shape)
 
 
 # Multi-output ops whose first output (through getitem 0) is what is used.
@@ -1135,13 +1329,13 @@ def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         if node.args[1] != 0 or _aten_op(source.target) not in _TUPLE_OUTPUTS:
             return "getitem of an unsupported multi-output op"
         return _reason(source, ep)
-    if is_constant_node(node, ep):
-        # Evaluated at lowering time.
+    if is_constant_node(node, ep) or is_size_node(node):
+        # Evaluated at lowering time, or not needed (sizes come from shapes).
         return None
     if target not in _HANDLERS:
         return "no XNNPACK lowering for this operator"
-    if not all(_has_static_shape(n) for n in [node, *node.all_input_nodes]):
-        return "dynamic shapes (the blob fixes every size)"
+    if not all(_has_bounded_shape(n) for n in [node, *node.all_input_nodes]):
+        return "a dynamic size without an upper bound (give its Dim a max)"
     if any(_is_empty(n) for n in [node, *node.all_input_nodes]):
         return "empty tensors"
     if target not in _TUPLE_OUTPUTS and not _is_float_tensor(node):
@@ -1150,6 +1344,8 @@ def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         val = a.meta.get("val")
         if isinstance(val, torch.Tensor) and val.dtype != torch.float32:
             return f"input {a.name} is {val.dtype}, not float32"
+        if not isinstance(val, torch.Tensor) and not is_size_node(a):
+            return f"input {a.name} is not a tensor"
     return _HANDLERS[target][1](node, ep)
 
 

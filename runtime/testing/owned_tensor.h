@@ -16,10 +16,14 @@ namespace testing {
 
 class OwnedTensor {
  public:
+  // DYNAMIC_BOUND `dynamism` lets a kernel or delegate resize the tensor
+  // within `values.size()` elements.
   template <typename T>
   OwnedTensor(::executorch::aten::ScalarType dtype,
               std::vector<int32_t> sizes,
-              const std::vector<T>& values)
+              const std::vector<T>& values,
+              ::executorch::aten::TensorShapeDynamism dynamism =
+                  ::executorch::aten::TensorShapeDynamism::STATIC)
       : sizes_(std::move(sizes)),
         dim_order_(sizes_.size()),
         strides_(sizes_.size()),
@@ -29,7 +33,8 @@ class OwnedTensor {
               sizes_.data(),
               data_.data(),
               dim_order_.data(),
-              strides_.data()) {
+              strides_.data(),
+              dynamism) {
     for (size_t d = 0; d < dim_order_.size(); ++d) {
       dim_order_[d] = static_cast<uint8_t>(d);
     }

@@ -162,8 +162,12 @@ def test_weight_shared_with_portable_ops_is_not_delegated():
             torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
 
 
-def test_dynamic_shapes_stay_on_portable_kernels():
-    batch = torch.export.Dim("batch", min=1, max=8)
+@pytest.mark.parametrize("bounded", [True, False])
+def test_dynamic_shapes_are_delegated_when_bounded(bounded):
+    """Nodes with symbolic sizes go to XNNPACK when the export bounds them
+    (test_xnnpack_dynamic.py runs such programs); an unbounded size stays on
+    portable kernels, with the reason."""
+    batch = torch.export.Dim("batch", min=1, max=8 if bounded else None)
     ep = torch.export.export(
         torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()).eval(),
         (torch.randn(2, 4),),
@@ -171,9 +175,16 @@ def test_dynamic_shapes_stay_on_portable_kernels():
     )
     partitioner = XnnpackPartitioner()
     edge = to_edge_transform_and_lower(ep, partitioner=[partitioner])
-    _, calls = delegate_calls(edge.to_executorch())
-    assert not calls
-    assert "dynamic shapes" in partitioner.report()
+    delegated = [
+        n
+        for n in edge.exported_program().graph.nodes
+        if n.target == torch.ops.higher_order.executorch_call_delegate
+    ]
+    if bounded:
+        assert len(delegated) == 1 and "left on portable" not in partitioner.report()
+    else:
+        assert not delegated
+        assert "without an upper bound" in partitioner.report()
 
 
 @needs_runner

@@ -117,6 +117,17 @@ def test_rejects_unsupported_constant_dtype():
         XnnpackGraphBuilder().add_constant(np.zeros(3, dtype=np.int64))
 
 
+def test_dynamic_dims_round_trip_on_inputs_only():
+    builder = XnnpackGraphBuilder()
+    x = builder.add_tensor([8, 3], external_input=0, dynamic_dims=[0])
+    builder.add_tensor([8, 3], external_output=1)
+    values = deserialize_xnnpack_blob(builder.build()).graph.values
+    assert list(values[x].dynamicDims) == [0]
+    assert values[x + 1].dynamicDims is None
+    with pytest.raises(ValueError, match="only external inputs"):
+        builder.add_tensor([8, 3], dynamic_dims=[0])
+
+
 def test_rejects_value_both_input_and_output():
     with pytest.raises(ValueError, match="either"):
         XnnpackGraphBuilder().add_tensor([1], external_input=0, external_output=1)

@@ -3,7 +3,13 @@ can run. Nodes go to XNNPACK when backends/xnnpack/lowering.py can lower
 them (the same check the lowering applies), grouped into convex partitions;
 everything else stays on portable kernels. After `partition`, `report()`
 says how many nodes each partition took and which operators stayed out, and
-why."""
+why.
+
+Dynamic shapes: nodes with symbolic sizes are delegated when the lowering
+can make their sizes follow the delegate's inputs at run time. The size
+computations feeding views (sym_size, arithmetic on sizes) go into the
+partition of the view that reads them, one copy per reader, since a
+delegate's inputs and outputs are tensors."""
 
 import collections
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -15,7 +21,11 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 
 # Registers the XnnpackBackend preprocess for to_backend.
 import executorch.backends.xnnpack.xnnpack_preprocess  # noqa: F401
-from executorch.backends.xnnpack.lowering import is_constant_node, unsupported_reason
+from executorch.backends.xnnpack.lowering import (
+    is_constant_node,
+    is_size_node,
+    unsupported_reason,
+)
 from executorch.exir.backend import (
     CompileSpec,
     DelegationSpec,
@@ -55,6 +65,9 @@ class _Support(OperatorSupportBase):
             return False
         if node in self.reasons:
             return False
+        if is_size_node(node):
+            # Lowers to nothing; goes where its reader goes.
+            return all(self.is_node_supported(submodules, u) for u in node.users)
         reason = unsupported_reason(node, self.ep)
         if reason is not None:
             self.reasons[node] = reason
@@ -87,6 +100,41 @@ def _shared_weight_users(nodes, ep: ExportedProgram) -> List[torch.fx.Node]:
     ]
 
 
+_SIZE_OUTSIDE = "reads a size computed outside its partition"
+_SIZE_READ_OUTSIDE = "a size read outside its partition"
+
+
+def _size_crossings(nodes) -> Dict[torch.fx.Node, str]:
+    """Nodes of a partition that would pass a size (not a tensor) across
+    its boundary, with the reason."""
+    inside = set(nodes)
+    crossings = {}
+    for n in nodes:
+        if is_size_node(n) and any(u not in inside for u in n.users):
+            crossings[n] = _SIZE_READ_OUTSIDE
+        elif any(is_size_node(a) and a not in inside for a in n.all_input_nodes):
+            crossings[n] = _SIZE_OUTSIDE
+    return crossings
+
+
+def _give_each_reader_its_own_sizes(graph_module: torch.fx.GraphModule) -> None:
+    """Copies size nodes that several nodes read, so that each copy can
+    follow its reader into (or out of) a partition. Users come before
+    their inputs, so the copies' own inputs are copied in turn."""
+    graph = graph_module.graph
+    copied = False
+    for node in reversed(list(graph.nodes)):
+        if not is_size_node(node):
+            continue
+        for user in list(node.users)[1:]:
+            with graph.inserting_after(node):
+                copy = graph.node_copy(node)
+            user.replace_input_with(node, copy)
+            copied = True
+    if copied:
+        graph_module.recompile()
+
+
 class XnnpackPartitioner(Partitioner):
     """`num_threads`, when given, becomes the "num_threads" compile spec of
     every partition (threads of its XNNPACK runtimes; by default the
@@ -108,30 +156,34 @@ class XnnpackPartitioner(Partitioner):
 
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         reasons: Dict[torch.fx.Node, str] = {}
-        # Leaving out a node that reads a shared weight reshapes the
-        # partitions, so propose again until none is left.
+        _give_each_reader_its_own_sizes(exported_program.graph_module)
+        # Leaving out a node that reads a shared weight, or a size from
+        # another partition, reshapes the partitions, so propose again until
+        # none is left.
         while True:
             partitions = CapabilityBasedPartitioner(
                 exported_program.graph_module,
                 _Support(exported_program, reasons),
                 allows_single_node_partition=True,
             ).propose_partitions()
-            excluded = [
-                n
-                for partition in partitions
-                for n in _shared_weight_users(list(partition.nodes), exported_program)
-            ]
+            excluded = {}
+            for partition in partitions:
+                nodes = list(partition.nodes)
+                for n in _shared_weight_users(nodes, exported_program):
+                    excluded[n] = _SHARED_WEIGHT
+                excluded.update(_size_crossings(nodes))
             if not excluded:
                 break
-            for node in excluded:
-                reasons[node] = _SHARED_WEIGHT
+            reasons.update(excluded)
         tags: Dict[str, DelegationSpec] = {}
         sizes = []
         for partition in partitions:
             nodes = list(partition.nodes)
             # Nodes computed only from weights are folded into their
             # consumers' partitions; alone they are not worth a delegate.
-            if all(is_constant_node(n, exported_program) for n in nodes):
+            if all(
+                is_constant_node(n, exported_program) or is_size_node(n) for n in nodes
+            ):
                 continue
             tag = f"xnnpack_{len(tags)}"
             for node in nodes:

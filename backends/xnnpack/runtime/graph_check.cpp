@@ -39,6 +39,18 @@ const char* format_dims(const Dims& dims, char* buffer, size_t size) {
   return buffer;
 }
 
+// The element count of `dims`; false when it overflows the bytes of fp32
+// data.
+bool count_elements(const Dims& dims, size_t* numel) {
+  *numel = 1;
+  for (size_t d : dims) {
+    if (__builtin_mul_overflow(*numel, d, numel)) {
+      return false;
+    }
+  }
+  return *numel <= std::numeric_limits<size_t>::max() / sizeof(float);
+}
+
 template <typename T>
 Dims to_dims(const flatbuffers::Vector<T>* v) {
   Dims dims;
@@ -79,14 +91,12 @@ Error check_values(const BlobView& blob, CheckedGraph* out) {
                              i,
                              info.dims.size(),
                              kMaxDims);
-    for (size_t d : info.dims) {
-      ET_CHECK_OR_RETURN_ERROR(
-          !__builtin_mul_overflow(info.numel, d, &info.numel) &&
-              info.numel <= std::numeric_limits<size_t>::max() / 4,
-          InvalidProgram,
-          "XNNPACK graph value %zu: element count overflows",
-          i);
-    }
+    ET_CHECK_OR_RETURN_ERROR(count_elements(info.dims, &info.numel),
+                             InvalidProgram,
+                             "XNNPACK graph value %zu: element count overflows",
+                             i);
+    info.max_dims = info.dims;
+    info.max_numel = info.numel;
     // XNNPACK asserts on the null data of empty tensors.
     ET_CHECK_OR_RETURN_ERROR(info.numel > 0,
                              NotSupported,
@@ -142,6 +152,28 @@ Error check_values(const BlobView& blob, CheckedGraph* out) {
       info.role = ValueInfo::Role::Output;
     }
     info.arg_index = v->external_index();
+    const auto* dynamic = v->dynamic_dims();
+    if (dynamic != nullptr && dynamic->size() > 0) {
+      ET_CHECK_OR_RETURN_ERROR(info.role == ValueInfo::Role::Input,
+                               InvalidProgram,
+                               "XNNPACK graph value %zu: dynamic_dims on a "
+                               "value that is not an external input",
+                               i);
+      for (size_t k = 0; k < dynamic->size(); ++k) {
+        const uint32_t d = dynamic->Get(k);
+        ET_CHECK_OR_RETURN_ERROR(
+            d < info.dims.size() && (info.dynamic_dims >> d & 1u) == 0,
+            InvalidProgram,
+            "XNNPACK graph value %zu: dynamic_dims[%zu] = %u is not a dim of "
+            "the rank-%zu value, or repeats one",
+            i,
+            k,
+            d,
+            info.dims.size());
+        info.dynamic_dims |= 1u << d;
+      }
+      out->dynamic = true;
+    }
   }
   // Inputs take args [0, num_inputs) and outputs the args after them, each
   // arg exactly once.
@@ -210,8 +242,11 @@ class NodeChecker {
   // so far (`available`), then its output dims; marks its output produced.
   Error check(std::vector<bool>* available);
 
- private:
+  // The output dims the node's inputs (at their current dims) and params
+  // produce.
   Error infer(Dims* out);
+
+ private:
   const Dims& in(size_t i) const {
     return graph_.values[node_->inputs()->Get(i)].dims;
   }
@@ -470,18 +505,65 @@ Error NodeChecker::transpose(Dims* out) {
 }
 
 Error NodeChecker::reshape(Dims* out) {
-  *out = to_dims(node_->params_as_ReshapeParams()->new_shape());
-  size_t numel = 1;
-  for (size_t d : *out) {
-    NODE_CHECK(!__builtin_mul_overflow(numel, d, &numel),
-               InvalidProgram,
-               "new_shape element count overflows");
+  // dim_sources entries other than input dims.
+  constexpr int32_t kKeep = -1;
+  constexpr int32_t kInferred = -2;
+  const auto* p = node_->params_as_ReshapeParams();
+  const auto* sources = p->dim_sources();
+  const size_t in_numel = graph_.values[node_->inputs()->Get(0)].numel;
+  *out = to_dims(p->new_shape());
+  NODE_CHECK(sources == nullptr || sources->size() == out->size(),
+             InvalidProgram,
+             "dim_sources has %u entries, new_shape %zu",
+             sources == nullptr ? 0 : sources->size(),
+             out->size());
+  size_t inferred = out->size();
+  for (size_t i = 0; sources != nullptr && i < sources->size(); ++i) {
+    const int32_t source = sources->Get(i);
+    if (source >= 0) {
+      NODE_CHECK(static_cast<size_t>(source) < in(0).size(),
+                 InvalidProgram,
+                 "dim_sources[%zu] = %d: the input has rank %zu",
+                 i,
+                 source,
+                 in(0).size());
+      (*out)[i] = in(0)[source];
+    } else if (source == kInferred) {
+      NODE_CHECK(inferred == out->size(),
+                 InvalidProgram,
+                 "dim_sources: dims %zu and %zu are both inferred",
+                 inferred,
+                 i);
+      inferred = i;
+      (*out)[i] = 1;
+    } else {
+      NODE_CHECK(source == kKeep,
+                 InvalidProgram,
+                 "dim_sources[%zu] = %d is neither an input dim, -1 nor -2",
+                 i,
+                 source);
+    }
   }
-  NODE_CHECK(numel == graph_.values[node_->inputs()->Get(0)].numel,
+  size_t numel = 1;
+  NODE_CHECK(count_elements(*out, &numel),
+             InvalidProgram,
+             "new_shape element count overflows");
+  if (inferred < out->size()) {
+    NODE_CHECK(numel > 0 && in_numel % numel == 0,
+               InvalidProgram,
+               "cannot infer dim %zu: the input's %zu elements are not a "
+               "multiple of the other dims' %zu",
+               inferred,
+               in_numel,
+               numel);
+    (*out)[inferred] = in_numel / numel;
+    numel = in_numel;
+  }
+  NODE_CHECK(numel == in_numel,
              InvalidProgram,
              "new_shape has %zu elements, the input %zu",
              numel,
-             graph_.values[node_->inputs()->Get(0)].numel);
+             in_numel);
   return Error::Ok;
 }
 
@@ -494,16 +576,30 @@ Error NodeChecker::slice(Dims* out) {
              InvalidProgram,
              "offsets and sizes need %zu entries",
              x.size());
+  const auto* modes = p->modes();
+  NODE_CHECK(modes == nullptr || modes->size() == x.size(),
+             InvalidProgram,
+             "modes has %u entries, expected %zu",
+             modes->size(),
+             x.size());
   out->assign(x.size(), 0);
   for (size_t i = 0; i < x.size(); ++i) {
-    const uint64_t offset = p->offsets()->Get(i);
-    const uint64_t size = p->sizes()->Get(i);
-    NODE_CHECK(offset <= x[i] && size <= x[i] - offset,
+    const xnnpack_graph::SliceMode mode =
+        modes == nullptr ? xnnpack_graph::SliceMode::fixed : modes->Get(i);
+    NODE_CHECK(mode <= xnnpack_graph::SliceMode::MAX,
                InvalidProgram,
-               "dim %zu: [%llu, +%llu) outside the input's %zu",
+               "modes[%zu] = %d is not a slice mode",
                i,
-               static_cast<unsigned long long>(offset),
-               static_cast<unsigned long long>(size),
+               static_cast<int>(mode));
+    uint64_t offset = 0, size = 0;
+    NODE_CHECK(slice_window(p, i, x[i], &offset, &size),
+               InvalidProgram,
+               "dim %zu (%s): offset %llu and size %llu do not fit the "
+               "input's %zu",
+               i,
+               xnnpack_graph::EnumNameSliceMode(mode),
+               static_cast<unsigned long long>(p->offsets()->Get(i)),
+               static_cast<unsigned long long>(p->sizes()->Get(i)),
                x[i]);
     (*out)[i] = static_cast<size_t>(size);
   }
@@ -730,6 +826,76 @@ Error NodeChecker::check(std::vector<bool>* available) {
 #undef NODE_CHECK
 
 } // namespace
+
+bool slice_window(const xnnpack_graph::SliceParams* params,
+                  size_t d,
+                  size_t n,
+                  uint64_t* offset,
+                  uint64_t* size) {
+  using xnnpack_graph::SliceMode;
+  const SliceMode mode =
+      params->modes() == nullptr ? SliceMode::fixed : params->modes()->Get(d);
+  const uint64_t given_offset = params->offsets()->Get(d);
+  const uint64_t given_size = params->sizes()->Get(d);
+  if (given_offset > n) {
+    return false;
+  }
+  switch (mode) {
+    case SliceMode::fixed:
+      *offset = given_offset;
+      *size = given_size;
+      return given_size <= n - given_offset;
+    case SliceMode::to_end:
+      *offset = given_offset;
+      *size = n - given_offset;
+      return true;
+    case SliceMode::from_end:
+      *offset = n - given_offset;
+      *size = given_size;
+      return given_size <= given_offset;
+  }
+  return false;
+}
+
+Error infer_dims(const xnnpack_graph::Graph* graph, CheckedGraph* checked) {
+  for (uint32_t v : checked->inputs) {
+    ValueInfo& info = checked->values[v];
+    // The caller checked the dims against max_dims.
+    (void)count_elements(info.dims, &info.numel);
+  }
+  const auto* nodes = graph->nodes();
+  const size_t count = nodes == nullptr ? 0 : nodes->size();
+  for (size_t i = 0; i < count; ++i) {
+    const auto* node = nodes->Get(i);
+    Dims dims;
+    // The node's log line says which sizes do not fit; at run time that
+    // is the caller's inputs, not the blob.
+    ET_CHECK_OR_RETURN_ERROR(
+        NodeChecker(*checked, node, i).infer(&dims) == Error::Ok,
+        InvalidArgument,
+        "XNNPACK graph node %zu (%s): the inputs' sizes do not fit it",
+        i,
+        xnnpack_graph::EnumNameNodeKind(node->kind()));
+    const uint32_t output = node->outputs()->Get(0);
+    ValueInfo& info = checked->values[output];
+    size_t numel = 0;
+    char got[96], bound[96];
+    ET_CHECK_OR_RETURN_ERROR(
+        count_elements(dims, &numel) && numel >= 1 && numel <= info.max_numel,
+        InvalidArgument,
+        "XNNPACK graph node %zu (%s): output value %u would have dims %s, "
+        "outside 1 to the %zu elements of its declared dims %s",
+        i,
+        xnnpack_graph::EnumNameNodeKind(node->kind()),
+        output,
+        format_dims(dims, got, sizeof(got)),
+        info.max_numel,
+        format_dims(info.max_dims, bound, sizeof(bound)));
+    info.dims = std::move(dims);
+    info.numel = numel;
+  }
+  return Error::Ok;
+}
 
 Error check_graph(const BlobView& blob, CheckedGraph* out) {
   ET_CHECK_OK_OR_RETURN_ERROR(check_values(blob, out));

@@ -335,10 +335,13 @@ runtime::Error run_host_node(const xnnpack_graph::Node* node,
       break;
     }
     case NodeKind::static_slice: {
-      const auto* offsets = node->params_as_SliceParams()->offsets();
+      const auto* params = node->params_as_SliceParams();
       size_t base = 0;
-      for (size_t i = 0; i < offsets->size(); ++i) {
-        base += offsets->Get(i) * strides[i];
+      for (size_t i = 0; i < in_info.dims.size(); ++i) {
+        uint64_t offset = 0, size = 0;
+        // The checks accepted the window at the input's current dims.
+        (void)slice_window(params, i, in_info.dims[i], &offset, &size);
+        base += offset * strides[i];
       }
       parallel_gather(in, base, strides, out_info.dims, out, pool);
       break;

@@ -3,8 +3,9 @@
 // The node kinds Debian's XNNPACK has no subgraph node for, run by the
 // backend itself between XNNPACK runtimes: static_transpose,
 // static_slice, concatenate, tanh, gelu, batch_matrix_multiply, layer_norm
-// and safe_softmax. Inputs and outputs are contiguous fp32 tensors whose dims
-// check_graph() has verified against the node.
+// and safe_softmax. Inputs and outputs are contiguous fp32 tensors whose
+// current dims (CheckedGraph) check_graph() or infer_dims() has verified
+// against the node.
 
 #include <pthreadpool.h>
 

@@ -89,9 +89,20 @@ Error XnnpackExecutor::init(const void* blob, size_t size, size_t num_threads) {
   ET_UNWRAP(BlobView view, parse_blob(blob, size));
   graph_ = view.graph;
   ET_CHECK_OK_OR_RETURN_ERROR(check_graph(view, &checked_));
+  ET_CHECK_OK_OR_RETURN_ERROR(refresh_output_sizes());
+  threadpool_ = acquire_threadpool(num_threads);
+  ET_CHECK_OK_OR_RETURN_ERROR(plan_steps());
+  // Built at the declared dims even for dynamic inputs, so that a graph
+  // XNNPACK rejects fails here rather than at the first call.
+  return build_runtimes();
+}
+
+Error XnnpackExecutor::refresh_output_sizes() {
+  output_sizes_.resize(checked_.outputs.size());
   for (size_t j = 0; j < checked_.outputs.size(); ++j) {
     const std::vector<size_t>& dims = checked_.values[checked_.outputs[j]].dims;
-    std::vector<int32_t> sizes;
+    std::vector<int32_t>& sizes = output_sizes_[j];
+    sizes.clear();
     for (size_t d : dims) {
       ET_CHECK_OR_RETURN_ERROR(
           d <= static_cast<size_t>(std::numeric_limits<int32_t>::max()),
@@ -101,15 +112,31 @@ Error XnnpackExecutor::init(const void* blob, size_t size, size_t num_threads) {
           d);
       sizes.push_back(static_cast<int32_t>(d));
     }
-    output_sizes_.push_back(std::move(sizes));
   }
-  threadpool_ = acquire_threadpool(num_threads);
-  ET_CHECK_OK_OR_RETURN_ERROR(plan_steps());
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    if (!steps_[s].on_host) {
-      ET_CHECK_OK_OR_RETURN_ERROR(create_runtime(&steps_[s]));
+  return Error::Ok;
+}
+
+Error XnnpackExecutor::build_runtimes() {
+  for (Step& step : steps_) {
+    if (step.on_host) {
+      continue;
     }
+    if (step.runtime != nullptr) {
+      xnn_delete_runtime(step.runtime);
+      step.runtime = nullptr;
+    }
+    step.externals.clear();
+    step.set_up = false;
+    ET_CHECK_OK_OR_RETURN_ERROR(create_runtime(&step));
   }
+  return Error::Ok;
+}
+
+Error XnnpackExecutor::resize_graph() {
+  ET_CHECK_OK_OR_RETURN_ERROR(infer_dims(graph_, &checked_));
+  ET_CHECK_OK_OR_RETURN_ERROR(refresh_output_sizes());
+  ET_CHECK_OK_OR_RETURN_ERROR(build_runtimes());
+  shape_stale_ = false;
   return Error::Ok;
 }
 
@@ -198,13 +225,13 @@ Error XnnpackExecutor::plan_arena(std::vector<size_t>* offsets) {
     if (crosses_steps_[v] &&
         checked_.values[v].role == ValueInfo::Role::Intermediate) {
       const size_t first = node_step_[producer_[v]];
-      blocks.push_back(
-          {v,
-           first,
-           std::max(first, last_step[v]),
-           align_up(checked_.values[v].numel * sizeof(float) + XNN_EXTRA_BYTES,
-                    kBufferAlignment),
-           0});
+      blocks.push_back({v,
+                        first,
+                        std::max(first, last_step[v]),
+                        align_up(checked_.values[v].max_numel * sizeof(float) +
+                                     XNN_EXTRA_BYTES,
+                                 kBufferAlignment),
+                        0});
     }
   }
   std::stable_sort(
@@ -570,6 +597,53 @@ Error XnnpackExecutor::define_node(xnn_subgraph_t subgraph, size_t index) {
   return Error::Ok;
 }
 
+Error XnnpackExecutor::take_input_sizes(size_t j,
+                                        const executorch::aten::Tensor& t) {
+  ValueInfo& info = checked_.values[checked_.inputs[j]];
+  const std::vector<size_t>& bounds = info.max_dims;
+  ET_CHECK_OR_RETURN_ERROR(static_cast<size_t>(t.dim()) == bounds.size(),
+                           InvalidArgument,
+                           "XnnpackBackend input %zu: rank %zd, expected %zu",
+                           j,
+                           t.dim(),
+                           bounds.size());
+  for (size_t d = 0; d < bounds.size(); ++d) {
+    const size_t size = static_cast<size_t>(t.size(d));
+    if ((info.dynamic_dims >> d & 1u) == 0) {
+      ET_CHECK_OR_RETURN_ERROR(
+          size == bounds[d],
+          InvalidArgument,
+          "XnnpackBackend input %zu: dim %zu is %zd, expected %zu",
+          j,
+          d,
+          t.size(d),
+          bounds[d]);
+      continue;
+    }
+    // The runtime's buffers hold the upper bounds, no more.
+    ET_CHECK_OR_RETURN_ERROR(size <= bounds[d],
+                             InvalidArgument,
+                             "XnnpackBackend input %zu: size %zd at dim %zu is "
+                             "above its upper bound %zu",
+                             j,
+                             t.size(d),
+                             d,
+                             bounds[d]);
+    ET_CHECK_OR_RETURN_ERROR(size >= 1,
+                             InvalidArgument,
+                             "XnnpackBackend input %zu: size 0 at dim %zu "
+                             "(XNNPACK runs no empty tensors)",
+                             j,
+                             d);
+  }
+  for (size_t d = 0; d < bounds.size(); ++d) {
+    const size_t size = static_cast<size_t>(t.size(d));
+    shape_stale_ |= info.dims[d] != size;
+    info.dims[d] = size;
+  }
+  return Error::Ok;
+}
+
 Error XnnpackExecutor::bind_args(Span<EValue*> args) {
   const size_t num_inputs = checked_.inputs.size();
   const size_t num_outputs = checked_.outputs.size();
@@ -580,60 +654,70 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
                            args.size(),
                            num_inputs,
                            num_outputs);
+  auto what = [&](size_t k) { return k < num_inputs ? "input" : "output"; };
+  auto index = [&](size_t k) { return k < num_inputs ? k : k - num_inputs; };
   for (size_t k = 0; k < args.size(); ++k) {
-    const bool is_input = k < num_inputs;
-    const size_t j = is_input ? k : k - num_inputs;
-    const char* what = is_input ? "input" : "output";
-    const uint32_t v = is_input ? checked_.inputs[j] : checked_.outputs[j];
-    const std::vector<size_t>& dims = checked_.values[v].dims;
     ET_CHECK_OR_RETURN_ERROR(args[k] != nullptr && args[k]->isTensor(),
                              InvalidArgument,
                              "XnnpackBackend %s %zu: not a tensor",
-                             what,
-                             j);
+                             what(k),
+                             index(k));
     const auto& t = args[k]->toTensor();
     ET_CHECK_OR_RETURN_ERROR(
         t.scalar_type() == ::executorch::aten::ScalarType::Float,
         InvalidArgument,
         "XnnpackBackend %s %zu: dtype %s, expected Float",
-        what,
-        j,
+        what(k),
+        index(k),
         ::executorch::runtime::toString(t.scalar_type()));
-    if (!is_input) {
-      const std::vector<int32_t>& sizes = output_sizes_[j];
-      ET_CHECK_OK_OR_RETURN_ERROR(runtime::resize_tensor(
-          t, runtime::ArrayRef<int32_t>(sizes.data(), sizes.size())));
-    }
-    ET_CHECK_OR_RETURN_ERROR(static_cast<size_t>(t.dim()) == dims.size(),
-                             InvalidArgument,
-                             "XnnpackBackend %s %zu: rank %zd, expected %zu",
-                             what,
-                             j,
-                             t.dim(),
-                             dims.size());
+  }
+  // The inputs' sizes give every other value's.
+  for (size_t j = 0; j < num_inputs; ++j) {
+    ET_CHECK_OK_OR_RETURN_ERROR(take_input_sizes(j, args[j]->toTensor()));
+  }
+  if (shape_stale_) {
+    ET_CHECK_OK_OR_RETURN_ERROR(resize_graph());
+  }
+  for (size_t j = 0; j < num_outputs; ++j) {
+    const auto& t = args[num_inputs + j]->toTensor();
+    const std::vector<int32_t>& sizes = output_sizes_[j];
+    ET_CHECK_OK_OR_RETURN_ERROR(runtime::resize_tensor(
+        t, runtime::ArrayRef<int32_t>(sizes.data(), sizes.size())));
+    const std::vector<size_t>& dims = checked_.values[checked_.outputs[j]].dims;
+    ET_CHECK_OR_RETURN_ERROR(
+        static_cast<size_t>(t.dim()) == dims.size(),
+        InvalidArgument,
+        "XnnpackBackend output %zu: rank %zd, expected %zu",
+        j,
+        t.dim(),
+        dims.size());
     for (size_t d = 0; d < dims.size(); ++d) {
       ET_CHECK_OR_RETURN_ERROR(
           static_cast<size_t>(t.size(d)) == dims[d],
           InvalidArgument,
-          "XnnpackBackend %s %zu: dim %zu is %zd, expected %zu",
-          what,
+          "XnnpackBackend output %zu: dim %zu is %zd, expected %zu",
           j,
           d,
           t.size(d),
           dims[d]);
     }
+  }
+  for (size_t k = 0; k < args.size(); ++k) {
+    const auto& t = args[k]->toTensor();
     ET_CHECK_OR_RETURN_ERROR(runtime::tensor_is_contiguous(t),
                              InvalidArgument,
                              "XnnpackBackend %s %zu: dim order is not "
                              "contiguous",
-                             what,
-                             j);
+                             what(k),
+                             index(k));
     ET_CHECK_OR_RETURN_ERROR(t.mutable_data_ptr() != nullptr,
                              InvalidArgument,
                              "XnnpackBackend %s %zu: no data",
-                             what,
-                             j);
-    data_[v] = t.mutable_data_ptr();
+                             what(k),
+                             index(k));
+    const size_t j = index(k);
+    data_[k < num_inputs ? checked_.inputs[j] : checked_.outputs[j]] =
+        t.mutable_data_ptr();
   }
   return Error::Ok;
 }

@@ -3,8 +3,14 @@
 // One delegate's executable form. init() checks the blob, splits its nodes
 // into steps (maximal runs of nodes XNNPACK runs, each one xnn_runtime with
 // its weights packed once, and single host nodes between them), and
-// allocates the buffers of values that cross steps. execute() binds the
+// allocates the buffers of values that cross steps, sized for the declared
+// dims (the upper bounds of a graph with dynamic inputs). execute() binds the
 // args, sets up each runtime only when a pointer changed, and runs the steps.
+//
+// Dynamic inputs: this XNNPACK cannot reshape a runtime, so when an input's
+// sizes differ from those the runtimes were built for, execute() recomputes
+// every value's dims (infer_dims) and defines and creates the runtimes anew
+// (repacking their weights); calls at the same sizes reuse them.
 //
 // Threading: init and execute of one executor must not run concurrently;
 // different executors may, sharing a threadpool.
@@ -40,7 +46,8 @@ class XnnpackExecutor final {
                                    size_t size,
                                    size_t num_threads);
 
-  // `args`: the inputs, then the outputs (resized to the graph's dims).
+  // `args`: the inputs, then the outputs (resized to the dims the inputs'
+  // sizes give).
   ET_NODISCARD runtime::Error execute(runtime::Span<runtime::EValue*> args);
 
  private:
@@ -58,9 +65,16 @@ class XnnpackExecutor final {
   runtime::Error plan_steps();
   // Allocates arena_ and sets each arena value's offset in it.
   runtime::Error plan_arena(std::vector<size_t>* offsets);
+  // (Re)creates the runtime of every XNNPACK step at the current dims.
+  runtime::Error build_runtimes();
   runtime::Error create_runtime(Step* step);
   runtime::Error define_node(xnn_subgraph_t subgraph, size_t node_index);
+  runtime::Error refresh_output_sizes();
   runtime::Error bind_args(runtime::Span<runtime::EValue*> args);
+  // Checks input j's sizes against the graph's and takes its dynamic ones.
+  runtime::Error take_input_sizes(size_t j, const executorch::aten::Tensor& t);
+  // Recomputes the dims and rebuilds the runtimes for new input sizes.
+  runtime::Error resize_graph();
 
   const xnnpack_graph::Graph* graph_ = nullptr;
   // A copy of the blob when it cannot be used in place.
@@ -80,6 +94,9 @@ class XnnpackExecutor final {
   std::unique_ptr<uint8_t[]> arena_;
   // Output args' sizes, as the tensors take them.
   std::vector<std::vector<int32_t>> output_sizes_;
+  // An input's sizes changed since the runtimes were built (or their
+  // rebuild failed).
+  bool shape_stale_ = false;
   Threadpool threadpool_;
 };
 

@@ -42,6 +42,7 @@ from xnnpack_graph.Quantization import Quantization  # noqa: E402
 from xnnpack_graph.ReshapeParams import ReshapeParamsT  # noqa: E402
 from xnnpack_graph.ResizeBilinear2dParams import ResizeBilinear2dParamsT  # noqa: E402
 from xnnpack_graph.ScalarParams import ScalarParamsT  # noqa: E402
+from xnnpack_graph.SliceMode import SliceMode  # noqa: E402
 from xnnpack_graph.SliceParams import SliceParamsT  # noqa: E402
 from xnnpack_graph.TransposeParams import TransposeParamsT  # noqa: E402
 from xnnpack_graph.Value import ValueT  # noqa: E402
@@ -69,6 +70,7 @@ __all__ = [
     "ReshapeParamsT",
     "ResizeBilinear2dParamsT",
     "ScalarParamsT",
+    "SliceMode",
     "SliceParamsT",
     "TransposeParamsT",
     "ValueFlags",

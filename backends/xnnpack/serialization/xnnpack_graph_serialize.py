@@ -158,13 +158,17 @@ class XnnpackGraphBuilder:
         *,
         external_input: Optional[int] = None,
         external_output: Optional[int] = None,
+        dynamic_dims: Sequence[int] = (),
     ) -> int:
         """Adds an fp32 tensor value: an intermediate, or the delegate call's
         arg `external_input` (an input) or `external_output` (an output; an
-        index into the whole args span, after the inputs). Returns its
-        index."""
+        index into the whole args span, after the inputs). An input's
+        `dynamic_dims` take their size from the arg at run time, up to
+        `dims`. Returns its index."""
         if external_input is not None and external_output is not None:
             raise ValueError("a value is either an external input or an output")
+        if dynamic_dims and external_input is None:
+            raise ValueError("only external inputs have dynamic dims")
         value = ValueT()
         value.datatype = DataType.fp32
         value.dims = [int(d) for d in dims]
@@ -172,6 +176,8 @@ class XnnpackGraphBuilder:
         if external_input is not None:
             value.flags = ValueFlags.external_input
             value.externalIndex = external_input
+            if dynamic_dims:
+                value.dynamicDims = [int(d) for d in dynamic_dims]
         elif external_output is not None:
             value.flags = ValueFlags.external_output
             value.externalIndex = external_output

@@ -39,9 +39,12 @@ uint32_t BlobBuilder::add(ValueDesc value) {
   return static_cast<uint32_t>(values_.size() - 1);
 }
 
-uint32_t BlobBuilder::input(Dims dims, uint32_t arg) {
+uint32_t BlobBuilder::input(Dims dims,
+                            uint32_t arg,
+                            std::vector<uint32_t> dynamic_dims) {
   ValueDesc v;
   v.dims = std::move(dims);
+  v.dynamic_dims = std::move(dynamic_dims);
   v.flags = static_cast<uint32_t>(ValueFlags::external_input);
   v.external_index = arg;
   return add(std::move(v));
@@ -99,12 +102,16 @@ std::vector<uint8_t> BlobBuilder::build() const {
     if (v.constant_ref) {
       ref = ConstantRef(v.constant_ref->first, v.constant_ref->second);
     }
-    values.push_back(CreateValue(fbb,
-                                 v.datatype,
-                                 fbb.CreateVector(v.dims),
-                                 static_cast<ValueFlags>(v.flags),
-                                 v.external_index,
-                                 ref ? &*ref : nullptr));
+    values.push_back(CreateValue(
+        fbb,
+        v.datatype,
+        fbb.CreateVector(v.dims),
+        static_cast<ValueFlags>(v.flags),
+        v.external_index,
+        ref ? &*ref : nullptr,
+        Quantization::NONE,
+        0,
+        v.dynamic_dims.empty() ? 0 : fbb.CreateVector(v.dynamic_dims)));
   }
   std::vector<flatbuffers::Offset<Node>> nodes;
   for (const NodeDesc& n : nodes_) {
@@ -224,17 +231,25 @@ Params transpose_params(std::vector<uint32_t> perm) {
           }};
 }
 
-Params reshape_params(std::vector<uint32_t> new_shape) {
+Params reshape_params(std::vector<uint32_t> new_shape,
+                      std::vector<int32_t> dim_sources) {
   return {NodeParams::ReshapeParams, [=](flatbuffers::FlatBufferBuilder& f) {
-            return CreateReshapeParams(f, f.CreateVector(new_shape)).Union();
+            return CreateReshapeParams(
+                       f,
+                       f.CreateVector(new_shape),
+                       dim_sources.empty() ? 0 : f.CreateVector(dim_sources))
+                .Union();
           }};
 }
 
 Params slice_params(std::vector<uint64_t> offsets,
-                    std::vector<uint64_t> sizes) {
+                    std::vector<uint64_t> sizes,
+                    std::vector<SliceMode> modes) {
   return {NodeParams::SliceParams, [=](flatbuffers::FlatBufferBuilder& f) {
-            return CreateSliceParams(
-                       f, f.CreateVector(offsets), f.CreateVector(sizes))
+            return CreateSliceParams(f,
+                                     f.CreateVector(offsets),
+                                     f.CreateVector(sizes),
+                                     modes.empty() ? 0 : f.CreateVector(modes))
                 .Union();
           }};
 }

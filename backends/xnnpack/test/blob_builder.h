@@ -35,6 +35,7 @@ struct ValueDesc {
   std::vector<float> constant;
   // Replaces the computed constant reference (offset, size).
   std::optional<std::pair<uint64_t, uint64_t>> constant_ref;
+  std::vector<uint32_t> dynamic_dims;
 };
 
 struct NodeDesc {
@@ -48,7 +49,10 @@ struct NodeDesc {
 class BlobBuilder {
  public:
   // An external input or output; `arg` is its index in the delegate args.
-  uint32_t input(Dims dims, uint32_t arg);
+  // An input's `dynamic_dims` have `dims` as their upper bounds.
+  uint32_t input(Dims dims,
+                 uint32_t arg,
+                 std::vector<uint32_t> dynamic_dims = {});
   uint32_t output(Dims dims, uint32_t arg);
   uint32_t tensor(Dims dims);
   uint32_t constant(Dims dims, std::vector<float> data);
@@ -98,8 +102,13 @@ Params scalar_params(float value);
 Params gelu_params(bool tanh_approximation);
 Params concatenate_params(uint32_t axis);
 Params transpose_params(std::vector<uint32_t> perm);
-Params reshape_params(std::vector<uint32_t> new_shape);
-Params slice_params(std::vector<uint64_t> offsets, std::vector<uint64_t> sizes);
+// `dim_sources` and `modes` (the dynamic-shape fields) are left out when
+// empty.
+Params reshape_params(std::vector<uint32_t> new_shape,
+                      std::vector<int32_t> dim_sources = {});
+Params slice_params(std::vector<uint64_t> offsets,
+                    std::vector<uint64_t> sizes,
+                    std::vector<xnnpack_graph::SliceMode> modes = {});
 Params pad_params(std::vector<uint64_t> pre,
                   std::vector<uint64_t> post,
                   float value);

@@ -47,9 +47,12 @@ class DelegateRunner {
   }
 
   // Runs with `inputs`; `outputs` give the output tensors' sizes on entry
-  // and hold their values on success.
+  // and hold their sizes and values on success. With `dynamic_outputs`
+  // the output tensors are DYNAMIC_BOUND, their sizes on entry the bound,
+  // as a method plans a dynamic program's outputs.
   runtime::Error run(const std::vector<HostTensor>& inputs,
-                     std::vector<HostTensor>* outputs) {
+                     std::vector<HostTensor>* outputs,
+                     bool dynamic_outputs = false) {
     std::vector<std::unique_ptr<runtime::testing::OwnedTensor>> tensors;
     for (const HostTensor& t : inputs) {
       tensors.push_back(std::make_unique<runtime::testing::OwnedTensor>(
@@ -63,7 +66,9 @@ class DelegateRunner {
       tensors.push_back(std::make_unique<runtime::testing::OwnedTensor>(
           ::executorch::aten::ScalarType::Float,
           t.sizes,
-          std::vector<float>(numel, 0.0f)));
+          std::vector<float>(numel, 0.0f),
+          dynamic_outputs ? runtime::TensorShapeDynamism::DYNAMIC_BOUND
+                          : runtime::TensorShapeDynamism::STATIC));
     }
     std::vector<runtime::EValue> values;
     for (auto& t : tensors) {
@@ -81,6 +86,7 @@ class DelegateRunner {
     for (size_t j = 0; j < outputs->size(); ++j) {
       const auto t = tensors[inputs.size() + j]->tensor();
       const float* data = t.const_data_ptr<float>();
+      (*outputs)[j].sizes.assign(t.sizes().begin(), t.sizes().end());
       (*outputs)[j].data.assign(data, data + t.numel());
     }
     return runtime::Error::Ok;

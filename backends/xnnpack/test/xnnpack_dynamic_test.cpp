@@ -1,0 +1,261 @@
+// Graphs with dynamic inputs: run at several sizes within the bounds, the
+// delegate recomputes every value's dims, rebuilds its runtimes and resizes
+// its outputs; inputs past the bounds and malformed dynamic specs fail with
+// errors naming what was wrong.
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include <executorch/backends/xnnpack/test/test_util.h>
+#include <executorch/runtime/testing/log_capture.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+namespace testing {
+namespace {
+
+using runtime::Error;
+using runtime::testing::LogCapture;
+using xnnpack_graph::NodeKind;
+using xnnpack_graph::SliceMode;
+
+constexpr uint32_t kMaxBatch = 4;
+const std::vector<float> kWeight = random_values(4 * 6, -1, 1, 7);
+const std::vector<float> kBias = random_values(4, -1, 1, 8);
+
+// x [B <= 4, 6] -> fully_connected -> [B, 4] -> reshape (dim 0 copied) to
+// [B, 2, 2] -> tanh -> slice [:, 1:2, :] (dim 0 to the end) -> reshape
+// (dim 0 inferred) to y [2 * B]: XNNPACK, host and XNNPACK steps.
+struct DynamicGraph {
+  BlobBuilder b;
+  uint32_t x, y;
+  size_t reshape_node = 1, slice_node = 3;
+
+  DynamicGraph() {
+    x = b.input({kMaxBatch, 6}, 0, {0});
+    const uint32_t w = b.constant({4, 6}, kWeight);
+    const uint32_t bias = b.constant({4}, kBias);
+    const uint32_t h = b.tensor({kMaxBatch, 4});
+    const uint32_t r = b.tensor({kMaxBatch, 2, 2});
+    const uint32_t t = b.tensor({kMaxBatch, 2, 2});
+    const uint32_t s = b.tensor({kMaxBatch, 1, 2});
+    y = b.output({2 * kMaxBatch}, 1);
+    b.node(NodeKind::fully_connected,
+           {x, w, bias},
+           h,
+           fully_connected_params(false));
+    b.node(NodeKind::static_reshape,
+           {h},
+           r,
+           reshape_params({kMaxBatch, 2, 2}, {0, -1, -1}));
+    b.node(NodeKind::tanh, {r}, t);
+    b.node(
+        NodeKind::static_slice,
+        {t},
+        s,
+        slice_params({0, 1, 0},
+                     {kMaxBatch, 1, 2},
+                     {SliceMode::to_end, SliceMode::fixed, SliceMode::fixed}));
+    b.node(NodeKind::static_reshape,
+           {s},
+           y,
+           reshape_params({2 * kMaxBatch}, {-2}));
+  }
+};
+
+std::vector<float> reference(const std::vector<float>& x, size_t batch) {
+  std::vector<float> y;
+  for (size_t n = 0; n < batch; ++n) {
+    // Columns 2 and 3 of the linear layer's output row.
+    for (size_t o = 2; o < 4; ++o) {
+      double sum = kBias[o];
+      for (size_t k = 0; k < 6; ++k) {
+        sum += double(x[n * 6 + k]) * kWeight[o * 6 + k];
+      }
+      y.push_back(std::tanh(static_cast<float>(sum)));
+    }
+  }
+  return y;
+}
+
+TEST(XnnpackDynamic, RunsAtEachSizeWithinTheBoundAndResizesOutputs) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(DynamicGraph().b.build()), Error::Ok);
+  // Smallest, largest, between, the same again, and back to an earlier one.
+  for (int32_t batch : {3, 1, 4, 2, 2, 3}) {
+    SCOPED_TRACE(batch);
+    const std::vector<float> x = random_values(batch * 6, -2, 2, batch);
+    std::vector<HostTensor> out{{{2 * kMaxBatch}, {}}};
+    ASSERT_EQ(runner.run({{{batch, 6}, x}}, &out, /*dynamic_outputs=*/true),
+              Error::Ok);
+    EXPECT_EQ(out[0].sizes, std::vector<int32_t>{2 * batch});
+    expect_near(out[0].data, reference(x, batch), 1e-5f);
+  }
+}
+
+TEST(XnnpackDynamic, SliceFromTheEndFollowsTheInput) {
+  // y = x[-1:, :] of x [S <= 5, 3]: the last row whatever S is.
+  BlobBuilder b;
+  const uint32_t x = b.input({5, 3}, 0, {0});
+  const uint32_t y = b.output({1, 3}, 1);
+  b.node(NodeKind::static_slice,
+         {x},
+         y,
+         slice_params({1, 0}, {1, 3}, {SliceMode::from_end, SliceMode::fixed}));
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(b.build()), Error::Ok);
+  for (int32_t rows : {2, 5, 1}) {
+    const std::vector<float> data = random_values(rows * 3, -2, 2, rows);
+    std::vector<HostTensor> out{{{1, 3}, {}}};
+    ASSERT_EQ(runner.run({{{rows, 3}, data}}, &out), Error::Ok);
+    expect_near(
+        out[0].data, std::vector<float>(data.end() - 3, data.end()), 0.0f);
+  }
+}
+
+TEST(XnnpackDynamic, SizesOutsideTheBoundsAreRejectedBeforeRunning) {
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(DynamicGraph().b.build()), Error::Ok);
+  std::vector<HostTensor> out{{{2 * kMaxBatch}, {}}};
+  {
+    LogCapture log;
+    EXPECT_EQ(runner.run({{{5, 6}, random_values(30)}}, &out, true),
+              Error::InvalidArgument);
+    EXPECT_TRUE(
+        log.contains({"XnnpackBackend input 0: size 5 at dim 0 is above its "
+                      "upper bound 4"}));
+  }
+  {
+    LogCapture log;
+    EXPECT_EQ(runner.run({{{2, 5}, random_values(10)}}, &out, true),
+              Error::InvalidArgument);
+    EXPECT_TRUE(
+        log.contains({"XnnpackBackend input 0: dim 1 is 5, expected 6"}));
+  }
+  {
+    LogCapture log;
+    EXPECT_EQ(runner.run({{{0, 6}, {}}}, &out, true), Error::InvalidArgument);
+    EXPECT_TRUE(log.contains({"input 0: size 0 at dim 0"}));
+  }
+  // Still runs within the bounds.
+  const std::vector<float> x = random_values(12);
+  ASSERT_EQ(runner.run({{{2, 6}, x}}, &out, true), Error::Ok);
+  expect_near(out[0].data, reference(x, 2), 1e-5f);
+}
+
+TEST(XnnpackDynamic, InputSizesThatDoNotFitANodeNameIt) {
+  // a [A <= 4, 3] + b [B <= 4, 3]: A and B must agree (or one be 1).
+  BlobBuilder g;
+  const uint32_t a = g.input({4, 3}, 0, {0});
+  const uint32_t b = g.input({4, 3}, 1, {0});
+  const uint32_t y = g.output({4, 3}, 2);
+  g.node(NodeKind::add, {a, b}, y);
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(g.build()), Error::Ok);
+  std::vector<HostTensor> out{{{4, 3}, {}}};
+  {
+    LogCapture log;
+    EXPECT_EQ(
+        runner.run({{{2, 3}, random_values(6)}, {{3, 3}, random_values(9)}},
+                   &out,
+                   true),
+        Error::InvalidArgument);
+    EXPECT_TRUE(log.contains({"node 0 (add): inputs do not broadcast"}));
+    EXPECT_TRUE(log.contains({"node 0 (add): the inputs' sizes do not fit"}));
+  }
+  const std::vector<float> va = random_values(9, -2, 2, 1);
+  const std::vector<float> vb = random_values(9, -2, 2, 2);
+  ASSERT_EQ(runner.run({{{3, 3}, va}, {{3, 3}, vb}}, &out, true), Error::Ok);
+  EXPECT_EQ(out[0].sizes, (std::vector<int32_t>{3, 3}));
+  std::vector<float> want(9);
+  for (size_t i = 0; i < 9; ++i) {
+    want[i] = va[i] + vb[i];
+  }
+  expect_near(out[0].data, want, 1e-6f);
+}
+
+struct MalformedCase {
+  const char* name;
+  std::function<void(DynamicGraph&)> corrupt;
+  const char* log;
+};
+
+TEST(XnnpackDynamic, MalformedDynamicSpecsAreRejectedAtInit) {
+  const MalformedCase cases[] = {
+      {"dim out of range",
+       [](DynamicGraph& g) { g.b.values()[g.x].dynamic_dims = {2}; },
+       "value 0: dynamic_dims[0] = 2 is not a dim of the rank-2 value"},
+      {"repeated dim",
+       [](DynamicGraph& g) {
+         g.b.values()[g.x].dynamic_dims = {0, 0};
+       },
+       "value 0: dynamic_dims[1] = 0 is not a dim"},
+      {"on an output",
+       [](DynamicGraph& g) { g.b.values()[g.y].dynamic_dims = {0}; },
+       "dynamic_dims on a value that is not an external input"},
+      {"dim_sources length",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.reshape_node].params =
+             reshape_params({kMaxBatch, 2, 2}, {0, -1});
+       },
+       "node 1 (static_reshape): dim_sources has 2 entries, new_shape 3"},
+      {"dim_sources input dim",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.reshape_node].params =
+             reshape_params({kMaxBatch, 2, 2}, {0, 5, -1});
+       },
+       "dim_sources[1] = 5: the input has rank 2"},
+      {"dim_sources two inferred",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.reshape_node].params =
+             reshape_params({kMaxBatch, 2, 2}, {-2, -2, -1});
+       },
+       "dim_sources: dims 0 and 1 are both inferred"},
+      {"dim_sources unknown",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.reshape_node].params =
+             reshape_params({kMaxBatch, 2, 2}, {0, -3, -1});
+       },
+       "dim_sources[1] = -3 is neither an input dim, -1 nor -2"},
+      {"slice modes length",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.slice_node].params =
+             slice_params({0, 1, 0}, {kMaxBatch, 1, 2}, {SliceMode::to_end});
+       },
+       "node 3 (static_slice): modes has 1 entries, expected 3"},
+      {"slice mode unknown",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.slice_node].params = slice_params(
+             {0, 1, 0},
+             {kMaxBatch, 1, 2},
+             {static_cast<SliceMode>(7), SliceMode::fixed, SliceMode::fixed});
+       },
+       "node 3 (static_slice): modes[0] = 7 is not a slice mode"},
+      {"slice window past the input",
+       [](DynamicGraph& g) {
+         g.b.nodes()[g.slice_node].params = slice_params(
+             {0, 3, 0},
+             {kMaxBatch, 1, 2},
+             {SliceMode::to_end, SliceMode::from_end, SliceMode::fixed});
+       },
+       "node 3 (static_slice): dim 1 (from_end): offset 3 and size 1 do not "
+       "fit the input's 2"},
+  };
+  for (const MalformedCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    DynamicGraph g;
+    c.corrupt(g);
+    LogCapture log;
+    DelegateRunner runner;
+    EXPECT_EQ(runner.init(g.b.build()), Error::InvalidProgram);
+    EXPECT_TRUE(log.contains({c.log}));
+  }
+}
+
+} // namespace
+} // namespace testing
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch
