@@ -58,8 +58,8 @@ KNOWN_LIMITS = {
     "aten::native_layer_norm_backward.default": "Half: eager's grad_weight "
     "differs from ours (summed in double, rounded once) by up to two half "
     "ulps",
-    "aten::convolution_backward.default": "Half: eager rounds partial sums "
-    "to half; ours sums in float and rounds once",
+    "aten::convolution_backward.default": "Half, BFloat16: eager rounds "
+    "partial sums to the 16-bit type; ours sums in float and rounds once",
     "aten::upsample_bilinear2d.vec": "Byte: eager's uint8 kernel uses "
     "fixed-point weights and rounds between its horizontal and vertical "
     "passes; ours interpolates in float and rounds once (off by at most 1)",

@@ -231,7 +231,10 @@ def to_backend(
     """
     if isinstance(first, str):
         return _lower(second, DelegationSpec(first, list(compile_specs or [])))
-    result = second.partition(first)
+    # The partitioner tags nodes (and may add some) in a copy, so the
+    # caller's program stays as it was.
+    gm, signature = copy_program(first)
+    result = second.partition(first._update(gm, signature))
     delegator = _Delegator(result.tagged_exported_program)
     for tag, delegation in result.partition_tags.items():
         delegator.delegate(tag, delegation)

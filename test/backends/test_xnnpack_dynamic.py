@@ -268,3 +268,29 @@ def test_executor_runner_runs_a_delegated_dynamic_program(build_dir, tmp_path):
     )
     assert over.returncode != 0
     assert "input 0: size 33 at dim 0 is above its upper bound 32" in over.stderr
+
+
+def test_partitioning_leaves_the_callers_edge_program_as_it_was():
+    # The block's sizes are read by several views, which the partitioner
+    # copies per reader: in its own copy of the program, not the caller's.
+    from executorch.exir import to_edge
+    from executorch.exir.backend.partitioner import DELEGATION_TAG
+
+    ep = torch.export.export(
+        Block().eval(),
+        (torch.randn(2, 8, 32),),
+        dynamic_shapes={"x": {1: Dim("seq", min=2, max=32)}},
+    )
+    edge = to_edge(ep)
+    graph = edge.exported_program().graph
+
+    def nodes():
+        return [
+            (n.name, str(n.target), n.meta.get(DELEGATION_TAG)) for n in graph.nodes
+        ]
+
+    before = nodes()
+    lowered = edge.to_backend(XnnpackPartitioner())
+    assert nodes() == before
+    calls, _ = delegate_calls_and_operators(lowered.to_executorch())
+    assert calls == 1

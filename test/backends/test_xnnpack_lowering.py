@@ -21,6 +21,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import NodeK
 from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
     deserialize_xnnpack_blob,
 )
+from executorch.test.modules import Lambda
 
 _ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 RUNNER = os.environ.get(
@@ -81,15 +82,6 @@ def check(module, inputs, rtol=1e-5, atol=1e-5, keep=()):
 
 def kinds(graph):
     return [n.kind for n in graph.nodes]
-
-
-class Lambda(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 F = torch.nn.functional
