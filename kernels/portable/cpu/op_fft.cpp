@@ -335,6 +335,9 @@ void stage_and_transform(const Tensor& self,
       from.shape, from.strides, dense.strides, [&](int64_t a, int64_t b) {
         signal[b] = to_cdouble(in[a]);
       });
+  for (size_t i = 0; i < count; ++i) {
+    transform_dim(signal, self.sizes(), plan.dims[i], inverse, scratch);
+  }
 }
 
 // Checks that self is `single` or `wide` and out the matching
