@@ -42,6 +42,7 @@ SYM_OPS = (
     torch.ops.aten.sym_numel.default,
     torch.ops.aten.sym_stride.int,
     torch.ops.aten.sym_storage_offset.default,
+    torch.ops.aten.sym_is_contiguous.default,
     torch.ops.aten._local_scalar_dense.default,
 )
 

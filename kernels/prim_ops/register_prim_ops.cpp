@@ -215,32 +215,91 @@ void prim_sym_ite(KernelRuntimeContext& ctx, Span<EValue*> stack) {
   *stack[3] = as_double(*stack[0]) != 0.0 ? *stack[1] : *stack[2];
 }
 
+// Reads (Tensor self, int dim) from the stack: the tensor and `dim` in
+// [0, rank); false (context failed) otherwise.
+bool tensor_and_dim(KernelRuntimeContext& ctx,
+                    const char* name,
+                    Span<EValue*> stack,
+                    const Tensor** t,
+                    int64_t* dim) {
+  if (!check_args(ctx, name, stack, 3) ||
+      !check_tensor(ctx, name, *stack[0], 0)) {
+    return false;
+  }
+  *t = &stack[0]->toTensor();
+  if (!stack[1]->isInt()) {
+    ET_LOG(Error, "%s: dim should be an int", name);
+    ctx.fail(Error::InvalidArgument);
+    return false;
+  }
+  const int64_t d = stack[1]->toInt();
+  const int64_t rank = (*t)->dim();
+  if (d < -rank || d >= rank) {
+    ET_LOG(Error,
+           "%s: dim %lld out of range for rank %lld",
+           name,
+           static_cast<long long>(d),
+           static_cast<long long>(rank));
+    ctx.fail(Error::InvalidArgument);
+    return false;
+  }
+  *dim = d < 0 ? d + rank : d;
+  return true;
+}
+
 // sym_size.int(Tensor self, int dim) -> int
 void sym_size(KernelRuntimeContext& ctx, Span<EValue*> stack) {
-  const char* name = "aten::sym_size.int";
+  const Tensor* t = nullptr;
+  int64_t dim = 0;
+  if (tensor_and_dim(ctx, "aten::sym_size.int", stack, &t, &dim)) {
+    *stack[2] = EValue(static_cast<int64_t>(t->size(dim)));
+  }
+}
+
+// sym_stride.int(Tensor self, int dim) -> int
+void sym_stride(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  const Tensor* t = nullptr;
+  int64_t dim = 0;
+  if (tensor_and_dim(ctx, "aten::sym_stride.int", stack, &t, &dim)) {
+    *stack[2] = EValue(static_cast<int64_t>(t->strides()[dim]));
+  }
+}
+
+// sym_storage_offset(Tensor self) -> int: runtime tensors start at their
+// data pointer.
+void sym_storage_offset(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  const char* name = "aten::sym_storage_offset";
+  if (check_args(ctx, name, stack, 2) &&
+      check_tensor(ctx, name, *stack[0], 0)) {
+    *stack[1] = EValue(int64_t(0));
+  }
+}
+
+// sym_is_contiguous(Tensor self, MemoryFormat memory_format) -> bool:
+// whether self's dim order is that memory format's.
+void sym_is_contiguous(KernelRuntimeContext& ctx, Span<EValue*> stack) {
+  const char* name = "aten::sym_is_contiguous";
   if (!check_args(ctx, name, stack, 3) ||
       !check_tensor(ctx, name, *stack[0], 0)) {
     return;
   }
   const Tensor& t = stack[0]->toTensor();
-  if (!stack[1]->isInt()) {
-    ET_LOG(Error, "%s: dim should be an int", name);
-    ctx.fail(Error::InvalidArgument);
-    return;
-  }
-  int64_t dim = stack[1]->toInt();
-  const int64_t rank = t.dim();
-  if (dim < -rank || dim >= rank) {
+  // c10's MemoryFormat codes: 0 contiguous, 2 channels_last.
+  const int64_t format = stack[1]->isInt() ? stack[1]->toInt() : 0;
+  if (format != 0 && format != 2) {
     ET_LOG(Error,
-           "%s: dim %lld out of range for rank %lld",
+           "%s: memory format %lld is not supported",
            name,
-           static_cast<long long>(dim),
-           static_cast<long long>(rank));
+           static_cast<long long>(format));
     ctx.fail(Error::InvalidArgument);
     return;
   }
-  dim = dim < 0 ? dim + rank : dim;
-  *stack[2] = EValue(static_cast<int64_t>(t.size(dim)));
+  const bool result =
+      format == 0
+          ? ::executorch::runtime::tensor_is_contiguous(t)
+          : t.dim() == 4 && ::executorch::runtime::is_channels_last_dim_order(
+                                t.dim_order().data(), t.dim());
+  *stack[2] = EValue(result);
 }
 
 // sym_numel(Tensor self) -> int
@@ -416,6 +475,9 @@ void et_copy_index(KernelRuntimeContext& ctx, Span<EValue*> stack) {
 const Kernel kPrimOps[] = {
     Kernel("aten::sym_size.int", sym_size),
     Kernel("aten::sym_numel", sym_numel),
+    Kernel("aten::sym_stride.int", sym_stride),
+    Kernel("aten::sym_storage_offset", sym_storage_offset),
+    Kernel("aten::sym_is_contiguous", sym_is_contiguous),
     Kernel("aten::_local_scalar_dense", local_scalar_dense),
     Kernel("executorch_prim::add.Scalar", prim_add),
     Kernel("executorch_prim::sub.Scalar", prim_sub),

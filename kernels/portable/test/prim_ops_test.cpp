@@ -1,5 +1,5 @@
-// Prim ops the emitter uses for control flow, through the registry:
-// et_copy_index (how a map loop stacks its rows).
+// Prim ops through the registry: et_copy_index (how a map loop stacks its
+// rows) and the tensor queries on sizes and layout.
 
 #include <gtest/gtest.h>
 
@@ -26,7 +26,56 @@ Error copy_index(TestTensor& to, TestTensor& from, int64_t index) {
   return ctx.failure_state();
 }
 
+// Runs the prim op `name` on (tensor, arg) and returns its result.
+EValue query(const char* name, TestTensor& t, EValue arg, Error* error) {
+  EXPECT_EQ(::executorch::kernels::register_prim_ops(), Error::Ok);
+  auto fn = get_op_function_from_registry(name);
+  EXPECT_TRUE(fn.ok()) << name;
+  EValue values[] = {EValue(t.tensor()), arg, EValue()};
+  EValue* stack[] = {&values[0], &values[1], &values[2]};
+  KernelRuntimeContext ctx;
+  (*fn)(ctx, Span<EValue*>(stack));
+  *error = ctx.failure_state();
+  return values[2];
+}
+
 } // namespace
+
+TEST(PrimOpsTest, StridesOffsetAndContiguityFollowTheDimOrder) {
+  // [2, 3, 4, 5] in channels-last order: strides [60, 1, 15, 3].
+  TestTensor nhwc(
+      ScalarType::Float, {2, 3, 4, 5}, zeros(120), DYN::STATIC, {0, 2, 3, 1});
+  Error error = Error::Ok;
+  EXPECT_EQ(
+      query("aten::sym_stride.int", nhwc, EValue(int64_t(1)), &error).toInt(),
+      1);
+  EXPECT_EQ(
+      query("aten::sym_stride.int", nhwc, EValue(int64_t(-1)), &error).toInt(),
+      3);
+  EXPECT_EQ(error, Error::Ok);
+  query("aten::sym_stride.int", nhwc, EValue(int64_t(4)), &error);
+  EXPECT_EQ(error, Error::InvalidArgument);
+
+  const EValue contiguous_format(int64_t(0));
+  const EValue channels_last(int64_t(2));
+  EXPECT_FALSE(query("aten::sym_is_contiguous", nhwc, contiguous_format, &error)
+                   .toBool());
+  EXPECT_TRUE(
+      query("aten::sym_is_contiguous", nhwc, channels_last, &error).toBool());
+  TestTensor dense(ScalarType::Float, {2, 3}, zeros(6));
+  EXPECT_TRUE(query("aten::sym_is_contiguous", dense, contiguous_format, &error)
+                  .toBool());
+  EXPECT_EQ(error, Error::Ok);
+
+  auto offset = get_op_function_from_registry("aten::sym_storage_offset");
+  ASSERT_TRUE(offset.ok());
+  EValue values[] = {EValue(dense.tensor()), EValue()};
+  EValue* stack[] = {&values[0], &values[1]};
+  KernelRuntimeContext ctx;
+  (*offset)(ctx, Span<EValue*>(stack));
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(values[1].toInt(), 0);
+}
 
 TEST(PrimOpsTest, CopyIndexGrowsADynamicResultRowByRowAndShrinksOnRerun) {
   // Planned for 3 rows of 2.
