@@ -2,7 +2,9 @@
 and `to_executorch` (ExecutorchBackendConfig)."""
 
 from dataclasses import dataclass, field
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, Union
+
+from executorch.exir.dynamic_shape import DynamicMemoryPlanningMode
 
 
 @dataclass
@@ -34,8 +36,16 @@ class ExecutorchBackendConfig:
     Attributes:
         passes: user passes run on each method's Edge graph first.
         memory_planning_pass: assigns planned memory to every non-constant
-            tensor (a `MemoryPlanningPass` or any callable with its `run`
-            signature).
+            tensor (a `MemoryPlanningPass` or any object with its `run`
+            signature), or a dict of them by method name.
+        to_out_var_pass: replaces functional operator calls by out
+            variants (a `ToOutVarPass`).
+        sym_shape_eval_pass: how symbolic sizes are planned, or a dict by
+            method name: `ConstraintBasedSymShapeEvalPass` (the upper bounds
+            of the export's ranges; `HintBasedSymShapeEvalPass` plans the
+            same here, see exir/passes/sym_shape_eval_pass.py).
+        dynamic_memory_planning_mode: `DynamicMemoryPlanningMode.UPPER_BOUND`,
+            the only mode (SYMBOLIC raises NotImplementedError).
         segment_alignment: alignment of data segments in the `.pte` file.
         constant_tensor_alignment: alignment of each tensor inside the
             constant segment.
@@ -55,7 +65,12 @@ class ExecutorchBackendConfig:
     """
 
     passes: List[Any] = field(default_factory=list)
-    memory_planning_pass: Optional[Any] = None
+    memory_planning_pass: Optional[Union[Any, Dict[str, Any]]] = None
+    to_out_var_pass: Optional[Any] = None
+    sym_shape_eval_pass: Optional[Union[Any, Dict[str, Any]]] = None
+    dynamic_memory_planning_mode: DynamicMemoryPlanningMode = (
+        DynamicMemoryPlanningMode.UPPER_BOUND
+    )
     segment_alignment: int = 128
     constant_tensor_alignment: int = 16
     extract_delegate_segments: bool = True
@@ -71,7 +86,48 @@ class ExecutorchBackendConfig:
             )
 
             self.memory_planning_pass = MemoryPlanningPass()
+        if self.to_out_var_pass is None:
+            from executorch.exir.passes.to_out_var_pass import ToOutVarPass
+
+            self.to_out_var_pass = ToOutVarPass()
+        self._check_sym_shape_eval_pass()
+        if self.dynamic_memory_planning_mode != DynamicMemoryPlanningMode.UPPER_BOUND:
+            raise NotImplementedError(
+                f"dynamic_memory_planning_mode={self.dynamic_memory_planning_mode}: "
+                "dynamic tensors are planned at their upper bounds only "
+                "(DynamicMemoryPlanningMode.UPPER_BOUND)"
+            )
         if self.kernel_library == "portable":
             from executorch.exir.kernel_check import KernelLibrary
 
             self.kernel_library = KernelLibrary.portable()
+
+    def _check_sym_shape_eval_pass(self):
+        from executorch.exir.passes.sym_shape_eval_pass import (
+            ConstraintBasedSymShapeEvalPass,
+        )
+
+        chosen = self.sym_shape_eval_pass
+        by_method = chosen if isinstance(chosen, dict) else {"every method": chosen}
+        for method, sym_pass in by_method.items():
+            if sym_pass is not None and not isinstance(
+                sym_pass, ConstraintBasedSymShapeEvalPass
+            ):
+                raise TypeError(
+                    f"sym_shape_eval_pass for {method}: {sym_pass!r} is not a "
+                    "ConstraintBasedSymShapeEvalPass; dynamic tensors are "
+                    "planned at the upper bounds of their ranges"
+                )
+
+    def method_memory_planning_pass(self, method: str):
+        """The memory planning pass of `method`: the one given for it in a
+        dict, or the single one given for all."""
+        chosen = self.memory_planning_pass
+        if not isinstance(chosen, dict):
+            return chosen
+        if method not in chosen:
+            raise KeyError(
+                f"memory_planning_pass has no entry for method '{method}' "
+                f"(it names {sorted(chosen)})"
+            )
+        return chosen[method]

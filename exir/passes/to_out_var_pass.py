@@ -84,7 +84,19 @@ def convert_to_out_variant(graph: torch.fx.Graph, node: torch.fx.Node) -> None:
 
 
 class ToOutVarPass(PassBase):
-    """Replaces functional operator calls by their out variants."""
+    """Replaces functional operator calls by their out variants.
+
+    `ignore_to_out_var_failure` is upstream's option to leave operators
+    without an out variant functional; the emitter needs out variants, so
+    only False is accepted."""
+
+    def __init__(self, ignore_to_out_var_failure: bool = False):
+        super().__init__()
+        if ignore_to_out_var_failure:
+            raise NotImplementedError(
+                "ToOutVarPass(ignore_to_out_var_failure=True): every operator "
+                "call must become an out variant for the emitter"
+            )
 
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
         graph = graph_module.graph

@@ -40,7 +40,6 @@ from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.data_dependent_bounds import bound_data_dependent_sizes
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
-from executorch.exir.passes.to_out_var_pass import ToOutVarPass
 from executorch.exir.verification.verifier import (
     EXIREdgeDialectVerifier,
     EXIRExecutorchVerifier,
@@ -321,7 +320,7 @@ class EdgeProgramManager:
 
 
 def _to_planned_program(
-    ep: ExportedProgram, config: ExecutorchBackendConfig
+    name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
 ) -> ExportedProgram:
     ep = _apply_passes(ep, config.passes)
     gm, signature = copy_program(ep)
@@ -330,12 +329,12 @@ def _to_planned_program(
         bound_data_dependent_sizes(graph)
         if config.remove_view_copy:
             ReplaceViewCopyWithViewPass()(graph)
-        ToOutVarPass()(graph)
+        config.to_out_var_pass(graph)
     if LowerControlFlowPass()(gm).modified:
         # Results of control flow are now the tensors its branches write.
         signature = rename_signature(gm, signature)
     SpecPropPass(signature)(gm)
-    config.memory_planning_pass.run(gm, signature)
+    config.method_memory_planning_pass(name).run(gm, signature)
     return ep._update(gm, signature, verifiers=[EXIRExecutorchVerifier])
 
 
@@ -351,7 +350,8 @@ class ExecutorchProgramManager:
     ):
         self.config = config
         self._programs = {
-            name: _to_planned_program(ep, config) for name, ep in edge_programs.items()
+            name: _to_planned_program(name, ep, config)
+            for name, ep in edge_programs.items()
         }
         self._constant_data = ConstantData()
         delegate_data = DelegateData()

@@ -141,3 +141,60 @@ def test_memory_summary_reports_each_buffer_at_the_upper_bounds(capsys):
         ExecutorchBackendConfig(print_memory_summary=True)
     )
     assert manager.memory_summary() in capsys.readouterr().out
+
+
+def test_upstream_dynamic_shape_config_runs_unchanged():
+    # How upstream's export scripts configure dynamic programs: the
+    # constraint-based pass, an explicit out-variant pass, per-method
+    # memory planning. Planned at the bounds, run at every size.
+    from executorch.exir.dynamic_shape import DynamicMemoryPlanningMode
+    from executorch.exir.passes import (
+        ConstraintBasedSymShapeEvalPass,
+        MemoryPlanningPass,
+        ToOutVarPass,
+    )
+
+    portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
+    torch.manual_seed(0)
+    model = Model().eval()
+    ep = torch.export.export(
+        model, (torch.randn(5, 4),), dynamic_shapes={"x": {0: Dim("batch", max=8)}}
+    )
+    config = ExecutorchBackendConfig(
+        memory_planning_pass={"forward": MemoryPlanningPass(alloc_graph_input=True)},
+        to_out_var_pass=ToOutVarPass(ignore_to_out_var_failure=False),
+        sym_shape_eval_pass={"forward": ConstraintBasedSymShapeEvalPass()},
+        dynamic_memory_planning_mode=DynamicMemoryPlanningMode.UPPER_BOUND,
+    )
+    manager = to_edge(ep).to_executorch(config)
+    plan = manager.executorch_program.executionPlan[0]
+    assert list(plan.values[plan.inputs[0]].val.sizes) == [8, 4]
+    module = portable_lib._load_for_executorch_from_buffer(manager.buffer)
+    for batch in (1, 8):
+        x = torch.randn(batch, 4)
+        with torch.no_grad():
+            want = model(x)
+        for a, b in zip(module.forward((x,)), want):
+            torch.testing.assert_close(a, b)
+
+
+def test_planning_options_this_sdk_cannot_honour_are_refused():
+    from executorch.exir.dynamic_shape import DynamicMemoryPlanningMode
+    from executorch.exir.passes import HintBasedSymShapeEvalPass, ToOutVarPass
+
+    with pytest.raises(NotImplementedError, match="UPPER_BOUND"):
+        ExecutorchBackendConfig(
+            dynamic_memory_planning_mode=DynamicMemoryPlanningMode.SYMBOLIC
+        )
+    with pytest.raises(TypeError, match="sym_shape_eval_pass for forward"):
+        ExecutorchBackendConfig(sym_shape_eval_pass={"forward": object()})
+    with pytest.raises(NotImplementedError, match="ignore_to_out_var_failure"):
+        ToOutVarPass(ignore_to_out_var_failure=True)
+    with pytest.warns(UserWarning, match="upper bounds"):
+        hint = HintBasedSymShapeEvalPass()
+    ExecutorchBackendConfig(sym_shape_eval_pass=hint)
+    edge = to_edge(torch.export.export(Model(), (torch.randn(2, 4),)))
+    with pytest.raises(KeyError, match="no entry for method 'forward'"):
+        edge.to_executorch(
+            ExecutorchBackendConfig(memory_planning_pass={"other": None})
+        )
