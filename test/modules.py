@@ -12,3 +12,20 @@ class Lambda(torch.nn.Module):
 
     def forward(self, *args):
         return self.fn(*args)
+
+
+class MLP(torch.nn.Module):
+    """16 features in, 4 class probabilities out, through GELU and ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.Sequential(
+            torch.nn.Linear(16, 32),
+            torch.nn.GELU(),
+            torch.nn.Linear(32, 32),
+            torch.nn.ReLU(),
+            torch.nn.Linear(32, 4),
+        )
+
+    def forward(self, x):
+        return self.layers(x).softmax(-1)

@@ -24,6 +24,7 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
     XnnpackPartitioner,
 )
 from executorch.exir import to_edge_transform_and_lower
+from executorch.test.modules import MLP
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_xnnpack_runtime import (  # noqa: E402
@@ -76,21 +77,6 @@ def check_at_sizes(model, example, dynamic_shapes, make_inputs, sizes):
             assert g.shape == w.shape, f"size {size}"
             torch.testing.assert_close(g, w, **TOL, msg=lambda m: f"size {size}: {m}")
     return module
-
-
-class MLP(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = torch.nn.Sequential(
-            torch.nn.Linear(16, 32),
-            torch.nn.GELU(),
-            torch.nn.Linear(32, 32),
-            torch.nn.ReLU(),
-            torch.nn.Linear(32, 4),
-        )
-
-    def forward(self, x):
-        return self.layers(x).softmax(-1)
 
 
 def test_mlp_with_dynamic_batch():

@@ -10,6 +10,7 @@ import torch
 from torch.export import Dim
 
 from executorch.exir import to_edge
+from executorch.test.modules import MLP
 
 portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
 
@@ -33,21 +34,6 @@ def _run_at_sizes(model, example, dynamic_shapes, make_inputs, sizes):
         for g, w in zip(got, want):
             assert g.shape == w.shape, f"size {size}"
             torch.testing.assert_close(g, w, **TOL)
-
-
-class MLP(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.layers = torch.nn.Sequential(
-            torch.nn.Linear(16, 32),
-            torch.nn.GELU(),
-            torch.nn.Linear(32, 32),
-            torch.nn.ReLU(),
-            torch.nn.Linear(32, 4),
-        )
-
-    def forward(self, x):
-        return self.layers(x).softmax(-1)
 
 
 def test_mlp_with_dynamic_batch():

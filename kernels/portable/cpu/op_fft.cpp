@@ -340,17 +340,25 @@ void stage_and_transform(const Tensor& self,
   }
 }
 
-// Checks that self is `single` or `wide` and out the matching
-// `single_out` or `wide_out`.
+// Float or Double, or their complex counterparts.
+ScalarType fft_dtype(bool complex, bool wide) {
+  if (complex) {
+    return wide ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
+  }
+  return wide ? ScalarType::Double : ScalarType::Float;
+}
+
+// Checks that self is single or double precision, complex when
+// `complex_in`, and out the same precision, complex when `complex_out`.
 bool check_dtypes(KernelRuntimeContext& ctx,
                   const char* op,
                   const Tensor& self,
-                  ScalarType single,
-                  ScalarType wide,
+                  bool complex_in,
                   const Tensor& out,
-                  ScalarType single_out,
-                  ScalarType wide_out) {
+                  bool complex_out) {
   const ScalarType t = self.scalar_type();
+  const ScalarType single = fft_dtype(complex_in, false);
+  const ScalarType wide = fft_dtype(complex_in, true);
   if (t != single && t != wide) {
     fail_arg(ctx,
              op,
@@ -360,7 +368,7 @@ bool check_dtypes(KernelRuntimeContext& ctx,
              toString(wide));
     return false;
   }
-  return check_dtype(ctx, op, "out", out, t == wide ? wide_out : single_out);
+  return check_dtype(ctx, op, "out", out, fft_dtype(complex_out, t == wide));
 }
 
 } // namespace
@@ -374,14 +382,8 @@ Tensor& _fft_r2c_out(KernelRuntimeContext& ctx,
   const char* op = "_fft_r2c.out";
   FftPlan plan;
   Scratch scratch(nullptr, 0, 0);
-  if (!check_dtypes(ctx,
-                    op,
-                    self,
-                    ScalarType::Float,
-                    ScalarType::Double,
-                    out,
-                    ScalarType::ComplexFloat,
-                    ScalarType::ComplexDouble) ||
+  if (!check_dtypes(
+          ctx, op, self, /*complex_in=*/false, out, /*complex_out=*/true) ||
       !plan_fft(ctx, op, self, dim, normalization, 0, 0, &plan, &scratch)) {
     return out;
   }
@@ -413,14 +415,8 @@ Tensor& _fft_c2c_out(KernelRuntimeContext& ctx,
   const char* op = "_fft_c2c.out";
   FftPlan plan;
   Scratch scratch(nullptr, 0, 0);
-  if (!check_dtypes(ctx,
-                    op,
-                    self,
-                    ScalarType::ComplexFloat,
-                    ScalarType::ComplexDouble,
-                    out,
-                    ScalarType::ComplexFloat,
-                    ScalarType::ComplexDouble) ||
+  if (!check_dtypes(
+          ctx, op, self, /*complex_in=*/true, out, /*complex_out=*/true) ||
       !plan_fft(ctx, op, self, dim, normalization, 0, 0, &plan, &scratch) ||
       !resize_like(ctx, op, out, self)) {
     return out;
@@ -449,14 +445,8 @@ Tensor& _fft_c2r_out(KernelRuntimeContext& ctx,
              last_dim_size);
     return out;
   }
-  if (!check_dtypes(ctx,
-                    op,
-                    self,
-                    ScalarType::ComplexFloat,
-                    ScalarType::ComplexDouble,
-                    out,
-                    ScalarType::Float,
-                    ScalarType::Double)) {
+  if (!check_dtypes(
+          ctx, op, self, /*complex_in=*/true, out, /*complex_out=*/false)) {
     return out;
   }
   if (self.dim() == 0 || dim.empty()) {
