@@ -100,7 +100,7 @@ def _adaptive_windows(size: int, out: int):
     i = torch.arange(out)
     start = i * size // out
     end = ((i + 1) * size + out - 1) // out
-    k = max(-(-(j + 1) * size // out) - j * size // out for j in range(out))
+    k = max(((j + 1) * size + out - 1) // out - j * size // out for j in range(out))
     return torch.minimum(start[:, None] + torch.arange(k), end[:, None] - 1), k
 
 
