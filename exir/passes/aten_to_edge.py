@@ -14,9 +14,6 @@ Each function rewrites a graph module in place:
 - `replace_memory_format_ops`: `aten._to_copy` (and layout-changing
   `aten.clone`) become the `dim_order_ops` operators, which describe layouts
   by dim order.
-- `copy_inputs_to_default_dim_order`: an input in another layout (channels
-  last) is copied into the default dim order where the method starts, the
-  layout kernels compute in.
 - `propagate_fake_tensors`: recomputes `meta["val"]` after the rewrites (a
   `permute_copy` is contiguous where the `permute` it replaces was strided).
 - `replace_aten_with_edge_ops`: call targets become `EdgeOpOverload`s.
@@ -226,28 +223,6 @@ def replace_memory_format_ops(gm: torch.fx.GraphModule) -> None:
         node.kwargs = kwargs
 
 
-def copy_inputs_to_default_dim_order(gm: torch.fx.GraphModule) -> None:
-    """Each placeholder whose tensor is not in the default dim order gets a
-    `_to_dim_order_copy` into it, read by all its users; the values after
-    it follow when fake tensors are propagated again."""
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    for node in placeholders:
-        val = node.meta.get("val")
-        if not isinstance(val, torch.Tensor):
-            continue
-        default = list(range(val.dim()))
-        if dim_order_of(val) == default:
-            continue
-        with gm.graph.inserting_after(placeholders[-1]):
-            copy = gm.graph.call_function(
-                torch.ops.dim_order_ops._to_dim_order_copy.default,
-                (node,),
-                {"dim_order": default},
-            )
-        node.replace_all_uses_with(copy, delete_user_cb=lambda user: user is not copy)
-        copy.meta["val"] = val
-
-
 def propagate_fake_tensors(gm: torch.fx.GraphModule) -> None:
     """Recomputes each operator node's `meta["val"]` from its inputs'."""
     fake_mode = detect_fake_mode(
@@ -320,7 +295,6 @@ def aten_to_edge(gm: torch.fx.GraphModule, skip_dim_order: bool = False) -> None
     # Layouts of the copies replacing views decide the dim orders below.
     propagate_fake_tensors(gm)
     if not skip_dim_order:
-        copy_inputs_to_default_dim_order(gm)
         replace_memory_format_ops(gm)
         propagate_fake_tensors(gm)
     replace_aten_with_edge_ops(gm)

@@ -65,13 +65,6 @@ def test_adaptive_max_pool2d_with_uneven_windows():
     check_against_eager(Lambda(fn), (randn(2, 3, 7, 9),))
 
 
-def test_channels_last_input_to_kernels_of_the_default_dim_order():
-    torch.manual_seed(0)
-    conv = torch.nn.Sequential(torch.nn.Conv2d(4, 6, 3), torch.nn.Softmax(1))
-    x = randn(2, 4, 5, 5).to(memory_format=torch.channels_last)
-    check_against_eager(conv, (x,), MATMUL_TOL)
-
-
 def test_sub_mul_div():
     fn = lambda x, y: (x - y, x * y, x / y, torch.sub(x, y, alpha=3))
     check_against_eager(Lambda(fn), (randn(4, 5), randn(5).abs() + 0.5))

@@ -75,15 +75,6 @@ def test_memory_formats_become_dim_orders():
     assert "memory_format" not in copies[1].kwargs
 
 
-def test_inputs_in_another_layout_are_copied_to_the_default_dim_order():
-    x = torch.randn(1, 2, 3, 4).to(memory_format=torch.channels_last)
-    gm = edge_graph(lambda x: x * 2, x)
-    copy, mul = [n for n in gm.graph.nodes if n.op == "call_function"]
-    assert copy.target is exir_ops.edge.dim_order_ops._to_dim_order_copy.default
-    assert copy.kwargs == {"dim_order": [0, 1, 2, 3]}
-    assert mul.args[0] is copy and mul.meta["val"].is_contiguous()
-
-
 def test_only_layout_changing_clones_become_dim_order_clones():
     gm = edge_graph(
         lambda x: (
