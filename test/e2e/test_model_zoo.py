@@ -398,12 +398,14 @@ class RunningStats(nn.Module):
 
 
 class Case:
-    def __init__(self, make, inputs, tol=FLOAT_TOL, xnnpack=False, calls=1):
+    def __init__(self, make, inputs, tol=FLOAT_TOL, xnnpack=False, calls=1, xfail=None):
         self.make = make
         self.inputs = inputs
         self.tol = tol
         self.xnnpack = xnnpack
         self.calls = calls
+        # Why the runtime still fails this model (a strict xfail).
+        self.xfail = xfail
 
 
 def _seq_mask():
@@ -449,6 +451,8 @@ CASES = {
         (randn(2, 16, 8, 8).to(memory_format=torch.channels_last),),
         MATMUL_TOL,
         xnnpack=True,
+        xfail="convolution.out and XnnpackBackend take the default dim order "
+        "only; the program keeps the input's channels-last dim order",
     ),
     "einsum_bilinear": Case(
         EinsumBilinear,
@@ -472,6 +476,8 @@ CASES = {
 
 
 # Exported with dynamic dimensions, run at several sizes within the bounds.
+# (torch.export itself specializes a GRU's sequence length, and a cache
+# written at a slice starting at a tensor's value is data dependent.)
 DYNAMIC = {
     "gpt_block_batch_and_sequence": (
         GPTBlock,
@@ -525,7 +531,21 @@ def _check(case, lower):
         _compare(method.forward(case.inputs), want, case.tol)
 
 
-@pytest.mark.parametrize("name", CASES)
+def _params(names):
+    return [
+        pytest.param(
+            n,
+            marks=(
+                [pytest.mark.xfail(strict=True, raises=RuntimeError, reason=r)]
+                if (r := CASES[n].xfail)
+                else []
+            ),
+        )
+        for n in names
+    ]
+
+
+@pytest.mark.parametrize("name", _params(CASES))
 def test_portable(name):
     _check(CASES[name], to_edge)
 
@@ -554,7 +574,7 @@ def test_cumprod_is_reported_at_export():
     _check(Case(lambda: Lambda(lambda x: x.cumprod(0)), (randn(4, 3),)), to_edge)
 
 
-@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.xnnpack])
+@pytest.mark.parametrize("name", _params(n for n, c in CASES.items() if c.xnnpack))
 def test_xnnpack(name):
     _check(
         CASES[name],
