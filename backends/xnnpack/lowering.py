@@ -154,7 +154,7 @@ def is_size_node(node: torch.fx.Node) -> bool:
     )
 
 
-def _is_float_tensor(node: Any) -> bool:
+def is_float32_tensor(node: Any) -> bool:
     val = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
     return isinstance(val, torch.Tensor) and val.dtype == torch.float32
 
@@ -316,7 +316,7 @@ class _Lowering:
 
     def placeholder(self, node: torch.fx.Node, spec) -> None:
         if spec.kind == InputKind.USER_INPUT:
-            if not _is_float_tensor(node):
+            if not is_float32_tensor(node):
                 raise XnnpackLoweringError(f"input {node.name} is not a float32 tensor")
             self.ids[(node, _CONTIGUOUS)] = self.builder.add_tensor(
                 _shape(node),
@@ -354,7 +354,7 @@ class _Lowering:
         values = self.builder.graph.values
         used = set()
         for j, node in enumerate(outputs):
-            if not isinstance(node, torch.fx.Node) or not _is_float_tensor(node):
+            if not isinstance(node, torch.fx.Node) or not is_float32_tensor(node):
                 raise XnnpackLoweringError(f"output {j} is not a float32 tensor")
             value = self.value(node, _CONTIGUOUS)
             v = values[value]
@@ -1338,7 +1338,7 @@ def _reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         return "a dynamic size without an upper bound (give its Dim a max)"
     if any(_is_empty(n) for n in [node, *node.all_input_nodes]):
         return "empty tensors"
-    if target not in _TUPLE_OUTPUTS and not _is_float_tensor(node):
+    if target not in _TUPLE_OUTPUTS and not is_float32_tensor(node):
         return "output is not a float32 tensor"
     for a in node.all_input_nodes:
         val = a.meta.get("val")

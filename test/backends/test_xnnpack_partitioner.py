@@ -162,6 +162,31 @@ def test_weight_shared_with_portable_ops_is_not_delegated():
             torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
 
 
+class CausalScores(torch.nn.Module):
+    """A bool mask from `full` (a constant the partitioner could fold in
+    with the float ops around it) feeding a portable triu."""
+
+    def forward(self, x):
+        t = x.shape[-1]
+        future = torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1)
+        return (x * 2).masked_fill(future, float("-inf")).softmax(-1)
+
+
+def test_non_float_constants_read_outside_stay_portable():
+    model, x = CausalScores(), torch.randn(2, 5, 5)
+    edge, partitioner = lower(model, (x,))
+    assert "is not a float32 tensor" in partitioner.report()
+    manager = edge.to_executorch()
+    plan, _ = delegate_calls(manager)
+    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
+    if os.path.exists(RUNNER):
+        interpreter = PlanInterpreter(
+            plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
+        )
+        (got,) = interpreter.run((x,))
+        torch.testing.assert_close(got, model(x), rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("bounded", [True, False])
 def test_dynamic_shapes_are_delegated_when_bounded(bounded):
     """Nodes with symbolic sizes go to XNNPACK when the export bounds them

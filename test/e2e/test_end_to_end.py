@@ -56,6 +56,15 @@ def test_add_broadcasting_with_alpha():
     )
 
 
+def test_max_and_min_of_all_elements():
+    check_against_eager(Lambda(lambda x: (x.max(), x.min())), (randn(3, 4),))
+
+
+def test_adaptive_max_pool2d_with_uneven_windows():
+    fn = lambda x: torch.nn.functional.adaptive_max_pool2d(x, (3, 4), True)
+    check_against_eager(Lambda(fn), (randn(2, 3, 7, 9),))
+
+
 def test_sub_mul_div():
     fn = lambda x, y: (x - y, x * y, x / y, torch.sub(x, y, alpha=3))
     check_against_eager(Lambda(fn), (randn(4, 5), randn(5).abs() + 0.5))

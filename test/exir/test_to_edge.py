@@ -3,6 +3,8 @@ Core ATen verifier, several programs, transforms and the manager API."""
 
 import pytest
 import torch
+import torch.nn.functional as F
+from torch._decomp import decomposition_table
 from torch._export.verifier import SpecViolationError
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
@@ -127,6 +129,23 @@ def test_non_core_ops_left_by_the_default_table_are_decomposed():
 def test_decompositions_into_prims_are_not_used():
     with pytest.raises(SpecViolationError, match="aten::exp2"):
         edge_graph(torch.exp2, torch.randn(3))
+
+
+def test_decompositions_that_leave_the_op_are_not_used(monkeypatch):
+    # Like torch's adaptive_max_pool2d for sizes that do not divide: the
+    # operator stays, and is reported instead of decomposed forever.
+    histc = torch.ops.aten.histc.default
+    monkeypatch.setitem(decomposition_table, histc, lambda *args: NotImplemented)
+    with pytest.raises(SpecViolationError, match="aten::histc"):
+        edge_graph(lambda x: torch.histc(x, bins=4), torch.randn(8))
+
+
+def test_non_core_ops_without_a_usable_torch_decomposition_are_decomposed():
+    x = torch.randn(2, 3, 7, 5)
+    fn = lambda x: (x.max(), x.min(), F.adaptive_max_pool2d(x, (3, 2)))
+    gm = edge_graph(fn, x)
+    names = {t.name() for t in targets(gm) if isinstance(t, EdgeOpOverload)}
+    assert not names & {"aten::max", "aten::min", "aten::adaptive_max_pool2d"}
 
 
 def test_asserts_from_dtype_conversions_are_removed():

@@ -23,6 +23,7 @@ from torch.fx.passes.operator_support import OperatorSupportBase
 import executorch.backends.xnnpack.xnnpack_preprocess  # noqa: F401
 from executorch.backends.xnnpack.lowering import (
     is_constant_node,
+    is_float32_tensor,
     is_size_node,
     unsupported_reason,
 )
@@ -100,6 +101,23 @@ def _shared_weight_users(nodes, ep: ExportedProgram) -> List[torch.fx.Node]:
     ]
 
 
+_NOT_FLOAT_OUTPUT = "a result read outside its partition is not a float32 tensor"
+
+
+def _non_float_outputs(nodes) -> List[torch.fx.Node]:
+    """Nodes of a partition whose result would leave the delegate but is
+    not float32, the only dtype of its outputs: constants (a bool mask
+    from `full`) folded in with float consumers inside and others outside."""
+    inside = set(nodes)
+    return [
+        n
+        for n in nodes
+        if not is_size_node(n)
+        and not is_float32_tensor(n)
+        and any(u not in inside for u in n.users)
+    ]
+
+
 _SIZE_OUTSIDE = "reads a size computed outside its partition"
 _SIZE_READ_OUTSIDE = "a size read outside its partition"
 
@@ -171,6 +189,8 @@ class XnnpackPartitioner(Partitioner):
                 nodes = list(partition.nodes)
                 for n in _shared_weight_users(nodes, exported_program):
                     excluded[n] = _SHARED_WEIGHT
+                for n in _non_float_outputs(nodes):
+                    excluded[n] = _NOT_FLOAT_OUTPUT
                 excluded.update(_size_crossings(nodes))
             if not excluded:
                 break
