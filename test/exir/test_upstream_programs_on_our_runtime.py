@@ -27,13 +27,15 @@ from test_pipeline_against_eager import CASES, randn
 from torch._higher_order_ops.map import map as hop_map
 from torch.export import Dim
 
+from executorch.exir._serialize._flatbuffer import DataLocation, Program, ProgramT
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
 from executorch.test.modules import Lambda
 
 # Run by upstream's Python. stdin: JSON {job name: {"methods": {method:
-# .ep path}, "constant_methods": {...}, "config": ExecutorchBackendConfig
+# .pt2 path}, "constant_methods": path of a torch.save'd {name: value},
+# "config": ExecutorchBackendConfig
 # keywords, "memory_planning": MemoryPlanningPass keywords (the algorithm by
 # name), "xnnpack": bool}};
 # argv[1]: the output directory, which gets <job>.pte, or <job>.err with the
@@ -53,6 +55,7 @@ _UPSTREAM_EXPORT = textwrap.dedent("""
         try:
             programs = {m: torch.export.load(p) for m, p in job["methods"].items()}
             constants = job.get("constant_methods")
+            constants = constants and torch.load(constants)
             if job.get("xnnpack"):
                 from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
                     XnnpackPartitioner,
@@ -208,6 +211,38 @@ class SymbolicShapes(torch.nn.Module):
         n = x.shape[0]
         steps = torch.arange(n * 2, dtype=torch.float32)
         return x.reshape(n * 3, 2) + 1, steps * x.sum(), x.new_ones(n // 2 + 1)
+
+
+class ShapeArithmetic(torch.nn.Module):
+    """A dynamic size as a float factor, an allocation size and an int
+    output."""
+
+    def forward(self, x):
+        n = x.shape[0]
+        return x * (n / 2), x.new_zeros(n * 2 - 1), n * 2
+
+
+class DynamicConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        return torch.nn.functional.max_pool2d(self.conv(x).relu(), 2)
+
+
+class NestedCond(torch.nn.Module):
+    """A cond inside a branch of another, on float and int predicates."""
+
+    def forward(self, x, n):
+        def inner(x, n):
+            return torch.cond(
+                n.sum() > 2, lambda x: (x.cos(),), lambda x: (x.sin(),), (x,)
+            )
+
+        return torch.cond(
+            x.sum() > 0, inner, lambda x, n: (x * n.float().sum(),), (x, n)
+        )
 
 
 def _op_cases():
@@ -373,6 +408,48 @@ def _op_cases():
             runs=[(randn(n, 6, seed=n),) for n in (2, 9, 16, 5)],
             dynamic_shapes=({0: Dim("n", min=2, max=16)},),
         ),
+        "norms_without_affine": Case(
+            Lambda(
+                lambda x: (
+                    functional.layer_norm(x, (4,)),
+                    functional.group_norm(x.reshape(1, 4, 3), 2),
+                    functional.batch_norm(x, torch.zeros(4), torch.ones(4)),
+                )
+            ),
+            (x,),
+        ),
+        "nonzero": Case(Lambda(lambda x: (torch.nonzero(x > 0), x.abs().sum())), (x,)),
+        "shape_arithmetic": Case(
+            ShapeArithmetic(),
+            (randn(6, 2),),
+            runs=[(randn(n, 2, seed=n),) for n in (2, 12, 7)],
+            dynamic_shapes=({0: Dim("n", min=2, max=12)},),
+        ),
+        "dynamic_conv": Case(
+            DynamicConv(),
+            (randn(2, 2, 6, 6),),
+            runs=[(randn(b, 2, h, h, seed=h),) for b, h in ((1, 4), (3, 16), (2, 9))],
+            dynamic_shapes=(
+                {
+                    0: Dim("b", min=1, max=3),
+                    2: Dim("h", min=4, max=16),
+                    3: Dim("w", min=4, max=16),
+                },
+            ),
+            tol=1e-4,
+        ),
+        "nested_cond": Case(
+            NestedCond(),
+            (x, torch.tensor([1, 2])),
+            runs=[
+                (x, torch.tensor([1, 2])),
+                (x.abs(), torch.tensor([1, 2])),
+                (x.abs(), torch.tensor([1, 0])),
+            ],
+        ),
+        "stacktrace": Case(
+            Lambda(lambda x: x.relu() * 2), (x,), config=dict(emit_stacktrace=True)
+        ),
         "item_and_scalar_tensor": Case(
             Lambda(lambda x, k: x * k.item() + torch.scalar_tensor(2.0)),
             (x, torch.tensor(3)),
@@ -439,7 +516,13 @@ def _extra_cases():
             Lambda(lambda x: x * 2),
             (x3,),
             methods={"negate": (Lambda(lambda x, y: (-x, x - y)), (x3, x3 * 2))},
-            constant_methods={"get_size": 3, "get_scale": 0.5, "is_ready": True},
+            constant_methods={
+                "get_size": 3,
+                "get_scale": 0.5,
+                "is_ready": True,
+                "table": torch.arange(3.0),
+                "ids": [4, 5, 6],
+            },
         ),
         "dynamic_shapes": Case(
             DynamicMlp(),
@@ -537,15 +620,24 @@ def upstream_ptes(upstream_python, tmp_path_factory):
             methods[method] = _save_ep(
                 directory / f"{name}.{method}.pt2", model, inputs
             )
+        constants = None
+        if case.constant_methods:
+            constants = str(directory / f"{name}.constants.pt")
+            torch.save(case.constant_methods, constants)
         jobs[name] = dict(
             methods=methods,
-            constant_methods=case.constant_methods,
+            constant_methods=constants,
             config=case.config,
             memory_planning=case.memory_planning,
         )
     cnn = _save_ep(directory / "xnnpack.pt2", *CASES["cnn"])
     for name, config in XNNPACK_JOBS.items():
         jobs[name] = dict(methods={"forward": cnn}, config=config, xnnpack=True)
+    # Weights in a .ptd file beside the program.
+    jobs["external_constants"] = dict(
+        methods={"forward": _save_ep(directory / "linear.pt2", *CASES["linear"])},
+        config=dict(external_constants=True),
+    )
     subprocess.run(
         [upstream_python, "-c", _UPSTREAM_EXPORT, str(directory)],
         input=json.dumps(jobs),
@@ -563,10 +655,14 @@ def upstream_ptes(upstream_python, tmp_path_factory):
 
 
 def _assert_close(got, want, tol):
-    """Integers and bools exactly; float32/64 to `tol`; 16-bit floats with
-    torch's defaults for their dtype; NaN where eager has NaN."""
+    """Integers, bools and non-tensor outputs exactly; float32/64 to `tol`;
+    16-bit floats with torch's defaults for their dtype; NaN where eager has
+    NaN."""
     assert len(got) == len(want)
     for a, b in zip(got, want):
+        if not isinstance(b, torch.Tensor):
+            assert a == b
+            continue
         if not b.is_floating_point():
             kwargs = dict(rtol=0, atol=0)
         elif b.dtype in (torch.float32, torch.float64):
@@ -601,7 +697,11 @@ def test_upstream_program_matches_eager(upstream_ptes, name):
             want = _leaves(other(*inputs))
         _assert_close(module.run_method(method, inputs), want, case.tol)
     for method, value in (case.constant_methods or {}).items():
-        assert module.run_method(method, ()) == [value]
+        got = module.run_method(method, ())
+        if isinstance(value, torch.Tensor):
+            torch.testing.assert_close(got, [value], rtol=0, atol=0)
+        else:
+            assert got == (value if isinstance(value, list) else [value])
 
 
 @pytest.mark.parametrize("name", sorted(XNNPACK_JOBS))
@@ -612,5 +712,45 @@ def test_upstream_xnnpack_program_is_refused(upstream_ptes, name):
     assert isinstance(pte, bytes), f"upstream could not export {name}:\n{pte}"
     with pytest.raises(RuntimeError) as error:
         _load_for_executorch_from_buffer(pte).forward(CASES["cnn"][1])
-    print(error.value)
-    assert "XnnpackBackend" in str(error.value)
+    message = str(error.value)
+    assert "NotSupported" in message, message
+    assert "upstream ExecuTorch's XNNPACK delegate" in message, message
+    assert "Backend 'XnnpackBackend' failed to initialize delegate 0" in message
+
+
+def _layout(pte):
+    """(header magic, constant offsets, segments, delegate data locations,
+    named data entries) of a .pte."""
+    program = ProgramT.InitFromObj(Program.GetRootAs(pte, 0))
+    delegates = program.executionPlan[0].delegates or []
+    return (
+        pte[8:12],
+        len(program.constantSegment.offsets),
+        len(program.segments or []),
+        [d.processed.location for d in delegates],
+        len(program.namedData or []),
+    )
+
+
+def test_upstream_programs_use_extended_header_and_segments(upstream_ptes):
+    """The cases above exercise upstream's eh00 header and constant segment;
+    its XNNPACK programs keep the delegate in a segment or inline, and the
+    weights as named data in segments of their own."""
+    header, constants, segments, _, _ = _layout(upstream_ptes["pipeline_buffers"])
+    assert (header, segments) == (b"eh00", 1) and constants > 1
+    assert _layout(upstream_ptes["aligned_segments"])[:3] == (b"eh00", constants, 1)
+    for name, location in (
+        ("xnnpack_segment", DataLocation.SEGMENT),
+        ("xnnpack_inline", DataLocation.INLINE),
+    ):
+        _, _, segments, locations, named = _layout(upstream_ptes[name])
+        assert locations == [location] and named > 0
+        assert segments == 1 + named + (location == DataLocation.SEGMENT)
+
+
+def test_upstream_program_with_external_constants_is_refused(upstream_ptes):
+    """Upstream's external_constants=True keeps the weights in a .ptd file;
+    our runtime does not load external data yet and must say so."""
+    module = _program(upstream_ptes, "external_constants")
+    with pytest.raises(RuntimeError, match="NotSupported.*external data"):
+        module.forward(CASES["linear"][1])
