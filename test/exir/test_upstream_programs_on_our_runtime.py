@@ -447,6 +447,37 @@ def _op_cases():
                 (x.abs(), torch.tensor([1, 0])),
             ],
         ),
+        "transposed_operands": Case(
+            Lambda(
+                lambda a, b, c: (
+                    a.t() * 2,
+                    torch.exp(a.t()) + a.t(),
+                    c.permute(2, 0, 1) + 1,
+                    c.transpose(0, 1).sum(0),
+                    a.t() @ b,
+                    torch.addmm(b[0], a.t(), b),
+                    a[:1].expand(3, 4) * a,
+                )
+            ),
+            (x, randn(3, 5, seed=2), randn(2, 3, 4, seed=3)),
+            tol=1e-4,
+        ),
+        # Upstream keeps the input's channels-last dim order through the
+        # convolutions, norm and pools.
+        "channels_last_cnn": Case(
+            torch.nn.Sequential(
+                torch.nn.Conv2d(3, 4, 3),
+                torch.nn.BatchNorm2d(4),
+                torch.nn.ReLU(),
+                torch.nn.Conv2d(4, 4, 3, groups=4, padding=1),
+                torch.nn.ConvTranspose2d(4, 2, 2, stride=2),
+                torch.nn.MaxPool2d(3, 2, 1, ceil_mode=True),
+                torch.nn.AvgPool2d(2),
+                torch.nn.AdaptiveAvgPool2d(1),
+            ),
+            (randn(2, 3, 8, 8).to(memory_format=torch.channels_last),),
+            tol=1e-4,
+        ),
         "stacktrace": Case(
             Lambda(lambda x: x.relu() * 2), (x,), config=dict(emit_stacktrace=True)
         ),
