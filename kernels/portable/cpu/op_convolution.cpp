@@ -1,7 +1,7 @@
 // convolution and convolution_backward: direct 1-d/2-d convolution (and
-// transposed convolution) with groups, stride, padding and dilation,
-// accumulated in float (double for double inputs; integer dtypes accumulate
-// in their own type and wrap like eager).
+// transposed convolution; forward in any dim order) with groups, stride,
+// padding and dilation, accumulated in float (double for double inputs; integer
+// dtypes accumulate in their own type and wrap like eager).
 
 #include <algorithm>
 #include <cinttypes>
@@ -16,11 +16,26 @@ namespace native {
 
 namespace {
 
+// Element strides of an [N, C, H, W] tensor, or of an [N, C, W] one with a
+// unit H dim, in whatever dim order it has (exporters keep channels-last).
+struct ConvStrides {
+  int64_t n, c, y, x;
+};
+
+ConvStrides conv_strides(const Tensor& t) {
+  const auto s = t.strides();
+  return t.dim() == 4 ? ConvStrides{s[0], s[1], s[2], s[3]}
+                      : ConvStrides{s[0], s[1], 0, s[2]};
+}
+
 template <typename T>
 void conv2d(const T* in,
+            const ConvStrides& is,
             const T* w,
+            const ConvStrides& ws,
             const T* bias,
             T* out,
+            const ConvStrides& os,
             int64_t batch,
             int64_t in_c,
             int64_t out_c,
@@ -33,15 +48,14 @@ void conv2d(const T* in,
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t oc = 0; oc < out_c; ++oc) {
       const int64_t group = oc / out_per_group;
-      const T* wo = w + oc * in_per_group * kh * kw;
-      T* o = out + (n * out_c + oc) * g.out[0] * g.out[1];
+      const T* wo = w + oc * ws.n;
+      T* o = out + n * os.n + oc * os.c;
       for (int64_t oy = 0; oy < g.out[0]; ++oy) {
         for (int64_t ox = 0; ox < g.out[1]; ++ox) {
           C acc = bias != nullptr ? static_cast<C>(bias[oc]) : C(0);
           for (int64_t ic = 0; ic < in_per_group; ++ic) {
-            const T* plane =
-                in + (n * in_c + group * in_per_group + ic) * g.in[0] * g.in[1];
-            const T* wk = wo + ic * kh * kw;
+            const T* plane = in + n * is.n + (group * in_per_group + ic) * is.c;
+            const T* wk = wo + ic * ws.c;
             for (int64_t ky = 0; ky < kh; ++ky) {
               const int64_t iy =
                   oy * g.stride[0] - g.pad[0] + ky * g.dilation[0];
@@ -52,13 +66,13 @@ void conv2d(const T* in,
                 const int64_t ix =
                     ox * g.stride[1] - g.pad[1] + kx * g.dilation[1];
                 if (ix >= 0 && ix < g.in[1]) {
-                  acc += static_cast<C>(plane[iy * g.in[1] + ix]) *
-                         static_cast<C>(wk[ky * kw + kx]);
+                  acc += static_cast<C>(plane[iy * is.y + ix * is.x]) *
+                         static_cast<C>(wk[ky * ws.y + kx * ws.x]);
                 }
               }
             }
           }
-          o[oy * g.out[1] + ox] = static_cast<T>(acc);
+          o[oy * os.y + ox * os.x] = static_cast<T>(acc);
         }
       }
     }
@@ -69,9 +83,12 @@ void conv2d(const T* in,
 // the output window it maps to. Weight is [in_c, out_c / groups, kh, kw].
 template <typename T>
 void conv_transpose2d(const T* in,
+                      const ConvStrides& is,
                       const T* w,
+                      const ConvStrides& ws,
                       const T* bias,
                       T* out,
+                      const ConvStrides& os,
                       int64_t batch,
                       int64_t in_c,
                       int64_t out_c,
@@ -81,26 +98,28 @@ void conv_transpose2d(const T* in,
   const int64_t in_per_group = in_c / groups;
   const int64_t out_per_group = out_c / groups;
   const int64_t kh = g.kernel[0], kw = g.kernel[1];
-  const int64_t out_plane = g.out[0] * g.out[1];
   // Accumulate in C directly in a float output; 16-bit outputs round once
   // per contribution, which matches their storage precision.
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t oc = 0; oc < out_c; ++oc) {
-      T* o = out + (n * out_c + oc) * out_plane;
-      for (int64_t i = 0; i < out_plane; ++i) {
-        o[i] = bias != nullptr ? bias[oc] : static_cast<T>(0);
+      T* o = out + n * os.n + oc * os.c;
+      for (int64_t oy = 0; oy < g.out[0]; ++oy) {
+        for (int64_t ox = 0; ox < g.out[1]; ++ox) {
+          o[oy * os.y + ox * os.x] =
+              bias != nullptr ? bias[oc] : static_cast<T>(0);
+        }
       }
     }
     for (int64_t ic = 0; ic < in_c; ++ic) {
       const int64_t group = ic / in_per_group;
-      const T* plane = in + (n * in_c + ic) * g.in[0] * g.in[1];
+      const T* plane = in + n * is.n + ic * is.c;
       for (int64_t ol = 0; ol < out_per_group; ++ol) {
         const int64_t oc = group * out_per_group + ol;
-        const T* wk = w + (ic * out_per_group + ol) * kh * kw;
-        T* o = out + (n * out_c + oc) * out_plane;
+        const T* wk = w + ic * ws.n + ol * ws.c;
+        T* o = out + n * os.n + oc * os.c;
         for (int64_t iy = 0; iy < g.in[0]; ++iy) {
           for (int64_t ix = 0; ix < g.in[1]; ++ix) {
-            const C v = static_cast<C>(plane[iy * g.in[1] + ix]);
+            const C v = static_cast<C>(plane[iy * is.y + ix * is.x]);
             for (int64_t ky = 0; ky < kh; ++ky) {
               const int64_t oy =
                   iy * g.stride[0] - g.pad[0] + ky * g.dilation[0];
@@ -111,9 +130,10 @@ void conv_transpose2d(const T* in,
                 const int64_t ox =
                     ix * g.stride[1] - g.pad[1] + kx * g.dilation[1];
                 if (ox >= 0 && ox < g.out[1]) {
-                  T& target = o[oy * g.out[1] + ox];
-                  target = static_cast<T>(static_cast<C>(target) +
-                                          v * static_cast<C>(wk[ky * kw + kx]));
+                  T& target = o[oy * os.y + ox * os.x];
+                  target = static_cast<T>(
+                      static_cast<C>(target) +
+                      v * static_cast<C>(wk[ky * ws.y + kx * ws.x]));
                 }
               }
             }
@@ -140,8 +160,7 @@ bool conv_geometry(KernelRuntimeContext& ctx,
                    int64_t* out_c) {
   if (!check_rank(ctx, op, "input", input, {3, 4}) ||
       !check_rank(ctx, op, "weight", weight, {input.dim()}) ||
-      !check_same_dtype(ctx, op, "weight", weight, input) ||
-      !check_default_dim_order(ctx, op, {&input, &weight})) {
+      !check_same_dtype(ctx, op, "weight", weight, input)) {
     return false;
   }
   const bool is_1d = input.dim() == 3;
@@ -290,8 +309,7 @@ Tensor& convolution_out(KernelRuntimeContext& ctx,
                      groups,
                      &g,
                      &out_c) ||
-      !check_same_dtype(ctx, op, "out", out, input) ||
-      !check_default_dim_order(ctx, op, {&out})) {
+      !check_same_dtype(ctx, op, "out", out, input)) {
     return out;
   }
   const int64_t in_c = input.size(1);
@@ -309,9 +327,12 @@ Tensor& convolution_out(KernelRuntimeContext& ctx,
   ET_SWITCH_REALHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
     const auto run = transposed ? conv_transpose2d<T> : conv2d<T>;
     run(input.const_data_ptr<T>(),
+        conv_strides(input),
         weight.const_data_ptr<T>(),
+        conv_strides(weight),
         bias.has_value() ? bias->const_data_ptr<T>() : nullptr,
         out.mutable_data_ptr<T>(),
+        conv_strides(out),
         input.size(0),
         in_c,
         out_c,
@@ -363,7 +384,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> convolution_backward_out(
                      &g,
                      &out_c) ||
       !check_same_dtype(ctx, op, "grad_output", grad_output, input) ||
-      !check_default_dim_order(ctx, op, {&grad_output})) {
+      // for_each_tap's offsets are those of contiguous tensors.
+      !check_default_dim_order(ctx, op, {&grad_output, &input, &weight})) {
     return result;
   }
   if (conv_output_shape(input, out_c, g).ref() != grad_output.sizes()) {

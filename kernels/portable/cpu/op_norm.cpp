@@ -241,7 +241,6 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
   Shape empty;
   empty.push_back(0);
   if (!check_same_dtype(ctx, op, "out", out, input) ||
-      !check_default_dim_order(ctx, op, {&input, &out}) ||
       !check_param(ctx, op, "weight", weight, channels, input) ||
       !check_param(ctx, op, "bias", bias, channels, input) ||
       !check_param(ctx, op, "running_mean", running_mean, channels, input) ||
@@ -252,11 +251,13 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
       !resize_out(ctx, op, "out2", save_invstd, empty.ref())) {
     return result;
   }
-  int64_t inner = 1;
-  for (ssize_t d = 2; d < input.dim(); ++d) {
-    inner *= input.size(d);
+  // Any dim order (exporters keep channels-last), the same for out, so that
+  // an element's channel follows from its offset.
+  if (out.strides() != input.strides()) {
+    fail_arg(ctx, op, "out must have input's dim order");
+    return result;
   }
-  const int64_t batch = input.size(0);
+  const int64_t channel_stride = input.strides()[1];
   ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
     const T* in = input.const_data_ptr<T>();
@@ -265,18 +266,13 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
     const T* mean = running_mean.const_data_ptr<T>();
     const T* var = running_var.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
-    for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t i = 0; i < input.numel(); ++i) {
+      const int64_t c = (i / channel_stride) % channels;
       const C scale = (w ? static_cast<C>(w[c]) : C(1)) /
                       std::sqrt(static_cast<C>(var[c]) + static_cast<C>(eps));
       const C shift =
           (b ? static_cast<C>(b[c]) : C(0)) - static_cast<C>(mean[c]) * scale;
-      for (int64_t n = 0; n < batch; ++n) {
-        const int64_t base = (n * channels + c) * inner;
-        for (int64_t i = 0; i < inner; ++i) {
-          o[base + i] =
-              static_cast<T>(static_cast<C>(in[base + i]) * scale + shift);
-        }
-      }
+      o[i] = static_cast<T>(static_cast<C>(in[i]) * scale + shift);
     }
   });
   return result;

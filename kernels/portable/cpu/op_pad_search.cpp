@@ -164,7 +164,7 @@ ET_PAD_KERNEL(replication_pad3d, PadMode::kReplicate, 3)
 #undef ET_PAD_KERNEL
 
 // nonzero: [count, rank] int64 coordinates of the non-zero elements, in
-// row-major order; out must be dynamically shaped.
+// row-major order of self; out must be dynamically shaped.
 Tensor& nonzero_out(KernelRuntimeContext& ctx,
                     const Tensor& self,
                     Tensor& out) {
@@ -186,13 +186,18 @@ Tensor& nonzero_out(KernelRuntimeContext& ctx,
     if (!resize_out(ctx, op, "out", out, shape.ref())) {
       return;
     }
+    // Written through out's strides: exporters may give out the column-major
+    // dim order of torch's own nonzero result.
     int64_t* o = out.mutable_data_ptr<int64_t>();
+    const auto row_stride = out.strides()[0];
+    const auto column_stride = out.strides()[1];
     int64_t counter[kMaxDims] = {};
     for (ssize_t i = 0; i < self.numel(); ++i) {
       if (internal::convert<double>(data[i]) != 0.0) {
         for (ssize_t d = 0; d < self.dim(); ++d) {
-          *o++ = counter[d];
+          o[d * column_stride] = counter[d];
         }
+        o += row_stride;
       }
       for (int64_t d = self.dim() - 1; d >= 0; --d) {
         if (++counter[d] < self.size(d)) {

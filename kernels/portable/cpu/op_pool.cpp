@@ -1,7 +1,8 @@
 // Max and average pooling over 1, 2 or 3 trailing spatial dims:
 // max_pool{2,3}d_with_indices, avg_pool{1,2,3}d and the gradients of
 // avg_pool2d and max_pool2d, on [N, C, ...] or [C, ...] inputs. 1-d and 2-d
-// pooling run as 3-d pooling with unit leading window dims.
+// pooling run as 3-d pooling with unit leading window dims. The forward
+// kernels take any dim order; the gradients the default one.
 
 #include <algorithm>
 #include <cinttypes>
@@ -51,8 +52,7 @@ bool prepare_pool(KernelRuntimeContext& ctx,
                   std::initializer_list<const Tensor*> outs,
                   Window3d* g,
                   int64_t* planes) {
-  if (!check_rank(ctx, op, "self", self, {spatial + 1, spatial + 2}) ||
-      !check_default_dim_order(ctx, op, {&self})) {
+  if (!check_rank(ctx, op, "self", self, {spatial + 1, spatial + 2})) {
     return false;
   }
   if (kernel_size.size() == 0) {
@@ -90,25 +90,55 @@ bool prepare_pool(KernelRuntimeContext& ctx,
   }
   *planes = g->in_volume() == 0 ? 0 : self.numel() / g->in_volume();
   for (const Tensor* out : outs) {
-    if (!resize_out(ctx, op, "out", *out, shape.ref()) ||
-        !check_default_dim_order(ctx, op, {out})) {
+    if (!resize_out(ctx, op, "out", *out, shape.ref())) {
       return false;
     }
   }
   return true;
 }
 
-// Calls fn(plane, out_index, z0, y0, x0) for every output position, with
+// Element strides of a [N, C, spatial...] or [C, spatial...] tensor in any
+// dim order (exporters keep channels-last): the offset of plane p (an
+// (n, c) pair) and the strides of the window dims (0 for unit ones).
+struct PoolStrides {
+  int64_t channels;
+  int64_t batch_stride;
+  int64_t channel_stride;
+  int64_t dims[3];
+
+  int64_t plane(int64_t p) const {
+    return p / channels * batch_stride + p % channels * channel_stride;
+  }
+  int64_t at(int64_t z, int64_t y, int64_t x) const {
+    return z * dims[0] + y * dims[1] + x * dims[2];
+  }
+};
+
+PoolStrides pool_strides(const Tensor& t, int64_t spatial) {
+  const auto s = t.strides();
+  const int64_t lead = t.dim() - spatial; // 1 or 2: [N,] C
+  const int64_t unit = 3 - spatial;
+  PoolStrides result{t.size(lead - 1), lead == 2 ? s[0] : 0, s[lead - 1], {}};
+  for (int64_t i = 0; i < 3; ++i) {
+    result.dims[i] = i < unit ? 0 : s[lead + i - unit];
+  }
+  return result;
+}
+
+// Calls fn(plane, out_offset, z0, y0, x0) for every output position, with
+// out_offset its element offset in an output laid out as `out` and
 // (z0, y0, x0) the window's first input coordinate (may be negative).
 template <typename Fn>
-void for_each_window(const Window3d& g, int64_t planes, Fn fn) {
+void for_each_window(const Window3d& g,
+                     int64_t planes,
+                     const PoolStrides& out,
+                     Fn fn) {
   for (int64_t p = 0; p < planes; ++p) {
-    int64_t o = p * g.out_volume();
     for (int64_t oz = 0; oz < g.out[0]; ++oz) {
       for (int64_t oy = 0; oy < g.out[1]; ++oy) {
         for (int64_t ox = 0; ox < g.out[2]; ++ox) {
           fn(p,
-             o++,
+             out.plane(p) + out.at(oz, oy, ox),
              oz * g.stride[0] - g.pad[0],
              oy * g.stride[1] - g.pad[1],
              ox * g.stride[2] - g.pad[2]);
@@ -218,6 +248,11 @@ std::tuple<Tensor&, Tensor&> max_pool(KernelRuntimeContext& ctx,
                     &planes)) {
     return result;
   }
+  if (indices.strides() != out.strides()) {
+    fail_arg(ctx, op, "indices must have out's dim order");
+    return result;
+  }
+  const PoolStrides in_strides = pool_strides(self, spatial);
   ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
     const T* in = self.const_data_ptr<T>();
@@ -226,8 +261,9 @@ std::tuple<Tensor&, Tensor&> max_pool(KernelRuntimeContext& ctx,
     for_each_window(
         g,
         planes,
+        pool_strides(out, spatial),
         [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
-          const T* src = in + p * g.in_volume();
+          const T* src = in + in_strides.plane(p);
           C best = std::numeric_limits<C>::lowest();
           int64_t best_index = -1;
           bool found_nan = false;
@@ -243,8 +279,9 @@ std::tuple<Tensor&, Tensor&> max_pool(KernelRuntimeContext& ctx,
                 if (ix < 0 || ix >= g.in[2]) {
                   continue;
                 }
+                // Indices count within the plane in row-major order.
                 const int64_t at = (iz * g.in[1] + iy) * g.in[2] + ix;
-                const C v = static_cast<C>(src[at]);
+                const C v = static_cast<C>(src[in_strides.at(iz, iy, ix)]);
                 if constexpr (std::is_floating_point<C>::value) {
                   found_nan = std::isnan(v);
                 }
@@ -299,6 +336,7 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
     fail_arg(ctx, op, "divisor_override must be non-zero");
     return out;
   }
+  const PoolStrides in_strides = pool_strides(self, spatial);
   ET_SWITCH_REALHBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
     using C = AverageType<T>;
     const T* in = self.const_data_ptr<T>();
@@ -306,8 +344,9 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
     for_each_window(
         g,
         planes,
+        pool_strides(out, spatial),
         [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
-          const T* src = in + p * g.in_volume();
+          const T* src = in + in_strides.plane(p);
           int64_t lo[3], hi[3];
           const int64_t divisor = average_window(
               g, z0, y0, x0, count_include_pad, divisor_override, lo, hi);
@@ -315,7 +354,7 @@ Tensor& avg_pool(KernelRuntimeContext& ctx,
           for (int64_t iz = lo[0]; iz < hi[0]; ++iz) {
             for (int64_t iy = lo[1]; iy < hi[1]; ++iy) {
               for (int64_t ix = lo[2]; ix < hi[2]; ++ix) {
-                sum += static_cast<C>(src[(iz * g.in[1] + iy) * g.in[2] + ix]);
+                sum += static_cast<C>(src[in_strides.at(iz, iy, ix)]);
               }
             }
           }
@@ -482,6 +521,7 @@ Tensor& avg_pool2d_backward_grad_input(KernelRuntimeContext& ctx,
     for_each_window(
         g,
         planes,
+        pool_strides(grad_output, 2),
         [&](int64_t p, int64_t oi, int64_t z0, int64_t y0, int64_t x0) {
           int64_t lo[3], hi[3];
           const int64_t divisor = average_window(

@@ -74,6 +74,23 @@ TEST(OpNonzeroTest, ResizesDynamicOutAndTreatsNegativeZeroAsZero) {
   EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{0, 1, 1, 1}));
 }
 
+TEST(OpNonzeroTest, WritesColumnMajorOutThroughItsStrides) {
+  // torch's nonzero result is column-major; upstream's exporter keeps that
+  // dim order for out.
+  KernelRuntimeContext ctx;
+  TestTensor x(ScalarType::Int, {2, 3}, std::vector<int>{0, 4, 0, 5, 0, 6});
+  TestTensor out(ScalarType::Long,
+                 {6, 2},
+                 std::vector<int64_t>(12),
+                 DYN::DYNAMIC_BOUND,
+                 {1, 0});
+  native::nonzero_out(ctx, x, out);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{3, 2}));
+  // Rows (0, 1), (1, 0), (1, 2), stored column by column.
+  EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{0, 1, 1, 1, 0, 2}));
+}
+
 TEST(OpRoundTest, DecimalsAndIntegers) {
   KernelRuntimeContext ctx;
   TestTensor x(ScalarType::Float, {3}, std::vector<float>{1.25, -2.35, 0.05});

@@ -203,3 +203,164 @@ TEST(OpLayerNormTest, AffineWithStatistics) {
               {-1.22474, 1.0, 3.67421, -1.22474, 1.0, 3.67421});
   expect_near(mean.values<float>(), {2, 0});
 }
+
+// Exporters keep channels-last dim orders (upstream ExecuTorch's does): the
+// forward kernels give the same values for the same logical tensors.
+namespace {
+
+const std::vector<uint8_t> kChannelsLast = {0, 2, 3, 1};
+
+// Values of a contiguous [n, c, h, w] tensor in channels-last memory order.
+std::vector<float> to_channels_last(const std::vector<float>& v,
+                                    int n,
+                                    int c,
+                                    int hw) {
+  std::vector<float> result(v.size());
+  for (int b = 0; b < n; ++b) {
+    for (int ch = 0; ch < c; ++ch) {
+      for (int i = 0; i < hw; ++i) {
+        result[(b * hw + i) * c + ch] = v[(b * c + ch) * hw + i];
+      }
+    }
+  }
+  return result;
+}
+
+} // namespace
+
+TEST(OpChannelsLastTest, ConvolutionAndTransposed) {
+  const std::vector<float> xv = iota(2 * 4 * 5 * 5, 0.03f, -1.5f);
+  const std::vector<float> wv = iota(6 * 2 * 3 * 3, -0.02f, 0.7f);
+  const int64_t stride[] = {2, 1}, pad[] = {1, 0}, dil[] = {1, 1};
+  for (const bool transposed : {false, true}) {
+    // Plain: weight [6, 2, 3, 3] over 4 channels in 2 groups, out 6
+    // channels. Transposed: weight [4, 3, 3, 3] (same values), out 6.
+    const std::vector<int32_t> w_sizes = transposed
+                                             ? std::vector<int32_t>{4, 3, 3, 3}
+                                             : std::vector<int32_t>{6, 2, 3, 3};
+    const std::vector<int32_t> out_sizes =
+        transposed ? std::vector<int32_t>{2, 6, 9, 7}
+                   : std::vector<int32_t>{2, 6, 3, 3};
+    const int out_hw = out_sizes[2] * out_sizes[3];
+    const size_t out_numel = 2 * 6 * out_hw;
+    KernelRuntimeContext ctx;
+    TestTensor x(ScalarType::Float, {2, 4, 5, 5}, xv);
+    TestTensor w(ScalarType::Float, w_sizes, wv);
+    TestTensor out(ScalarType::Float, out_sizes, zeros(out_numel));
+    TestTensor x_cl(ScalarType::Float,
+                    {2, 4, 5, 5},
+                    to_channels_last(xv, 2, 4, 25),
+                    DYN::STATIC,
+                    kChannelsLast);
+    TestTensor w_cl(ScalarType::Float,
+                    w_sizes,
+                    to_channels_last(wv, w_sizes[0], w_sizes[1], 9),
+                    DYN::STATIC,
+                    kChannelsLast);
+    TestTensor out_cl(ScalarType::Float,
+                      out_sizes,
+                      zeros(out_numel),
+                      DYN::STATIC,
+                      kChannelsLast);
+    for (auto* run : {&x, &x_cl}) {
+      const bool cl = run == &x_cl;
+      native::convolution_out(ctx,
+                              *run,
+                              cl ? w_cl : w,
+                              std::nullopt,
+                              IntArrayRef(stride),
+                              IntArrayRef(pad),
+                              IntArrayRef(dil),
+                              transposed,
+                              IntArrayRef(),
+                              2,
+                              cl ? out_cl : out);
+      ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    }
+    expect_near(out_cl.values<float>(),
+                to_channels_last(out.values<float>(), 2, 6, out_hw));
+  }
+}
+
+TEST(OpChannelsLastTest, BatchNormAndPooling) {
+  const std::vector<float> xv = iota(2 * 3 * 5 * 5, 0.37f, -9.0f);
+  TestTensor x(ScalarType::Float,
+               {2, 3, 5, 5},
+               to_channels_last(xv, 2, 3, 25),
+               DYN::STATIC,
+               kChannelsLast);
+  TestTensor mean(ScalarType::Float, {3}, std::vector<float>{1, -2, 0.5});
+  TestTensor var(ScalarType::Float, {3}, std::vector<float>{4, 0.25, 1});
+  TestTensor weight(ScalarType::Float, {3}, std::vector<float>{2, 1, -1});
+  KernelRuntimeContext ctx;
+  TestTensor bn(
+      ScalarType::Float, {2, 3, 5, 5}, zeros(150), DYN::STATIC, kChannelsLast);
+  TestTensor save_mean(ScalarType::Float, {0}, zeros(0), DYN::DYNAMIC_BOUND);
+  TestTensor save_invstd(ScalarType::Float, {0}, zeros(0), DYN::DYNAMIC_BOUND);
+  native::_native_batch_norm_legit_no_training_out(
+      ctx,
+      x,
+      std::optional<Tensor>(weight.tensor()),
+      std::nullopt,
+      mean,
+      var,
+      0.1,
+      0.0,
+      bn,
+      save_mean,
+      save_invstd);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  const float m[] = {1, -2, 0.5}, sd[] = {2, 0.5, 1}, wt[] = {2, 1, -1};
+  std::vector<float> want(xv.size());
+  for (size_t i = 0; i < xv.size(); ++i) {
+    const size_t c = i / 25 % 3;
+    want[i] = (xv[i] - m[c]) / sd[c] * wt[c];
+  }
+  expect_near(bn.values<float>(), to_channels_last(want, 2, 3, 25));
+
+  // Pooling: against the contiguous kernels on the same logical input.
+  TestTensor x_nchw(ScalarType::Float, {2, 3, 5, 5}, xv);
+  const int64_t k[] = {3}, s[] = {2}, p[] = {1}, d[] = {1};
+  std::vector<float> max_values[2], avg_values[2];
+  std::vector<int64_t> indices[2];
+  for (int cl = 0; cl < 2; ++cl) {
+    const std::vector<uint8_t> order =
+        cl ? kChannelsLast : std::vector<uint8_t>{};
+    TestTensor out(
+        ScalarType::Float, {2, 3, 3, 3}, zeros(54), DYN::STATIC, order);
+    TestTensor idx(ScalarType::Long,
+                   {2, 3, 3, 3},
+                   std::vector<int64_t>(54),
+                   DYN::STATIC,
+                   order);
+    Tensor& in = cl ? x.tensor() : x_nchw.tensor();
+    native::max_pool2d_with_indices_out(ctx,
+                                        in,
+                                        IntArrayRef(k),
+                                        IntArrayRef(s),
+                                        IntArrayRef(p),
+                                        IntArrayRef(d),
+                                        false,
+                                        out,
+                                        idx);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    max_values[cl] = out.values<float>();
+    indices[cl] = idx.values<int64_t>();
+    native::avg_pool2d_out(ctx,
+                           in,
+                           IntArrayRef(k),
+                           IntArrayRef(s),
+                           IntArrayRef(p),
+                           false,
+                           true,
+                           std::nullopt,
+                           out);
+    ASSERT_EQ(ctx.failure_state(), Error::Ok);
+    avg_values[cl] = out.values<float>();
+  }
+  expect_near(max_values[1], to_channels_last(max_values[0], 2, 3, 9));
+  expect_near(avg_values[1], to_channels_last(avg_values[0], 2, 3, 9));
+  std::vector<float> idx_nchw(indices[0].begin(), indices[0].end());
+  std::vector<float> idx_cl(indices[1].begin(), indices[1].end());
+  expect_near(idx_cl, to_channels_last(idx_nchw, 2, 3, 9));
+}
