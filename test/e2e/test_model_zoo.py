@@ -398,14 +398,16 @@ class RunningStats(nn.Module):
 
 
 class Case:
-    def __init__(self, make, inputs, tol=FLOAT_TOL, xnnpack=False, calls=1, xfail=None):
+    def __init__(
+        self, make, inputs, tol=FLOAT_TOL, xnnpack=False, calls=1, xnnpack_xfail=None
+    ):
         self.make = make
         self.inputs = inputs
         self.tol = tol
         self.xnnpack = xnnpack
         self.calls = calls
-        # Why the runtime still fails this model (a strict xfail).
-        self.xfail = xfail
+        # Why the XNNPACK delegate still fails this model (a strict xfail).
+        self.xnnpack_xfail = xnnpack_xfail
 
 
 def _seq_mask():
@@ -451,7 +453,7 @@ CASES = {
         (randn(2, 16, 8, 8).to(memory_format=torch.channels_last),),
         MATMUL_TOL,
         xnnpack=True,
-        xfail="convolution.out and XnnpackBackend take the default dim order "
+        xnnpack_xfail="XnnpackBackend takes inputs in the default dim order "
         "only; the program keeps the input's channels-last dim order",
     ),
     "einsum_bilinear": Case(
@@ -531,13 +533,13 @@ def _check(case, lower):
         _compare(method.forward(case.inputs), want, case.tol)
 
 
-def _params(names):
+def _xnnpack_params(names):
     return [
         pytest.param(
             n,
             marks=(
                 [pytest.mark.xfail(strict=True, raises=RuntimeError, reason=r)]
-                if (r := CASES[n].xfail)
+                if (r := CASES[n].xnnpack_xfail)
                 else []
             ),
         )
@@ -545,7 +547,7 @@ def _params(names):
     ]
 
 
-@pytest.mark.parametrize("name", _params(CASES))
+@pytest.mark.parametrize("name", CASES)
 def test_portable(name):
     _check(CASES[name], to_edge)
 
@@ -574,7 +576,9 @@ def test_cumprod_is_reported_at_export():
     _check(Case(lambda: Lambda(lambda x: x.cumprod(0)), (randn(4, 3),)), to_edge)
 
 
-@pytest.mark.parametrize("name", _params(n for n, c in CASES.items() if c.xnnpack))
+@pytest.mark.parametrize(
+    "name", _xnnpack_params(n for n, c in CASES.items() if c.xnnpack)
+)
 def test_xnnpack(name):
     _check(
         CASES[name],
