@@ -29,3 +29,20 @@ class MLP(torch.nn.Module):
 
     def forward(self, x):
         return self.layers(x).softmax(-1)
+
+
+class CondLinear(torch.nn.Module):
+    """torch.cond on a data-dependent predicate (the sign of x's sum), both
+    branches through one shared linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return torch.cond(
+            x.sum() > 0,
+            lambda x: (self.linear(x).relu(),),
+            lambda x: (self.linear(x) * 2 - x,),
+            (x,),
+        )

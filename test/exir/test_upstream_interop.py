@@ -16,6 +16,7 @@ from test_pipeline_against_eager import CASES
 
 from executorch.exir import to_edge
 from executorch.exir._serialize._flatbuffer import Program, ProgramT
+from executorch.test.modules import CondLinear
 
 # For each <path>: runs <path>.pte on upstream's runtime with the inputs in
 # <path>.in and saves the outputs (or the error text) to <path>.out.
@@ -111,20 +112,6 @@ def test_same_kernel_calls_as_upstream(upstream_python, tmp_path, name):
         assert _kernel_calls(ours) == _kernel_calls(f.read())
 
 
-class _CondLinear(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(3, 3)
-
-    def forward(self, x):
-        return torch.cond(
-            x.sum() > 0,
-            lambda x: (self.linear(x).relu(),),
-            lambda x: (self.linear(x) * 2,),
-            (x,),
-        )
-
-
 class _MapMatmul(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -143,7 +130,7 @@ def test_control_flow_programs_run_on_upstream_runtime(upstream_python, tmp_path
     torch.manual_seed(0)
     cases = {}
     for name, model, x in (
-        ("cond", _CondLinear().eval(), torch.randn(2, 3)),
+        ("cond", CondLinear().eval(), torch.randn(2, 3)),
         ("map", _MapMatmul().eval(), torch.randn(4, 3)),
     ):
         pte = to_edge(torch.export.export(model, (x,))).to_executorch().buffer

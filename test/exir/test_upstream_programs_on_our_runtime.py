@@ -31,7 +31,7 @@ from executorch.exir._serialize._flatbuffer import DataLocation, Program, Progra
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
-from executorch.test.modules import Lambda
+from executorch.test.modules import CondLinear, Lambda
 
 # Run by upstream's Python. stdin: JSON {job name: {"methods": {method:
 # .pt2 path}, "constant_methods": path of a torch.save'd {name: value},
@@ -135,20 +135,6 @@ class DynamicMlp(torch.nn.Module):
     def forward(self, x, y):
         h = torch.relu(self.fc(x))
         return h * h.sum(-1, keepdim=True), torch.cat([y, y * 2], 0).reshape(-1)
-
-
-class CondLinear(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.linear = torch.nn.Linear(3, 3)
-
-    def forward(self, x):
-        return torch.cond(
-            x.sum() > 0,
-            lambda x: (self.linear(x).relu(),),
-            lambda x: (self.linear(x) * 2 - x,),
-            (x,),
-        )
 
 
 class MapMatmul(torch.nn.Module):
