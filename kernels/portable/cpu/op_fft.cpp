@@ -5,6 +5,7 @@
 // power-of-two lengths, Bluestein's chirp-z (a power-of-two circular
 // convolution) for the others, so every length costs O(n log n).
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <complex>
