@@ -25,7 +25,6 @@ from executorch.exir import to_edge, to_edge_transform_and_lower
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
-from executorch.test.modules import Lambda
 
 FLOAT_TOL = dict(rtol=1e-5, atol=1e-5)
 MATMUL_TOL = dict(rtol=1e-4, atol=1e-4)
@@ -566,14 +565,17 @@ def test_dynamic_shapes(name):
         _compare(method.forward(inputs), want, MATMUL_TOL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=SpecViolationError,
-    reason="aten::cumprod is not Core ATen, torch decomposes it into prims "
-    "only, and no portable kernel exists: to_edge names it and its line",
-)
-def test_cumprod_is_reported_at_export():
-    _check(Case(lambda: Lambda(lambda x: x.cumprod(0)), (randn(4, 3),)), to_edge)
+class Cumprod(nn.Module):
+    def forward(self, x):
+        return x.cumprod(0)
+
+
+def test_cumprod_is_reported_at_export_with_its_source_line():
+    # aten::cumprod is not Core ATen, torch decomposes it into prims only,
+    # and no portable kernel exists: to_edge must say so, and where.
+    with pytest.raises(SpecViolationError, match="cumprod") as error:
+        _check(Case(Cumprod, (randn(4, 3),)), to_edge)
+    assert "test_model_zoo.py" in str(error.value)
 
 
 @pytest.mark.parametrize(
