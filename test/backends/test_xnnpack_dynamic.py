@@ -25,6 +25,7 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
 )
 from executorch.exir import to_edge_transform_and_lower
 from executorch.test.modules import MLP
+from executorch.test.sizes import compare_at_sizes
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_xnnpack_runtime import (  # noqa: E402
@@ -66,16 +67,7 @@ def check_at_sizes(model, example, dynamic_shapes, make_inputs, sizes):
     assert "dynamic" not in partitioner.report(), partitioner.report()
     assert delegate_calls_and_operators(manager) == (1, []), partitioner.report()
     module = load(manager)
-    for size in sizes:
-        inputs = make_inputs(size)
-        with torch.no_grad():
-            want = model(*inputs)
-        want = want if isinstance(want, tuple) else (want,)
-        got = module.forward(inputs)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.shape == w.shape, f"size {size}"
-            torch.testing.assert_close(g, w, **TOL, msg=lambda m: f"size {size}: {m}")
+    compare_at_sizes(module, model, make_inputs, sizes, TOL)
     return module
 
 

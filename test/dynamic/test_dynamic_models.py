@@ -11,6 +11,7 @@ from torch.export import Dim
 
 from executorch.exir import to_edge
 from executorch.test.modules import MLP
+from executorch.test.sizes import compare_at_sizes
 
 portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
 
@@ -24,16 +25,7 @@ def _run_at_sizes(model, example, dynamic_shapes, make_inputs, sizes):
     module = portable_lib._load_for_executorch_from_buffer(
         to_edge(ep).to_executorch().buffer
     )
-    for size in sizes:
-        inputs = make_inputs(size)
-        with torch.no_grad():
-            want = model(*inputs)
-        want = want if isinstance(want, tuple) else (want,)
-        got = module.forward(inputs)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.shape == w.shape, f"size {size}"
-            torch.testing.assert_close(g, w, **TOL)
+    compare_at_sizes(module, model, make_inputs, sizes, TOL)
 
 
 def test_mlp_with_dynamic_batch():
