@@ -4,8 +4,9 @@ line that produced the operator instead of surfacing as a load failure on
 the device.
 
 A `KernelLibrary` is the set of operator names ("aten::add.out") a runtime
-build registers; `KernelLibrary.portable()` describes the default build
-(portable kernels and prim ops) from the same YAML files the C++ build reads.
+build registers; `KernelLibrary.default()` describes the default build (portable kernels,
+prim ops and quantized kernels) from the same YAML files the C++ build
+reads; `KernelLibrary.portable()` the portable kernels and prim ops alone.
 """
 
 import os
@@ -20,6 +21,7 @@ PORTABLE_FUNCTIONS_YAML = os.path.join(
     _PACKAGE_ROOT, "kernels", "portable", "functions.yaml"
 )
 PRIM_OPS_YAML = os.path.join(_PACKAGE_ROOT, "kernels", "prim_ops", "prim_ops.yaml")
+QUANTIZED_YAML = os.path.join(_PACKAGE_ROOT, "kernels", "quantized", "quantized.yaml")
 
 
 def _entry_operator_name(entry: dict, path: str) -> str:
@@ -66,6 +68,12 @@ class KernelLibrary:
         return cls(
             cls.from_yaml(PORTABLE_FUNCTIONS_YAML).operator_names | set(prim_ops)
         )
+
+    @classmethod
+    def default(cls) -> "KernelLibrary":
+        """What executor_runner and the Python extension register: the
+        portable kernels, prim ops and the quantized kernels."""
+        return cls.portable() | cls.from_yaml(QUANTIZED_YAML)
 
     def __contains__(self, operator_name: str) -> bool:
         return operator_name in self.operator_names

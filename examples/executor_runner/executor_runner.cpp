@@ -40,6 +40,7 @@
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/output_buffers.h>
 #include <executorch/kernels/portable/register_portable_kernels.h>
+#include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
@@ -419,7 +420,8 @@ int run(const Options& options) {
   executorch::runtime::runtime_init();
   const Error kernels = executorch::kernels::register_portable_kernels();
   const Error prims = executorch::kernels::register_prim_ops();
-  if (kernels != Error::Ok || prims != Error::Ok) {
+  const Error quantized = executorch::kernels::register_quantized_kernels();
+  if (kernels != Error::Ok || prims != Error::Ok || quantized != Error::Ok) {
     std::fprintf(stderr, "error: registering the kernel libraries failed\n");
     return 1;
   }

@@ -57,8 +57,9 @@ class ExecutorchBackendConfig:
             their input's memory instead of running a view_copy kernel.
         kernel_library: the operators the target runtime has kernels for
             (a `KernelLibrary`); an operator outside it fails `to_executorch`
-            with its source line. Defaults to the portable kernels and prim
-            ops; None skips the check.
+            with its source line. Defaults to the portable and quantized
+            kernels and prim ops (`KernelLibrary.default()`); None skips the
+            check.
         print_memory_summary: print `ExecutorchProgramManager.memory_summary()`
             (planned bytes of each method, per buffer, at the upper bounds of
             dynamic sizes) when the program is built.
@@ -76,7 +77,7 @@ class ExecutorchBackendConfig:
     extract_delegate_segments: bool = True
     emit_stacktrace: bool = False
     remove_view_copy: bool = True
-    kernel_library: Optional[Any] = "portable"
+    kernel_library: Optional[Any] = "default"
     print_memory_summary: bool = False
 
     def __post_init__(self):
@@ -97,10 +98,10 @@ class ExecutorchBackendConfig:
                 "dynamic tensors are planned at their upper bounds only "
                 "(DynamicMemoryPlanningMode.UPPER_BOUND)"
             )
-        if self.kernel_library == "portable":
+        if self.kernel_library == "default":
             from executorch.exir.kernel_check import KernelLibrary
 
-            self.kernel_library = KernelLibrary.portable()
+            self.kernel_library = KernelLibrary.default()
 
     def _check_sym_shape_eval_pass(self):
         from executorch.exir.passes.sym_shape_eval_pass import (

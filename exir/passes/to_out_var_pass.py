@@ -19,6 +19,9 @@ import torch
 from torch._ops import OpOverload
 from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
+# Defines the out variants of the quantized_decomposed operators (the
+# runtime's quantized kernel library) for programs quantized with PT2E.
+import executorch.kernels.quantized  # noqa: F401
 from executorch.exir import memory
 from executorch.exir.dialects.edge._ops import EdgeOpOverload, edge_op, to_aten_op
 from executorch.exir.passes.aten_to_edge import SYM_OPS

@@ -39,7 +39,9 @@ from executorch.exir.passes.lower_control_flow_pass import (
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.data_dependent_bounds import bound_data_dependent_sizes
+from executorch.exir.passes.remove_unused_constants import remove_unused_constants
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
+from executorch.exir.verification.quant_params import check_quantization_parameters
 from executorch.exir.verification.verifier import (
     EXIREdgeDialectVerifier,
     EXIRExecutorchVerifier,
@@ -246,12 +248,16 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
             check_edge_ops(ep.graph_module, exceptions, name)
 
 
-def _to_edge_program(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
+def _to_edge_program(
+    ep: ExportedProgram, config: EdgeCompileConfig, name: str
+) -> ExportedProgram:
     core = _decompose(ep, config)
     gm = core.graph_module
     for graph in control_flow_graphs(gm) + [gm]:
         aten_to_edge(graph, skip_dim_order=config._skip_dim_order)
-    return core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
+    edge = core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
+    check_quantization_parameters(edge, name)
+    return remove_unused_constants(edge)
 
 
 def to_edge(
@@ -275,7 +281,8 @@ def to_edge(
     """
     config = compile_config or EdgeCompileConfig()
     edge = {
-        name: _to_edge_program(ep, config) for name, ep in _as_dict(programs).items()
+        name: _to_edge_program(ep, config, name)
+        for name, ep in _as_dict(programs).items()
     }
     return EdgeProgramManager(edge, constant_methods, config)
 

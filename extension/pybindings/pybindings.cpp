@@ -35,6 +35,7 @@
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/output_buffers.h>
 #include <executorch/kernels/portable/register_portable_kernels.h>
+#include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
@@ -794,6 +795,9 @@ void register_libraries() {
            logs);
   check_ok(::executorch::kernels::register_prim_ops(),
            "Registering the prim ops",
+           logs);
+  check_ok(::executorch::kernels::register_quantized_kernels(),
+           "Registering the quantized kernels",
            logs);
 #ifdef EXECUTORCH_WITH_XNNPACK
   check_ok(::executorch::backends::xnnpack::register_xnnpack_backend(),

@@ -85,9 +85,9 @@ def test_bad_yaml_entry_names_the_file(tmp_path):
         KernelLibrary.from_yaml(str(path))
 
 
-def test_portable_library_matches_the_runtime():
+def test_default_library_matches_the_runtime():
     """The YAML the check reads must describe what the runtime registers."""
     from executorch.extension.pybindings import portable_lib
 
     registered = set(portable_lib._get_operator_names())
-    assert KernelLibrary.portable().operator_names == registered
+    assert KernelLibrary.default().operator_names == registered

@@ -1,0 +1,239 @@
+"""The torch side of the quantized kernel library.
+
+Importing this module (as clients of upstream ExecuTorch do:
+`import executorch.kernels.quantized`) makes known to torch what the
+runtime's quantized library (`quantized.yaml`, `kernels/quantized/cpu/`)
+implements:
+
+- the out variants of the `quantized_decomposed` operators torch defines
+  (quantize/dequantize per tensor, per channel, per token and per channel
+  group, choose_qparams), which the compiler's out-variant pass turns
+  functional calls into;
+- `embedding_byte`, `embedding_2bit` and `embedding_4bit` (functional,
+  `.dtype` and out variants, upstream's schemas): embedding lookup in a
+  table of 8-, 4- or 2-bit integers dequantized per row or per group.
+
+The out variants compute with torch's functional reference and copy into
+`out`, so a program run by torch (or `test/exir/program_interpreter.py`)
+gives the reference results. Importing twice is harmless.
+"""
+
+import os
+import re
+from typing import Callable, List, Optional
+
+import torch
+from torch.ao.quantization.fx import _decomposed  # noqa: F401 (defines the ops)
+
+QUANTIZED_YAML = os.path.join(os.path.dirname(os.path.abspath(__file__)), "quantized.yaml")
+
+_NAMESPACE = "quantized_decomposed"
+_lib = torch.library.Library(_NAMESPACE, "FRAGMENT")
+
+
+def _overload(name: str):
+    packet_name, _, overload = name.partition(".")
+    packet = getattr(getattr(torch.ops, _NAMESPACE), packet_name)
+    return getattr(packet, overload or "default")
+
+
+def _is_defined(name: str) -> bool:
+    try:
+        _overload(name)
+        return True
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def _out_names(schema: str) -> List[str]:
+    return re.findall(r"Tensor\([a-z]!\) (\w+)", schema.split("->")[0])
+
+
+def _define_out_variant(schema: str, functional: Callable) -> None:
+    """Defines `schema` (an out variant) computing with `functional` (called
+    with the schema's other arguments) and copying into the out tensors."""
+    name = schema.split("(", 1)[0]
+    if _is_defined(name):
+        return
+    _lib.define(schema)
+    out_names = _out_names(schema)
+
+    def out_variant(*args, **kwargs):
+        outs = [kwargs.pop(n) for n in out_names]
+        results = functional(*args, **kwargs)
+        results = results if isinstance(results, tuple) else (results,)
+        for out, result in zip(outs, results):
+            out.resize_(result.shape)
+            out.copy_(result)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    _lib.impl(name, out_variant, "CompositeExplicitAutograd")
+
+
+def _define_functional(schema: str, fn: Callable) -> None:
+    name = schema.split("(", 1)[0]
+    if _is_defined(name):
+        return
+    _lib.define(schema)
+    _lib.impl(name, fn, "CompositeExplicitAutograd")
+
+
+# ---- out variants of torch's quantized_decomposed operators ----------------
+
+_QPARAMS = "int quant_min, int quant_max, ScalarType dtype"
+_TORCH_OUT_VARIANTS = [
+    (
+        "quantize_per_tensor",
+        f"quantize_per_tensor.out(Tensor input, float scale, int zero_point, {_QPARAMS}, "
+        "*, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "quantize_per_tensor.tensor",
+        f"quantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, "
+        f"{_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "quantize_per_channel",
+        "quantize_per_channel.out(Tensor input, Tensor scales, Tensor zero_points, "
+        f"int axis, {_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "quantize_per_token",
+        "quantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points, "
+        f"{_QPARAMS}, *, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "quantize_per_channel_group",
+        "quantize_per_channel_group.out(Tensor input, Tensor scales, Tensor zero_points, "
+        f"{_QPARAMS}, int group_size, *, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "dequantize_per_tensor",
+        f"dequantize_per_tensor.out(Tensor input, float scale, int zero_point, {_QPARAMS}, "
+        "*, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "dequantize_per_tensor.tensor",
+        "dequantize_per_tensor.Tensor_out(Tensor input, Tensor scale, Tensor zero_point, "
+        f"{_QPARAMS}, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "dequantize_per_channel",
+        "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, "
+        f"int axis, {_QPARAMS}, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "dequantize_per_token",
+        "dequantize_per_token.out(Tensor input, Tensor scales, Tensor zero_points, "
+        f"{_QPARAMS}, ScalarType output_dtype, *, Tensor(a!) out) -> Tensor(a!)",
+    ),
+    (
+        "dequantize_per_channel_group",
+        "dequantize_per_channel_group.out(Tensor input, Tensor scales, Tensor? zero_points, "
+        f"{_QPARAMS}, int group_size, ScalarType output_dtype, *, Tensor(a!) out) "
+        "-> Tensor(a!)",
+    ),
+    (
+        "choose_qparams.tensor",
+        "choose_qparams.Tensor_out(Tensor input, int quant_min, int quant_max, float eps, "
+        "ScalarType dtype, *, Tensor(a!) scale_out, Tensor(b!) zero_point_out) "
+        "-> (Tensor(a!), Tensor(b!))",
+    ),
+    (
+        "choose_qparams_per_token_asymmetric",
+        "choose_qparams_per_token_asymmetric.out(Tensor input, ScalarType dtype, *, "
+        "Tensor(a!) scale_out, Tensor(b!) zero_point_out) -> (Tensor(a!), Tensor(b!))",
+    ),
+]
+
+for _functional, _schema in _TORCH_OUT_VARIANTS:
+    _define_out_variant(_schema, _overload(_functional))
+
+
+# ---- embedding_byte / embedding_2bit / embedding_4bit ----------------------
+
+
+def unpack_embedding_weight(weight: torch.Tensor, bits: int) -> torch.Tensor:
+    """The int8 values of a packed table (upstream's layout): 4-bit, two per
+    byte, the even one in the high nibble, stored + 8; 2-bit, four per byte
+    from the low bits up, stored + 2; 8-bit, as they are."""
+    if bits == 8:
+        return weight.view(torch.int8) if weight.dtype == torch.uint8 else weight
+    raw = weight.view(torch.uint8).to(torch.int16)
+    if bits == 4:
+        values = torch.stack((raw >> 4, raw & 0xF), dim=-1) - 8
+    elif bits == 2:
+        values = torch.stack([(raw >> shift) & 0x3 for shift in (0, 2, 4, 6)], -1) - 2
+    else:
+        raise ValueError(f"embedding tables hold 2-, 4- or 8-bit values, not {bits}")
+    return values.reshape(weight.shape[0], -1).to(torch.int8)
+
+
+def pack_embedding_weight(values: torch.Tensor, bits: int) -> torch.Tensor:
+    """The inverse of `unpack_embedding_weight`: int8 values in the
+    `bits`-bit range to upstream's packed uint8 layout."""
+    if bits == 8:
+        return values.to(torch.int8)
+    shifted = (values.to(torch.int16) + (8 if bits == 4 else 2)).to(torch.uint8)
+    per_byte = 8 // bits
+    if values.shape[1] % per_byte:
+        raise ValueError(
+            f"a {bits}-bit table needs a row width divisible by {per_byte}, "
+            f"got {values.shape[1]}"
+        )
+    groups = shifted.reshape(values.shape[0], -1, per_byte)
+    if bits == 4:
+        return (groups[..., 0] << 4) | groups[..., 1]
+    packed = groups[..., 0]
+    for k in range(1, 4):
+        packed = packed | (groups[..., k] << (2 * k))
+    return packed
+
+
+def _embedding_reference(
+    bits: int,
+    weight: torch.Tensor,
+    weight_scales: torch.Tensor,
+    weight_zero_points: Optional[torch.Tensor],
+    indices: torch.Tensor,
+    dtype: Optional[torch.dtype] = None,
+) -> torch.Tensor:
+    values = unpack_embedding_weight(weight, bits)
+    scales = weight_scales.reshape(weight_scales.shape[0], -1)
+    group_size = values.shape[1] // scales.shape[1]
+    grouped = values.reshape(values.shape[0], scales.shape[1], group_size).to(torch.float32)
+    if weight_zero_points is not None:
+        grouped = grouped - weight_zero_points.reshape(scales.shape).unsqueeze(-1).float()
+    table = (grouped * scales.unsqueeze(-1).float()).reshape(values.shape)
+    return torch.nn.functional.embedding(indices, table).to(dtype or weight_scales.dtype)
+
+
+_EMBEDDING_ARGS = (
+    "Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, "
+    "int weight_quant_min, int weight_quant_max, Tensor indices"
+)
+
+
+def _define_embedding(name: str, bits: int) -> None:
+    def functional(weight, scales, zero_points, quant_min, quant_max, indices, *, dtype=None):
+        return _embedding_reference(bits, weight, scales, zero_points, indices, dtype)
+
+    def plain(weight, scales, zero_points, quant_min, quant_max, indices):
+        return functional(weight, scales, zero_points, quant_min, quant_max, indices)
+
+    _define_functional(f"{name}({_EMBEDDING_ARGS}) -> Tensor", plain)
+    _define_functional(
+        f"{name}.dtype({_EMBEDDING_ARGS}, *, ScalarType? dtype=None) -> Tensor", functional
+    )
+    _define_out_variant(
+        f"{name}.out({_EMBEDDING_ARGS}, *, Tensor(a!) out) -> Tensor(a!)", plain
+    )
+    _define_out_variant(
+        f"{name}.dtype_out({_EMBEDDING_ARGS}, *, ScalarType? dtype=None, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        functional,
+    )
+
+
+for _name, _bits in (("embedding_byte", 8), ("embedding_4bit", 4), ("embedding_2bit", 2)):
+    _define_embedding(_name, _bits)

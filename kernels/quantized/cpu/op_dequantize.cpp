@@ -1,0 +1,208 @@
+// quantized_decomposed::dequantize_per_{tensor, channel, token,
+// channel_group}: integers back to floating point, (q - zero_point) * scale.
+
+#include <executorch/kernels/quantized/cpu/affine.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using quantized::QParams;
+
+namespace {
+
+template <typename C>
+void dequantize_with(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& input,
+                     const QParams& params,
+                     Tensor& out) {
+  ET_QUANTIZED_SWITCH_INT_TYPES(input.scalar_type(), ctx, op, Q, [&] {
+    const Q* in = input.const_data_ptr<Q>();
+    ET_SWITCH_FLOATHBF16_TYPES(out.scalar_type(), ctx, op, Y, [&] {
+      Y* dst = out.mutable_data_ptr<Y>();
+      quantized::for_each_param_run<C>(
+          params, input.numel(), [&](int64_t begin, int64_t end, C s, C zp) {
+            for (int64_t i = begin; i < end; ++i) {
+              dst[i] = static_cast<Y>((static_cast<C>(in[i]) - zp) * s);
+            }
+          });
+    });
+  });
+}
+
+bool computes_in_double(const QParams& params, const Tensor& out) {
+  auto is_double = [](const Tensor* t) {
+    return t != nullptr && t->scalar_type() == ScalarType::Double;
+  };
+  return out.scalar_type() == ScalarType::Double ||
+      is_double(params.scales) || is_double(params.zero_points);
+}
+
+Tensor& dequantize_impl(KernelRuntimeContext& ctx,
+                        const char* op,
+                        const Tensor& input,
+                        const QParams& params,
+                        int64_t quant_min,
+                        int64_t quant_max,
+                        ScalarType dtype,
+                        ScalarType out_dtype,
+                        Tensor& out) {
+  if (!quantized::check_quant_range(ctx, op, quant_min, quant_max, dtype) ||
+      !check_dtype(ctx, op, "input", input, dtype) ||
+      !check_dtype(ctx, op, "out", out, out_dtype) ||
+      !check_default_dim_order(ctx, op, {&input, &out}) ||
+      !quantized::check_qparams(ctx, op, params, quant_min, quant_max) ||
+      !resize_like(ctx, op, out, input)) {
+    return out;
+  }
+  if (computes_in_double(params, out)) {
+    dequantize_with<double>(ctx, op, input, params, out);
+  } else {
+    dequantize_with<float>(ctx, op, input, params, out);
+  }
+  return out;
+}
+
+
+ScalarType float_or(std::optional<ScalarType> dtype) {
+  return dtype.has_value() ? *dtype : ScalarType::Float;
+}
+
+} // namespace
+
+Tensor& dequantize_per_tensor_out(KernelRuntimeContext& ctx,
+                                  const Tensor& input,
+                                  double scale,
+                                  int64_t zero_point,
+                                  int64_t quant_min,
+                                  int64_t quant_max,
+                                  ScalarType dtype,
+                                  std::optional<ScalarType> out_dtype,
+                                  Tensor& out) {
+  return dequantize_impl(ctx,
+                         "dequantize_per_tensor.out",
+                         input,
+                         QParams::per_tensor(scale, zero_point),
+                         quant_min,
+                         quant_max,
+                         dtype,
+                         float_or(out_dtype),
+                         out);
+}
+
+Tensor& dequantize_per_tensor_tensor_args_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const Tensor& scale,
+    const Tensor& zero_point,
+    int64_t quant_min,
+    int64_t quant_max,
+    ScalarType dtype,
+    std::optional<ScalarType> out_dtype,
+    Tensor& out) {
+  const char* op = "dequantize_per_tensor.Tensor_out";
+  QParams params;
+  if (!quantized::per_tensor_params(ctx, op, scale, zero_point, &params)) {
+    return out;
+  }
+  return dequantize_impl(ctx,
+                         op,
+                         input,
+                         params,
+                         quant_min,
+                         quant_max,
+                         dtype,
+                         float_or(out_dtype),
+                         out);
+}
+
+Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx,
+                                   const Tensor& input,
+                                   const Tensor& scales,
+                                   const std::optional<Tensor>& zero_points,
+                                   int64_t axis,
+                                   int64_t quant_min,
+                                   int64_t quant_max,
+                                   ScalarType dtype,
+                                   std::optional<ScalarType> out_dtype,
+                                   Tensor& out) {
+  const char* op = "dequantize_per_channel.out";
+  int64_t dim = 0;
+  if (input.dim() == 0) {
+    fail_arg(ctx, op, "input must have at least one dim");
+    return out;
+  }
+  if (!normalize_dim(ctx, op, axis, input.dim(), &dim)) {
+    return out;
+  }
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < input.dim(); ++d) {
+    inner *= input.size(d);
+  }
+  const Tensor* zps = zero_points.has_value() ? &*zero_points : nullptr;
+  return dequantize_impl(
+      ctx,
+      op,
+      input,
+      QParams::table(scales, zps, inner, input.size(dim)),
+      quant_min,
+      quant_max,
+      dtype,
+      float_or(out_dtype),
+      out);
+}
+
+Tensor& dequantize_per_token_out(KernelRuntimeContext& ctx,
+                                 const Tensor& input,
+                                 const Tensor& scales,
+                                 const Tensor& zero_points,
+                                 int64_t quant_min,
+                                 int64_t quant_max,
+                                 ScalarType dtype,
+                                 ScalarType output_dtype,
+                                 Tensor& out) {
+  const int64_t width = input.dim() > 0 ? input.size(input.dim() - 1) : 1;
+  const int64_t tokens = width > 0 ? input.numel() / width : 0;
+  return dequantize_impl(ctx,
+                         "dequantize_per_token.out",
+                         input,
+                         QParams::table(scales, &zero_points, width, tokens),
+                         quant_min,
+                         quant_max,
+                         dtype,
+                         output_dtype,
+                         out);
+}
+
+Tensor& dequantize_per_channel_group_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const Tensor& scales,
+    const std::optional<Tensor>& zero_points,
+    int64_t quant_min,
+    int64_t quant_max,
+    ScalarType dtype,
+    int64_t group_size,
+    ScalarType output_dtype,
+    Tensor& out) {
+  const char* op = "dequantize_per_channel_group.out";
+  if (!quantized::check_group_size(ctx, op, input, scales, &group_size)) {
+    return out;
+  }
+  const Tensor* zps = zero_points.has_value() ? &*zero_points : nullptr;
+  return dequantize_impl(
+      ctx,
+      op,
+      input,
+      QParams::table(scales, zps, group_size, input.numel() / group_size),
+      quant_min,
+      quant_max,
+      dtype,
+      output_dtype,
+      out);
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch
