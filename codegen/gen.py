@@ -479,7 +479,9 @@ def gen_registration(
     out += [
         "",
         f"::executorch::runtime::Error {function}() {{",
-        f"  return ::executorch::codegen::register_once(Span<const Kernel>(kKernels, {count}));",
+        # size_t: a literal 0 would also convert to a pointer (ambiguous).
+        "  return ::executorch::codegen::register_once("
+        f"Span<const Kernel>(kKernels, size_t{{{count}}}));",
         "}",
         "",
     ]

@@ -176,7 +176,7 @@ def test_arg_meta_expands_aliases_into_kernel_keys():
         'Kernel("aten::add.out", "v1/7;1,0|4;1,0|7;1,0|7;1,0", wrap_aten_add_out_1)'
         in code
     )
-    assert "kKernels, 5)" in code
+    assert "kKernels, size_t{5})" in code
     assert "custom::native::add_mixed_out(" in code
 
 

@@ -21,12 +21,20 @@ class EdgeCompileConfig:
             they are (they are also exempt from the Core ATen check).
         _skip_dim_order: keep `aten._to_copy`/`aten.clone` with memory
             formats instead of rewriting them into `dim_order_ops`.
+        fuse_quantized_weights: turn linear layers whose weights torchao's
+            `quantize_` or PT2E's dynamic configuration quantized to 4 or 8
+            bits into `et_quantized::*_linear` kernels that read packed
+            weights (smaller programs, integer arithmetic), and embeddings
+            quantized to 2, 4 or 8 bits into upstream's
+            `quantized_decomposed::embedding_*bit` operators; False keeps
+            torch's decomposition into portable operators.
     """
 
     _check_ir_validity: bool = True
     _core_aten_ops_exception_list: List[Any] = field(default_factory=list)
     _preserve_ops: List[Any] = field(default_factory=list)
     _skip_dim_order: bool = False
+    fuse_quantized_weights: bool = True
 
 
 @dataclass

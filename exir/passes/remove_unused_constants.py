@@ -10,12 +10,14 @@ mutates are always kept (they are part of the method's interface).
 from torch.export import ExportedProgram
 from torch.export.graph_signature import ExportGraphSignature, InputKind
 
+from executorch.exir.graph_utils import copy_program
+
 _CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
 
 def remove_unused_constants(ep: ExportedProgram) -> ExportedProgram:
-    """`ep` without its unread constant inputs (the same object when every
-    constant is read)."""
+    """A program like `ep` without its unread constant inputs (`ep` itself
+    when every constant is read; `ep` is never modified)."""
     placeholders = {n.name: n for n in ep.graph.nodes if n.op == "placeholder"}
     mutated = {
         spec.target
@@ -31,18 +33,18 @@ def remove_unused_constants(ep: ExportedProgram) -> ExportedProgram:
     ]
     if not unused:
         return ep
-    gm = ep.graph_module
-    for spec in unused:
-        gm.graph.erase_node(placeholders[spec.arg.name])
+    gm, signature = copy_program(ep)
+    renamed = {old.arg.name: new for old, new in zip(ep.graph_signature.input_specs, signature.input_specs)}
+    dropped = {renamed[spec.arg.name].arg.name for spec in unused}
+    for node in list(gm.graph.nodes):
+        if node.op == "placeholder" and node.name in dropped:
+            gm.graph.erase_node(node)
     gm.recompile()
-    signature = ExportGraphSignature(
-        input_specs=[s for s in ep.graph_signature.input_specs if s not in unused],
-        output_specs=list(ep.graph_signature.output_specs),
+    kept = [s for s in signature.input_specs if s.arg.name not in dropped]
+    targets = {s.target for s in kept}
+    return ep._update(
+        gm,
+        ExportGraphSignature(input_specs=kept, output_specs=list(signature.output_specs)),
+        state_dict={k: v for k, v in ep.state_dict.items() if k in targets},
+        constants={k: v for k, v in ep.constants.items() if k in targets},
     )
-    still_used = {s.target for s in signature.input_specs}
-    for spec in unused:
-        if spec.target in still_used:
-            continue
-        ep.state_dict.pop(spec.target, None)
-        ep.constants.pop(spec.target, None)
-    return ep._update(gm, signature)

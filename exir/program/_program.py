@@ -39,6 +39,7 @@ from executorch.exir.passes.lower_control_flow_pass import (
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.data_dependent_bounds import bound_data_dependent_sizes
+from executorch.exir.passes.fuse_quantized_weights import fuse_quantized_weights
 from executorch.exir.passes.remove_unused_constants import remove_unused_constants
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
 from executorch.exir.verification.quant_params import check_quantization_parameters
@@ -251,6 +252,8 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
 def _to_edge_program(
     ep: ExportedProgram, config: EdgeCompileConfig, name: str
 ) -> ExportedProgram:
+    if config.fuse_quantized_weights:
+        ep = fuse_quantized_weights(ep)
     core = _decompose(ep, config)
     gm = core.graph_module
     for graph in control_flow_graphs(gm) + [gm]:

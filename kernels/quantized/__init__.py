@@ -31,15 +31,15 @@ _NAMESPACE = "quantized_decomposed"
 _lib = torch.library.Library(_NAMESPACE, "FRAGMENT")
 
 
-def _overload(name: str):
+def _overload(name: str, namespace: str = _NAMESPACE):
     packet_name, _, overload = name.partition(".")
-    packet = getattr(getattr(torch.ops, _NAMESPACE), packet_name)
+    packet = getattr(getattr(torch.ops, namespace), packet_name)
     return getattr(packet, overload or "default")
 
 
-def _is_defined(name: str) -> bool:
+def _is_defined(lib: torch.library.Library, name: str) -> bool:
     try:
-        _overload(name)
+        _overload(name, lib.ns)
         return True
     except (AttributeError, RuntimeError):
         return False
@@ -49,13 +49,14 @@ def _out_names(schema: str) -> List[str]:
     return re.findall(r"Tensor\([a-z]!\) (\w+)", schema.split("->")[0])
 
 
-def _define_out_variant(schema: str, functional: Callable) -> None:
-    """Defines `schema` (an out variant) computing with `functional` (called
-    with the schema's other arguments) and copying into the out tensors."""
+def _define_out_variant(lib, schema: str, functional: Callable) -> None:
+    """Defines `schema` (an out variant) in `lib`, computing with
+    `functional` (called with the schema's other arguments) and copying into
+    the out tensors."""
     name = schema.split("(", 1)[0]
-    if _is_defined(name):
+    if _is_defined(lib, name):
         return
-    _lib.define(schema)
+    lib.define(schema)
     out_names = _out_names(schema)
 
     def out_variant(*args, **kwargs):
@@ -67,15 +68,18 @@ def _define_out_variant(schema: str, functional: Callable) -> None:
             out.copy_(result)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    _lib.impl(name, out_variant, "CompositeExplicitAutograd")
+    lib.impl(name, out_variant, "CompositeExplicitAutograd")
 
 
-def _define_functional(schema: str, fn: Callable) -> None:
+def _define_functional(lib, schema: str, fn: Callable, fake: Callable) -> None:
+    """Defines `schema` computed by `fn`, with `fake` giving the result's
+    shape and dtype to tracing (fake tensors)."""
     name = schema.split("(", 1)[0]
-    if _is_defined(name):
+    if _is_defined(lib, name):
         return
-    _lib.define(schema)
-    _lib.impl(name, fn, "CompositeExplicitAutograd")
+    lib.define(schema)
+    lib.impl(name, fn, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"{lib.ns}::{name}", fake, lib=lib)
 
 
 # ---- out variants of torch's quantized_decomposed operators ----------------
@@ -147,7 +151,7 @@ _TORCH_OUT_VARIANTS = [
 ]
 
 for _functional, _schema in _TORCH_OUT_VARIANTS:
-    _define_out_variant(_schema, _overload(_functional))
+    _define_out_variant(_lib, _schema, _overload(_functional))
 
 
 # ---- embedding_byte / embedding_2bit / embedding_4bit ----------------------
@@ -159,7 +163,7 @@ def unpack_embedding_weight(weight: torch.Tensor, bits: int) -> torch.Tensor:
     from the low bits up, stored + 2; 8-bit, as they are."""
     if bits == 8:
         return weight.view(torch.int8) if weight.dtype == torch.uint8 else weight
-    raw = weight.view(torch.uint8).to(torch.int16)
+    raw = (weight if weight.dtype == torch.uint8 else weight.view(torch.uint8)).to(torch.int16)
     if bits == 4:
         values = torch.stack((raw >> 4, raw & 0xF), dim=-1) - 8
     elif bits == 2:
@@ -221,14 +225,22 @@ def _define_embedding(name: str, bits: int) -> None:
     def plain(weight, scales, zero_points, quant_min, quant_max, indices):
         return functional(weight, scales, zero_points, quant_min, quant_max, indices)
 
-    _define_functional(f"{name}({_EMBEDDING_ARGS}) -> Tensor", plain)
+    def fake(weight, scales, zero_points, quant_min, quant_max, indices, *, dtype=None):
+        width = weight.shape[1] * (8 // bits)
+        return scales.new_empty((*indices.shape, width), dtype=dtype or scales.dtype)
+
+    _define_functional(_lib, f"{name}({_EMBEDDING_ARGS}) -> Tensor", plain, fake)
     _define_functional(
-        f"{name}.dtype({_EMBEDDING_ARGS}, *, ScalarType? dtype=None) -> Tensor", functional
+        _lib,
+        f"{name}.dtype({_EMBEDDING_ARGS}, *, ScalarType? dtype=None) -> Tensor",
+        functional,
+        fake,
     )
     _define_out_variant(
-        f"{name}.out({_EMBEDDING_ARGS}, *, Tensor(a!) out) -> Tensor(a!)", plain
+        _lib, f"{name}.out({_EMBEDDING_ARGS}, *, Tensor(a!) out) -> Tensor(a!)", plain
     )
     _define_out_variant(
+        _lib,
         f"{name}.dtype_out({_EMBEDDING_ARGS}, *, ScalarType? dtype=None, "
         "Tensor(a!) out) -> Tensor(a!)",
         functional,
@@ -237,3 +249,81 @@ def _define_embedding(name: str, bits: int) -> None:
 
 for _name, _bits in (("embedding_byte", 8), ("embedding_4bit", 4), ("embedding_2bit", 2)):
     _define_embedding(_name, _bits)
+
+
+# ---- et_quantized: linear layers on packed 4/8-bit weights -----------------
+#
+# What exir/passes/fuse_quantized_weights.py turns torchao's and PT2E's
+# "dequantize the weight, then linear" patterns into. `weight` is packed as
+# `pack_embedding_weight` packs a table (4-bit: two values per byte), scales
+# and zero points are [N, K / group_size]. These references compute what the
+# unfused graph computes.
+
+_et_lib = torch.library.Library("et_quantized", "FRAGMENT")
+_WEIGHT_ARGS = (
+    "Tensor input, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, "
+    "int weight_bits, int group_size, Tensor? bias"
+)
+_DYNAMIC_ARGS = "bool per_token, float eps, int quant_min, int quant_max"
+
+
+def dequantize_linear_weight(weight, weight_scales, weight_zero_points, weight_bits, group_size):
+    """The fp32 [N, K] weight of a packed quantized one."""
+    values = unpack_embedding_weight(weight, weight_bits).float()
+    rows, cols = values.shape
+    grouped = values.reshape(rows, cols // group_size, group_size)
+    if weight_zero_points is not None:
+        grouped = grouped - weight_zero_points.reshape(rows, -1, 1).float()
+    return (grouped * weight_scales.reshape(rows, -1, 1)).reshape(rows, cols)
+
+
+def _weight_only_linear(input, weight, weight_scales, weight_zero_points, weight_bits, group_size, bias):
+    w = dequantize_linear_weight(weight, weight_scales, weight_zero_points, weight_bits, group_size)
+    return torch.nn.functional.linear(input, w, bias)
+
+
+def _dynamic_int8_linear(
+    input, weight, weight_scales, weight_zero_points, weight_bits, group_size, bias,
+    per_token, eps, quant_min, quant_max,
+):
+    # Activation parameters as torch's choose_qparams.tensor (per tensor)
+    # and torchao's choose_qparams_affine ASYMMETRIC (per token) pick them.
+    if per_token:
+        lo = input.amin(-1, keepdim=True)
+        hi = input.amax(-1, keepdim=True)
+    else:
+        lo, hi = input.min(), input.max()
+    lo, hi = torch.clamp(lo, max=0), torch.clamp(hi, min=0)
+    scale = torch.clamp((hi - lo) / float(quant_max - quant_min), min=eps)
+    zero_point = torch.clamp(quant_min - torch.round(lo / scale), quant_min, quant_max)
+    inverse = 1.0 / scale if per_token else 1.0 / float(scale)
+    q = torch.clamp(torch.round(input * inverse) + zero_point, quant_min, quant_max)
+    return _weight_only_linear(
+        (q - zero_point) * scale, weight, weight_scales, weight_zero_points,
+        weight_bits, group_size, bias,
+    )
+
+
+def _linear_fake(input, weight, weight_scales, *args):
+    return input.new_empty((*input.shape[:-1], weight.shape[0]))
+
+
+_define_functional(
+    _et_lib, f"weight_only_linear({_WEIGHT_ARGS}) -> Tensor", _weight_only_linear, _linear_fake
+)
+_define_out_variant(
+    _et_lib,
+    f"weight_only_linear.out({_WEIGHT_ARGS}, *, Tensor(a!) out) -> Tensor(a!)",
+    _weight_only_linear,
+)
+_define_functional(
+    _et_lib,
+    f"dynamic_int8_linear({_WEIGHT_ARGS}, {_DYNAMIC_ARGS}) -> Tensor",
+    _dynamic_int8_linear,
+    _linear_fake,
+)
+_define_out_variant(
+    _et_lib,
+    f"dynamic_int8_linear.out({_WEIGHT_ARGS}, {_DYNAMIC_ARGS}, *, Tensor(a!) out) -> Tensor(a!)",
+    _dynamic_int8_linear,
+)

@@ -19,14 +19,15 @@ import pytest
 import torch
 from quantized_flows import quantize
 
-from executorch.exir import to_edge
+from executorch.exir import EdgeCompileConfig, to_edge
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
 
 
-def _run_portable(quantized):
-    program = to_edge(quantized.exported).to_executorch()
+def _run_portable(quantized, fuse=True):
+    config = EdgeCompileConfig(fuse_quantized_weights=fuse)
+    program = to_edge(quantized.exported, compile_config=config).to_executorch()
     module = _load_for_executorch_from_buffer(program.buffer)
     return module.forward(quantized.inputs)[0], program
 
@@ -63,16 +64,21 @@ def test_static_quantized_models_match_the_reference(name, scheme, max_steps, fr
     _check_steps(actual, expected, quantized.output_step, max_steps, fraction)
 
 
-@pytest.mark.parametrize("name", ["cnn", "transformer_encoder"])
-def test_dynamic_quantized_models_match_the_reference(name):
+@pytest.mark.parametrize(
+    "name,fuse", [("cnn", False), ("cnn", True), ("transformer_encoder", True)]
+)
+def test_dynamic_quantized_models_match_the_reference(name, fuse):
+    """Fused, the linears run on et_quantized::dynamic_int8_linear (integer
+    products); unfused, on choose_qparams / quantize / dequantize kernels
+    and an fp32 linear."""
     quantized = quantize(name, "dynamic")
-    actual, program = _run_portable(quantized)
+    actual, program = _run_portable(quantized, fuse)
     expected = quantized.converted(*quantized.inputs)
     scale = expected.abs().max().item()
     torch.testing.assert_close(actual, expected, atol=1e-4 * scale, rtol=0)
-    # The activations are quantized per call.
-    called = " ".join(program.dump_program().split())
-    assert "choose_qparams.Tensor_out" in called
+    listing = program.dump_program()
+    assert ("et_quantized::dynamic_int8_linear" in listing) == fuse
+    assert ("choose_qparams.Tensor_out" in listing) != fuse
 
 
 def test_int8_programs_are_a_quarter_of_fp32():

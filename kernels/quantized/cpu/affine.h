@@ -150,6 +150,47 @@ inline C round_clamp(C v, C lo, C hi) {
   return v >= lo ? (v <= hi ? v : hi) : lo;
 }
 
+// Minimum and maximum of n values; false if one is NaN.
+template <typename X>
+bool min_max(const X* in, int64_t n, float* lo, float* hi) {
+  float mn = std::numeric_limits<float>::infinity();
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(in[i]);
+    if (std::isnan(v)) {
+      return false;
+    }
+    mn = v < mn ? v : mn;
+    mx = v > mx ? v : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+  return true;
+}
+
+// Asymmetric parameters for values in [lo, hi] (widened to include 0):
+// scale = max((hi - lo) / (qmax - qmin), eps) and the zero point that maps
+// lo to qmin, rounded and clamped; float arithmetic in the order of torch's
+// choose_qparams.tensor and torchao's choose_qparams_affine (ASYMMETRIC).
+struct AsymmetricParams {
+  float scale;
+  int64_t zero_point;
+};
+inline AsymmetricParams choose_asymmetric(float lo,
+                                          float hi,
+                                          int64_t quant_min,
+                                          int64_t quant_max,
+                                          float eps) {
+  const float min_neg = lo < 0.f ? lo : 0.f;
+  const float max_pos = hi > 0.f ? hi : 0.f;
+  float scale = (max_pos - min_neg) / static_cast<float>(quant_max - quant_min);
+  scale = scale > eps ? scale : eps;
+  int64_t zp =
+      quant_min - static_cast<int64_t>(std::nearbyint(min_neg / scale));
+  zp = zp < quant_min ? quant_min : (zp > quant_max ? quant_max : zp);
+  return {scale, zp};
+}
+
 // Calls fn(begin, end, scale, zero_point) for each run of elements that
 // share parameters, over `numel` elements. Scale and zero point come as C
 // (the compute type), the scale's reciprocal is not taken here.

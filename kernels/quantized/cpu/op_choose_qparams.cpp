@@ -15,24 +15,6 @@ namespace native {
 
 namespace {
 
-// Minimum and maximum of n values; false if one is NaN.
-template <typename X>
-bool min_max(const X* in, int64_t n, float* lo, float* hi) {
-  float mn = std::numeric_limits<float>::infinity();
-  float mx = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = static_cast<float>(in[i]);
-    if (std::isnan(v)) {
-      return false;
-    }
-    mn = v < mn ? v : mn;
-    mx = v > mx ? v : mx;
-  }
-  *lo = mn;
-  *hi = mx;
-  return true;
-}
-
 bool check_outputs(KernelRuntimeContext& ctx,
                    const char* op,
                    Tensor& scale_out,
@@ -79,21 +61,16 @@ std::tuple<Tensor&, Tensor&> choose_qparams_tensor_out(
   float lo = 0, hi = 0;
   bool finite_input = true;
   ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, X, [&] {
-    finite_input = min_max(input.const_data_ptr<X>(), input.numel(), &lo, &hi);
+    finite_input = quantized::min_max(input.const_data_ptr<X>(), input.numel(), &lo, &hi);
   });
   if (!finite_input) {
     fail_nan(ctx, op, 0);
     return result;
   }
-  const float min_neg = lo < 0.f ? lo : 0.f;
-  const float max_pos = hi > 0.f ? hi : 0.f;
-  float s = (max_pos - min_neg) / static_cast<float>(quant_max - quant_min);
-  const float eps_f = static_cast<float>(eps);
-  s = s > eps_f ? s : eps_f;
-  int64_t zp = quant_min - static_cast<int64_t>(std::nearbyint(min_neg / s));
-  zp = zp < quant_min ? quant_min : (zp > quant_max ? quant_max : zp);
-  *scale = static_cast<double>(s);
-  *zero_point = zp;
+  const quantized::AsymmetricParams params = quantized::choose_asymmetric(
+      lo, hi, quant_min, quant_max, static_cast<float>(eps));
+  *scale = static_cast<double>(params.scale);
+  *zero_point = params.zero_point;
   return result;
 }
 
@@ -134,7 +111,7 @@ std::tuple<Tensor&, Tensor&> choose_qparams_per_token_asymmetric_out(
     const X* in = input.const_data_ptr<X>();
     for (int64_t r = 0; r < rows; ++r) {
       float lo = 0, hi = 0;
-      if (!min_max(in + r * width, width, &lo, &hi)) {
+      if (!quantized::min_max(in + r * width, width, &lo, &hi)) {
         fail_nan(ctx, op, r);
         return;
       }

@@ -1,0 +1,389 @@
+"""Fuses linear layers and embeddings on quantized weights into kernels
+that read the quantized weights directly.
+
+torchao's `quantize_` configs (IntxWeightOnlyConfig,
+Int8DynamicActivationIntxWeightConfig: the weight-only and 8da4w schemes of
+upstream's LLM flow) and PT2E's dynamic configuration export a linear layer
+as "dequantize the integer weight, then an fp32 linear", and for dynamic
+activations "choose parameters, quantize, dequantize" in front. Left as they
+are, the program stores the weight as one int8 per value and dequantizes it
+on every call. This pass, run by `to_edge` before the Core ATen
+decomposition, replaces each such linear with
+
+- `et_quantized::weight_only_linear` (fp32 activations), or
+- `et_quantized::dynamic_int8_linear` (activations quantized per call, per
+  token as torchao does or per tensor as PT2E does),
+
+whose weight is packed (4-bit values two per byte) with its scales and
+zero points per group (`kernels/quantized/cpu/quantized_linear.h`), and
+each embedding whose table torchao quantized to 2, 4 or 8 bits with
+upstream's `quantized_decomposed::embedding_{2bit,4bit,byte}` on the
+packed table. The results are those of the unfused graph up to float
+summation order (embeddings: exactly).
+
+Recognised weights: `torchao.dequantize_affine` of a constant with
+block size [1, group] and a 4- or 8-bit range, and
+`quantized_decomposed.dequantize_per_channel` (axis 0) of a constant.
+Anything else (other bit widths, static activation quantization, weights
+that are not constants) is left for the decomposition.
+"""
+
+import dataclasses
+import operator
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import (
+    ExportGraphSignature,
+    InputKind,
+    InputSpec,
+    TensorArgument,
+)
+
+import executorch.kernels.quantized as quantized_kernels
+from executorch.exir.graph_utils import copy_program
+
+aten = torch.ops.aten
+qd = torch.ops.quantized_decomposed
+
+_CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
+
+
+def _torchao_op(name: str):
+    torchao = getattr(torch.ops, "torchao", None)
+    packet = getattr(torchao, name, None) if torchao is not None else None
+    return packet.default if packet is not None else None
+
+
+@dataclass
+class _Weight:
+    values: torch.Tensor  # int8 [N, K]
+    scales: torch.Tensor  # float32 [N, K / group]
+    zero_points: Optional[torch.Tensor]  # int8 [N, K / group] or None
+    bits: int
+    group_size: int
+
+
+@dataclass
+class _DynamicActivation:
+    source: torch.fx.Node  # the fp32 input
+    per_token: bool
+    eps: float
+    quant_min: int
+    quant_max: int
+
+
+class _Constants:
+    """Reads the constant inputs of an exported program and adds new ones
+    (to `specs` and `tensors`, new lists the program does not share)."""
+
+    def __init__(self, ep: ExportedProgram):
+        self.tensors = dict(ep.constants)
+        self.specs = list(ep.graph_signature.input_specs)
+        self.by_name = {}
+        for spec in self.specs:
+            if spec.kind in _CONSTANT_KINDS:
+                source = ep.state_dict if spec.target in ep.state_dict else ep.constants
+                if spec.target in source:
+                    self.by_name[spec.arg.name] = source[spec.target]
+        self.fake_mode = next(
+            n.meta["val"].fake_mode
+            for n in ep.graph.nodes
+            if n.op == "placeholder" and isinstance(n.meta.get("val"), torch.Tensor)
+        )
+
+    def value(self, arg) -> Optional[torch.Tensor]:
+        if isinstance(arg, torch.fx.Node) and arg.op == "placeholder":
+            return self.by_name.get(arg.name)
+        return None
+
+    def add(self, graph: torch.fx.Graph, name: str, tensor: torch.Tensor) -> torch.fx.Node:
+        """A new constant placeholder, placed after the existing constants
+        (before the user inputs, as the signature orders them)."""
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        index = next(
+            (i for i, s in enumerate(self.specs) if s.kind == InputKind.USER_INPUT),
+            len(self.specs),
+        )
+        taken = {n.name for n in graph.nodes}
+        unique, k = name, 0
+        while unique in taken or unique in self.tensors:
+            k += 1
+            unique = f"{name}_{k}"
+        if index < len(placeholders):
+            with graph.inserting_before(placeholders[index]):
+                node = graph.placeholder(unique)
+        else:
+            with graph.inserting_after(placeholders[-1]):
+                node = graph.placeholder(unique)
+        node.meta["val"] = self.fake_mode.from_tensor(tensor, static_shapes=True)
+        self.specs.insert(
+            index,
+            InputSpec(
+                kind=InputKind.CONSTANT_TENSOR,
+                arg=TensorArgument(name=unique),
+                target=unique,
+            ),
+        )
+        self.tensors[unique] = tensor
+        self.by_name[unique] = tensor
+        return node
+
+
+def _match_weight(node, constants: _Constants) -> Optional[_Weight]:
+    if not isinstance(node, torch.fx.Node) or node.op != "call_function":
+        return None
+    if node.target == _torchao_op("dequantize_affine"):
+        return _match_torchao_weight(node, constants)
+    if node.target == qd.dequantize_per_channel.default:
+        return _match_per_channel_weight(node, constants)
+    return None
+
+
+def _bits_of(quant_min, quant_max) -> Optional[int]:
+    if -2 <= quant_min <= quant_max <= 1:
+        return 2
+    if -8 <= quant_min <= quant_max <= 7:
+        return 4
+    if -128 <= quant_min <= quant_max <= 127:
+        return 8
+    return None
+
+
+def _match_torchao_weight(node, constants) -> Optional[_Weight]:
+    args = list(node.args) + [None] * 7
+    values, block, scales, zero_points, dtype, qmin, qmax = args[:7]
+    output_dtype = node.kwargs.get("output_dtype", torch.float32)
+    values, scales = constants.value(values), constants.value(scales)
+    zp = constants.value(zero_points) if zero_points is not None else None
+    if values is None or scales is None or (zero_points is not None and zp is None):
+        return None
+    if values.dim() != 2 or values.dtype != torch.int8 or output_dtype != torch.float32:
+        return None
+    if dtype != torch.int8 or list(block)[:1] != [1] or len(block) != 2:
+        return None
+    qmin = -128 if qmin is None else qmin
+    qmax = 127 if qmax is None else qmax
+    bits = _bits_of(qmin, qmax)
+    group = block[1]
+    rows, cols = values.shape
+    if bits is None or cols % group or group % (8 // bits):
+        return None
+    if zp is not None and (zp.dtype.is_floating_point or zp.numel() != scales.numel()):
+        return None
+    return _Weight(values, scales.float().reshape(rows, cols // group), zp, bits, group)
+
+
+def _match_per_channel_weight(node, constants) -> Optional[_Weight]:
+    values, scales, zero_points, axis, qmin, qmax, dtype = node.args[:7]
+    values, scales = constants.value(values), constants.value(scales)
+    zp = constants.value(zero_points) if zero_points is not None else None
+    if values is None or scales is None or (zero_points is not None and zp is None):
+        return None
+    if values.dim() != 2 or axis != 0 or dtype != torch.int8 or values.dtype != torch.int8:
+        return None
+    if scales.dtype != torch.float32 or _bits_of(qmin, qmax) is None:
+        return None
+    rows, cols = values.shape
+    return _Weight(values, scales.reshape(rows, 1), zp, 8, cols)
+
+
+def _getitem_source(node, index):
+    if node.target is operator.getitem and node.args[1] == index:
+        return node.args[0]
+    return None
+
+
+def _match_dynamic_activation(node) -> Optional[_DynamicActivation]:
+    """`node` = dequantize(quantize(x, params), params) with params chosen
+    from x itself, per token (torchao) or per tensor (PT2E)."""
+    if not isinstance(node, torch.fx.Node) or node.op != "call_function":
+        return None
+    if node.target == _torchao_op("dequantize_affine"):
+        quantize = node.args[0]
+        if not isinstance(quantize, torch.fx.Node) or quantize.target != _torchao_op(
+            "quantize_affine"
+        ):
+            return None
+        scale, zp = quantize.args[2], quantize.args[3]
+        choose = _getitem_source(scale, 0)
+        if choose is None or _getitem_source(zp, 1) is not choose:
+            return None
+        if choose.target != _torchao_op("choose_qparams_affine"):
+            return None
+        x, mapping, block, dtype, qmin, qmax = choose.args[:6]
+        eps = choose.args[6] if len(choose.args) > 6 else choose.kwargs.get("eps")
+        shape = x.meta["val"].shape
+        per_token = list(block) == [1] * (len(shape) - 1) + [shape[-1]]
+        if mapping != "ASYMMETRIC" or dtype != torch.int8 or not per_token:
+            return None
+        if quantize.args[0] is not x or node.args[1:4] != quantize.args[1:4]:
+            return None
+        eps = torch.finfo(torch.float32).smallest_normal if eps is None else eps
+        return _DynamicActivation(x, True, eps, qmin, qmax)
+    if node.target == qd.dequantize_per_tensor.tensor:
+        quantize = node.args[0]
+        if not isinstance(quantize, torch.fx.Node) or quantize.target != qd.quantize_per_tensor.tensor:
+            return None
+        choose = _getitem_source(quantize.args[1], 0)
+        if choose is None or _getitem_source(quantize.args[2], 1) is not choose:
+            return None
+        if choose.target != qd.choose_qparams.tensor:
+            return None
+        x, qmin, qmax, eps, dtype = choose.args[:5]
+        if quantize.args[0] is not x or dtype != torch.int8 or node.args[1:3] != quantize.args[1:3]:
+            return None
+        return _DynamicActivation(x, False, eps, qmin, qmax)
+    return None
+
+
+def _is_dequantized(node) -> bool:
+    return (
+        isinstance(node, torch.fx.Node)
+        and node.op == "call_function"
+        and "dequantize" in getattr(node.target, "__name__", "")
+    )
+
+
+def _packed_inputs(weight: _Weight, graph, constants, base: str):
+    packed = quantized_kernels.pack_embedding_weight(weight.values, weight.bits)
+    zero_points = weight.zero_points
+    if zero_points is not None and not bool(zero_points.any()):
+        zero_points = None  # symmetric: no table to store or read
+    elif zero_points is not None:
+        zero_points = zero_points.to(torch.int8).reshape(weight.scales.shape).clone()
+    # Clones: a new constant must not alias the parameter it came from.
+    return (
+        constants.add(graph, f"{base}_packed", packed.clone()),
+        constants.add(graph, f"{base}_scales", weight.scales.clone()),
+        None if zero_points is None else constants.add(graph, f"{base}_zero_points", zero_points),
+    )
+
+
+def _unwrap_tensor_subclasses(ep: ExportedProgram) -> ExportedProgram:
+    """torchao's quantized weights are tensor subclasses, which the exported
+    graph reads through `export.access_subclass_inner_tensor`; an empty
+    decomposition makes their integer data, scales and zero points plain
+    constant inputs (and decomposes nothing)."""
+    reads_subclass = any(
+        getattr(n.target, "namespace", None) == "export" for n in ep.graph.nodes
+    )
+    return ep.run_decompositions({}) if reads_subclass else ep
+
+
+_EMBEDDING_OPS = {
+    8: "embedding_byte",
+    4: "embedding_4bit",
+    2: "embedding_2bit",
+}
+
+
+def _fuse_embedding(node, weight: _Weight, graph, constants) -> torch.fx.Node:
+    """upstream's embedding_{byte,4bit,2bit}.dtype on the packed table; its
+    zero points are floats (as upstream's operators take them)."""
+    packed = quantized_kernels.pack_embedding_weight(weight.values, weight.bits).clone()
+    zero_points = weight.zero_points
+    if zero_points is not None and bool(zero_points.any()):
+        zero_points = constants.add(
+            graph,
+            f"{node.name}_zero_points",
+            zero_points.float().reshape(weight.scales.shape).clone(),
+        )
+    else:
+        zero_points = None
+    bound = (1 << (weight.bits - 1))
+    op = getattr(torch.ops.quantized_decomposed, _EMBEDDING_OPS[weight.bits]).dtype
+    with graph.inserting_before(node):
+        return graph.call_function(
+            op,
+            (
+                constants.add(graph, f"{node.name}_packed", packed),
+                constants.add(graph, f"{node.name}_scales", weight.scales.clone()),
+                zero_points,
+                -bound,
+                bound - 1,
+                node.args[1],
+            ),
+            {"dtype": torch.float32},
+        )
+
+
+def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
+    """A program with `ep`'s quantized-weight linear layers fused (`ep`
+    itself when there are none; `ep` is never modified)."""
+    if not any(_is_dequantized(n) for n in ep.graph.nodes) and not any(
+        getattr(n.target, "namespace", None) == "export" for n in ep.graph.nodes
+    ):
+        return ep
+    ep = _unwrap_tensor_subclasses(ep)
+    gm, signature = copy_program(ep)
+    ep = ep._update(gm, signature)
+    constants = _Constants(ep)
+    graph = gm.graph
+    packed_by_weight: Dict[torch.fx.Node, tuple] = {}
+    fused = 0
+    for node in list(graph.nodes):
+        if node.op != "call_function":
+            continue
+        if node.target == aten.embedding.default:
+            weight = _match_weight(node.args[0], constants)
+            if weight is not None and weight.scales.shape[1] * weight.group_size == weight.values.shape[1]:
+                replacement = _fuse_embedding(node, weight, graph, constants)
+                replacement.meta = dict(node.meta)
+                node.replace_all_uses_with(replacement)
+                graph.erase_node(node)
+                fused += 1
+            continue
+        if node.target != aten.linear.default:
+            continue
+        x, w = node.args[0], node.args[1]
+        bias = node.args[2] if len(node.args) > 2 else None
+        weight = _match_weight(w, constants)
+        if weight is None or weight.bits == 2:
+            continue
+        if bias is not None and not isinstance(bias, torch.fx.Node):
+            continue
+        activation = _match_dynamic_activation(x)
+        if activation is None and _is_dequantized(x):
+            continue  # statically quantized activations: not ours to fuse
+        if w not in packed_by_weight:
+            packed_by_weight[w] = _packed_inputs(weight, graph, constants, f"{w.name}_w{weight.bits}")
+        packed, scales, zero_points = packed_by_weight[w]
+        weight_args = (packed, scales, zero_points, weight.bits, weight.group_size, bias)
+        with graph.inserting_before(node):
+            if activation is None:
+                replacement = graph.call_function(
+                    torch.ops.et_quantized.weight_only_linear.default, (x, *weight_args)
+                )
+            else:
+                replacement = graph.call_function(
+                    torch.ops.et_quantized.dynamic_int8_linear.default,
+                    (
+                        activation.source,
+                        *weight_args,
+                        activation.per_token,
+                        float(activation.eps),
+                        activation.quant_min,
+                        activation.quant_max,
+                    ),
+                )
+        replacement.meta = dict(node.meta)
+        node.replace_all_uses_with(replacement)
+        graph.erase_node(node)
+        fused += 1
+    if not fused:
+        return ep
+    graph.eliminate_dead_code()
+    gm.recompile()
+    # Outputs that were fused linears are now their replacements.
+    returned = next(n for n in graph.nodes if n.op == "output").args[0]
+    output_specs = [
+        dataclasses.replace(spec, arg=TensorArgument(name=value.name))
+        if isinstance(spec.arg, TensorArgument) and isinstance(value, torch.fx.Node)
+        else spec
+        for spec, value in zip(ep.graph_signature.output_specs, returned)
+    ]
+    signature = ExportGraphSignature(input_specs=constants.specs, output_specs=output_specs)
+    return ep._update(gm, signature, constants=constants.tensors)

@@ -1,0 +1,253 @@
+// et_quantized::weight_only_linear and et_quantized::dynamic_int8_linear:
+// linear layers that read 4- or 8-bit group-quantized weights directly
+// (the compiler fuses torchao's and PT2E's "dequantize the weight, then
+// linear" patterns into them; see exir/passes/fuse_quantized_weights.py).
+// dynamic_int8_linear first quantizes its input to int8 per row (token) or
+// per tensor, with the parameters torch's reference would choose, then
+// multiplies in integers (quantized_linear.h).
+
+#include <cinttypes>
+
+#include <executorch/kernels/quantized/cpu/affine.h>
+#include <executorch/kernels/quantized/cpu/quantized_linear.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using quantized::PackedWeights;
+
+namespace {
+
+// Checks the weight arguments and the input/out shapes ([..., K] ->
+// [..., N]); fills `w`.
+bool prepare_weights(KernelRuntimeContext& ctx,
+                     const char* op,
+                     const Tensor& input,
+                     const Tensor& weight,
+                     const Tensor& scales,
+                     const std::optional<Tensor>& zero_points,
+                     int64_t bits,
+                     int64_t group_size,
+                     const std::optional<Tensor>& bias,
+                     Tensor& out,
+                     PackedWeights* w) {
+  if (!check_dtype(ctx, op, "input", input, ScalarType::Float) ||
+      !check_dtype(ctx, op, "weight_scales", scales, ScalarType::Float) ||
+      !check_dtype(ctx, op, "out", out, ScalarType::Float) ||
+      !check_rank(ctx, op, "weight", weight, {2}) ||
+      !check_default_dim_order(ctx, op, {&input, &weight, &scales, &out})) {
+    return false;
+  }
+  if (bits != 4 && bits != 8) {
+    fail_arg(ctx, op, "weight_bits must be 4 or 8, got %" PRId64, bits);
+    return false;
+  }
+  if (input.dim() < 1 || static_cast<size_t>(input.dim()) > kMaxDims) {
+    fail_arg(ctx, op, "input must have 1 to %zu dims", kMaxDims);
+    return false;
+  }
+  const int64_t cols = input.size(input.dim() - 1);
+  const int64_t rows = weight.size(0);
+  const int64_t packed_cols = bits == 4 ? cols / 2 : cols;
+  if (weight.size(1) != packed_cols || (bits == 4 && cols % 2 != 0)) {
+    fail_arg(ctx,
+             op,
+             "weight must be [N, %" PRId64 "] for %" PRId64
+             " input features of %" PRId64 " bits, got [%zd, %zd]",
+             packed_cols,
+             cols,
+             bits,
+             static_cast<ssize_t>(weight.size(0)),
+             static_cast<ssize_t>(weight.size(1)));
+    return false;
+  }
+  if (group_size <= 0 || cols % group_size != 0 ||
+      (bits == 4 && group_size % 2 != 0)) {
+    fail_arg(ctx,
+             op,
+             "group_size %" PRId64 " must divide the %" PRId64
+             " input features (and be even for 4 bits)",
+             group_size,
+             cols);
+    return false;
+  }
+  const Tensor* zps = zero_points.has_value() ? &*zero_points : nullptr;
+  if (zps != nullptr &&
+      !check_dtype(ctx, op, "weight_zero_points", *zps, ScalarType::Char)) {
+    return false;
+  }
+  const int64_t qmax = bits == 4 ? 7 : 127;
+  if (!quantized::check_qparams(
+          ctx,
+          op,
+          quantized::QParams::table(scales, zps, 1, rows * (cols / group_size)),
+          -qmax - 1,
+          qmax)) {
+    return false;
+  }
+  if (bias.has_value() &&
+      (!check_dtype(ctx, op, "bias", *bias, ScalarType::Float) ||
+       bias->numel() != rows)) {
+    if (bias->numel() != rows) {
+      fail_arg(ctx, op, "bias must have %" PRId64 " elements", rows);
+    }
+    return false;
+  }
+  SizesType sizes[kMaxDims];
+  for (ssize_t d = 0; d + 1 < input.dim(); ++d) {
+    sizes[d] = input.size(d);
+  }
+  sizes[input.dim() - 1] = static_cast<SizesType>(rows);
+  if (!resize_out(ctx, op, "out", out, ArrayRef<SizesType>(sizes, input.dim()))) {
+    return false;
+  }
+  *w = PackedWeights{weight.const_data_ptr<uint8_t>(),
+                     static_cast<int>(bits),
+                     rows,
+                     cols,
+                     group_size,
+                     scales.const_data_ptr<float>(),
+                     zps != nullptr ? zps->const_data_ptr<int8_t>() : nullptr};
+  return true;
+}
+
+void* temp(KernelRuntimeContext& ctx, const char* op, size_t bytes) {
+  auto memory = ctx.allocate_temp(bytes > 0 ? bytes : 1, 32);
+  if (!memory.ok()) {
+    fail_arg(ctx, op, "needs %zu bytes of temp memory", bytes);
+    return nullptr;
+  }
+  return *memory;
+}
+
+const float* bias_data(const std::optional<Tensor>& bias) {
+  return bias.has_value() ? bias->const_data_ptr<float>() : nullptr;
+}
+
+} // namespace
+
+Tensor& weight_only_linear_out(KernelRuntimeContext& ctx,
+                               const Tensor& input,
+                               const Tensor& weight,
+                               const Tensor& weight_scales,
+                               const std::optional<Tensor>& weight_zero_points,
+                               int64_t weight_bits,
+                               int64_t group_size,
+                               const std::optional<Tensor>& bias,
+                               Tensor& out) {
+  const char* op = "weight_only_linear.out";
+  PackedWeights w;
+  if (!prepare_weights(ctx,
+                       op,
+                       input,
+                       weight,
+                       weight_scales,
+                       weight_zero_points,
+                       weight_bits,
+                       group_size,
+                       bias,
+                       out,
+                       &w)) {
+    return out;
+  }
+  void* scratch = temp(ctx, op, quantized::weight_only_scratch_bytes(w));
+  if (scratch == nullptr) {
+    return out;
+  }
+  quantized::linear_weight_only(input.const_data_ptr<float>(),
+                                w.cols > 0 ? input.numel() / w.cols : 0,
+                                w,
+                                bias_data(bias),
+                                out.mutable_data_ptr<float>(),
+                                scratch);
+  return out;
+}
+
+Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
+                                const Tensor& input,
+                                const Tensor& weight,
+                                const Tensor& weight_scales,
+                                const std::optional<Tensor>& weight_zero_points,
+                                int64_t weight_bits,
+                                int64_t group_size,
+                                const std::optional<Tensor>& bias,
+                                bool per_token,
+                                double eps,
+                                int64_t quant_min,
+                                int64_t quant_max,
+                                Tensor& out) {
+  const char* op = "dynamic_int8_linear.out";
+  PackedWeights w;
+  if (!quantized::check_quant_range(
+          ctx, op, quant_min, quant_max, ScalarType::Char) ||
+      !prepare_weights(ctx,
+                       op,
+                       input,
+                       weight,
+                       weight_scales,
+                       weight_zero_points,
+                       weight_bits,
+                       group_size,
+                       bias,
+                       out,
+                       &w)) {
+    return out;
+  }
+  const int64_t rows_x = w.cols > 0 ? input.numel() / w.cols : 0;
+  const size_t xq_bytes = static_cast<size_t>(input.numel()) * sizeof(int16_t);
+  const size_t scale_bytes = static_cast<size_t>(rows_x) * sizeof(float);
+  char* memory = static_cast<char*>(
+      temp(ctx,
+           op,
+           xq_bytes + scale_bytes + 32 + quantized::dynamic_scratch_bytes(w)));
+  if (memory == nullptr) {
+    return out;
+  }
+  int16_t* xq = reinterpret_cast<int16_t*>(memory);
+  float* x_scales = reinterpret_cast<float*>(memory + xq_bytes);
+  int16_t* scratch = reinterpret_cast<int16_t*>(
+      memory + ((xq_bytes + scale_bytes + 31) / 32) * 32);
+
+  // Quantize the input: one set of parameters per row, or for all rows.
+  const float* x = input.const_data_ptr<float>();
+  const int64_t param_rows = per_token ? rows_x : (rows_x > 0 ? 1 : 0);
+  const int64_t span = per_token ? w.cols : input.numel();
+  for (int64_t r = 0; r < param_rows; ++r) {
+    float lo = 0.f, hi = 0.f;
+    if (!quantized::min_max(x + r * span, span, &lo, &hi)) {
+      fail_arg(ctx, op, "input row %" PRId64 " contains NaN", r);
+      return out;
+    }
+    const quantized::AsymmetricParams p = quantized::choose_asymmetric(
+        lo, hi, quant_min, quant_max, static_cast<float>(eps));
+    // Per tensor, torch inverts the scale as a double (a Python float);
+    // torchao's per-token path inverts the float tensor.
+    const float inv = per_token
+        ? 1.0f / p.scale
+        : static_cast<float>(1.0 / static_cast<double>(p.scale));
+    const float zp = static_cast<float>(p.zero_point);
+    const float qmin = static_cast<float>(quant_min);
+    const float qmax = static_cast<float>(quant_max);
+    for (int64_t i = r * span; i < (r + 1) * span; ++i) {
+      const float q =
+          quantized::round_clamp(std::nearbyint(x[i] * inv) + zp, qmin, qmax);
+      xq[i] = static_cast<int16_t>(q - zp);
+    }
+    for (int64_t m = per_token ? r : 0; m < (per_token ? r + 1 : rows_x); ++m) {
+      x_scales[m] = p.scale;
+    }
+  }
+  quantized::linear_dynamic(xq,
+                            x_scales,
+                            rows_x,
+                            w,
+                            bias_data(bias),
+                            out.mutable_data_ptr<float>(),
+                            scratch);
+  return out;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch

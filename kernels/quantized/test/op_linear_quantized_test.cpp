@@ -1,0 +1,272 @@
+// weight_only_linear and dynamic_int8_linear against scalar references
+// written out here: 4- and 8-bit weights, groups, zero points, bias, input
+// rows that exercise the vector loops and their tails, per-tensor and
+// per-token activation quantization, bad arguments.
+
+#include <cmath>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <NativeFunctions.h>
+#include <executorch/kernels/portable/test/test_tensor.h>
+#include <executorch/kernels/quantized/cpu/quantized_linear.h>
+
+using namespace torch::executor::testing;
+namespace native = torch::executor::native;
+
+namespace {
+
+struct Case {
+  int bits;
+  int64_t rows; // N
+  int64_t cols; // K
+  int64_t group;
+  bool zero_points;
+};
+
+// Deterministic values in the weight's range, and their packing.
+struct Weights {
+  std::vector<int32_t> values; // [N, K]
+  std::vector<uint8_t> packed;
+  std::vector<float> scales; // [N, K / group]
+  std::vector<int8_t> zero_points;
+
+  explicit Weights(const Case& c) {
+    const int32_t lo = c.bits == 4 ? -8 : -128, span = c.bits == 4 ? 16 : 256;
+    for (int64_t i = 0; i < c.rows * c.cols; ++i) {
+      values.push_back(lo + static_cast<int32_t>((i * 7919 + 13) % span));
+    }
+    for (int64_t i = 0; i < c.rows * (c.cols / c.group); ++i) {
+      scales.push_back(0.01f + 0.003f * static_cast<float>(i % 11));
+      zero_points.push_back(
+          c.zero_points ? static_cast<int8_t>((i % 5) - 2) : int8_t(0));
+    }
+    if (c.bits == 8) {
+      for (int32_t v : values) {
+        packed.push_back(static_cast<uint8_t>(static_cast<int8_t>(v)));
+      }
+    } else {
+      for (size_t i = 0; i < values.size(); i += 2) {
+        packed.push_back(static_cast<uint8_t>(((values[i] + 8) << 4) |
+                                              (values[i + 1] + 8)));
+      }
+    }
+  }
+
+  float weight(const Case& c, int64_t n, int64_t k) const {
+    const int64_t p = n * (c.cols / c.group) + k / c.group;
+    return static_cast<float>(values[n * c.cols + k] - zero_points[p]) *
+        scales[p];
+  }
+};
+
+std::vector<float> inputs(int64_t count) {
+  std::vector<float> x(count);
+  for (int64_t i = 0; i < count; ++i) {
+    x[i] = std::sin(static_cast<float>(i) * 0.37f) * 2.f + 0.25f;
+  }
+  return x;
+}
+
+std::vector<float> reference_linear(const Case& c,
+                                    const Weights& w,
+                                    const std::vector<float>& x,
+                                    const std::vector<float>& bias) {
+  const int64_t m = static_cast<int64_t>(x.size()) / c.cols;
+  std::vector<float> y(m * c.rows);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t n = 0; n < c.rows; ++n) {
+      double sum = bias[n];
+      for (int64_t k = 0; k < c.cols; ++k) {
+        sum += static_cast<double>(x[i * c.cols + k]) * w.weight(c, n, k);
+      }
+      y[i * c.rows + n] = static_cast<float>(sum);
+    }
+  }
+  return y;
+}
+
+// x quantized to int8 with asymmetric parameters over each span, then
+// dequantized: what dynamic_int8_linear multiplies.
+std::vector<float> fake_quantize(const std::vector<float>& x, int64_t span) {
+  std::vector<float> out(x.size());
+  for (size_t begin = 0; begin < x.size(); begin += span) {
+    float lo = 0.f, hi = 0.f;
+    for (size_t i = begin; i < begin + span; ++i) {
+      lo = std::min(lo, x[i]);
+      hi = std::max(hi, x[i]);
+    }
+    const float scale = std::max((hi - lo) / 255.f, 1e-6f);
+    const float zp = std::min(127.f, std::max(-128.f, -128.f - std::nearbyint(lo / scale)));
+    for (size_t i = begin; i < begin + span; ++i) {
+      const float q = std::min(127.f, std::max(-128.f, std::nearbyint(x[i] * (1.f / scale)) + zp));
+      out[i] = (q - zp) * scale;
+    }
+  }
+  return out;
+}
+
+void expect_close(const std::vector<float>& actual,
+                  const std::vector<float>& expected,
+                  float tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], tolerance) << "at " << i;
+  }
+}
+
+const Case kCases[] = {
+    {4, 5, 64, 32, false},
+    {4, 3, 256, 128, true},
+    {4, 4, 96, 96, false}, // one group per row; K not a multiple of 64
+    {8, 6, 40, 40, true}, // per channel, K with a vector tail
+    {8, 3, 128, 64, false},
+};
+
+} // namespace
+
+// Both loop kinds: the vector ones (where the CPU has them) and the
+// portable ones.
+class QuantizedLinearTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    native::quantized::set_vector_loops_enabled(GetParam());
+  }
+  void TearDown() override {
+    native::quantized::set_vector_loops_enabled(true);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Loops,
+                         QuantizedLinearTest,
+                         ::testing::Values(true, false),
+                         [](const auto& info) {
+                           return info.param ? "Vector" : "Portable";
+                         });
+
+TEST_P(QuantizedLinearTest, MatchesTheReference) {
+  for (const Case& c : kCases) {
+    for (int64_t m : {1, 3}) {
+      TempContext ctx;
+      const Weights w(c);
+      const std::vector<float> x = inputs(m * c.cols);
+      std::vector<float> bias(c.rows);
+      for (int64_t n = 0; n < c.rows; ++n) {
+        bias[n] = 0.1f * static_cast<float>(n) - 0.2f;
+      }
+      TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)}, x);
+      TestTensor wt(ScalarType::Byte,
+                    {static_cast<int32_t>(c.rows),
+                     static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
+                    w.packed);
+      TestTensor st(ScalarType::Float,
+                    {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / c.group)},
+                    w.scales);
+      TestTensor zt(ScalarType::Char,
+                    {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / c.group)},
+                    w.zero_points);
+      TestTensor bt(ScalarType::Float, {static_cast<int32_t>(c.rows)}, bias);
+      TestTensor out(ScalarType::Float,
+                     {static_cast<int32_t>(m), static_cast<int32_t>(c.rows)},
+                     zeros(m * c.rows));
+      native::weight_only_linear_out(ctx.get(),
+                                     xt,
+                                     wt,
+                                     st,
+                                     std::optional<Tensor>(zt.tensor()),
+                                     c.bits,
+                                     c.group,
+                                     std::optional<Tensor>(bt.tensor()),
+                                     out);
+      ASSERT_EQ(ctx.get().failure_state(), Error::Ok) << c.bits << " " << c.cols;
+      expect_close(out.values<float>(), reference_linear(c, w, x, bias), 1e-4f);
+
+      for (bool per_token : {true, false}) {
+        TempContext ctx2;
+        native::dynamic_int8_linear_out(ctx2.get(),
+                                        xt,
+                                        wt,
+                                        st,
+                                        std::optional<Tensor>(zt.tensor()),
+                                        c.bits,
+                                        c.group,
+                                        std::optional<Tensor>(bt.tensor()),
+                                        per_token,
+                                        1e-6,
+                                        -128,
+                                        127,
+                                        out);
+        ASSERT_EQ(ctx2.get().failure_state(), Error::Ok);
+        const std::vector<float> xdq =
+            fake_quantize(x, per_token ? c.cols : m * c.cols);
+        expect_close(out.values<float>(), reference_linear(c, w, xdq, bias), 1e-4f);
+      }
+    }
+  }
+}
+
+TEST(QuantizedLinearArgsTest, LeadingDimsAndNoBias) {
+  TempContext ctx;
+  const Case c{4, 2, 32, 32, false};
+  const Weights w(c);
+  const std::vector<float> x = inputs(2 * 3 * 32);
+  TestTensor xt(ScalarType::Float, {2, 3, 32}, x);
+  TestTensor wt(ScalarType::Byte, {2, 16}, w.packed);
+  TestTensor st(ScalarType::Float, {2, 1}, w.scales);
+  TestTensor out(ScalarType::Float, {2, 3, 2}, zeros(12));
+  native::weight_only_linear_out(
+      ctx.get(), xt, wt, st, std::nullopt, 4, 32, std::nullopt, out);
+  ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+  EXPECT_EQ(out.sizes(), (std::vector<int32_t>{2, 3, 2}));
+  expect_close(out.values<float>(),
+               reference_linear(c, w, x, std::vector<float>(2, 0.f)),
+               1e-4f);
+}
+
+TEST(QuantizedLinearArgsTest, BadArgumentsFail) {
+  const Case c{4, 2, 32, 16, false};
+  const Weights w(c);
+  TestTensor xt(ScalarType::Float, {1, 32}, inputs(32));
+  TestTensor wt(ScalarType::Byte, {2, 16}, w.packed);
+  TestTensor st(ScalarType::Float, {2, 2}, w.scales);
+  TestTensor out(ScalarType::Float, {1, 2}, zeros(2));
+  {
+    TempContext ctx; // group size that does not divide K
+    native::weight_only_linear_out(
+        ctx.get(), xt, wt, st, std::nullopt, 4, 12, std::nullopt, out);
+    EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+  }
+  {
+    TempContext ctx; // 3 bits
+    native::weight_only_linear_out(
+        ctx.get(), xt, wt, st, std::nullopt, 3, 16, std::nullopt, out);
+    EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+  }
+  {
+    TempContext ctx; // a zero scale
+    std::vector<float> scales = w.scales;
+    scales[3] = 0.f;
+    TestTensor bad(ScalarType::Float, {2, 2}, scales);
+    native::weight_only_linear_out(
+        ctx.get(), xt, wt, bad, std::nullopt, 4, 16, std::nullopt, out);
+    EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+  }
+  {
+    TempContext ctx; // weight of the wrong width for K = 32 at 8 bits
+    native::dynamic_int8_linear_out(ctx.get(),
+                                    xt,
+                                    wt,
+                                    st,
+                                    std::nullopt,
+                                    8,
+                                    16,
+                                    std::nullopt,
+                                    true,
+                                    1e-6,
+                                    -128,
+                                    127,
+                                    out);
+    EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+  }
+}
