@@ -262,7 +262,7 @@ def _packed_inputs(weight: _Weight, graph, constants, base: str):
     )
 
 
-def _unwrap_tensor_subclasses(ep: ExportedProgram) -> ExportedProgram:
+def unwrap_tensor_subclasses(ep: ExportedProgram) -> ExportedProgram:
     """torchao's quantized weights are tensor subclasses, which the exported
     graph reads through `export.access_subclass_inner_tensor`; an empty
     decomposition makes their integer data, scales and zero points plain
@@ -317,7 +317,7 @@ def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
         getattr(n.target, "namespace", None) == "export" for n in ep.graph.nodes
     ):
         return ep
-    ep = _unwrap_tensor_subclasses(ep)
+    ep = unwrap_tensor_subclasses(ep)
     gm, signature = copy_program(ep)
     ep = ep._update(gm, signature)
     constants = _Constants(ep)

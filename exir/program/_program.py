@@ -39,7 +39,10 @@ from executorch.exir.passes.lower_control_flow_pass import (
 from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.passes.data_dependent_bounds import bound_data_dependent_sizes
-from executorch.exir.passes.fuse_quantized_weights import fuse_quantized_weights
+from executorch.exir.passes.fuse_quantized_weights import (
+    fuse_quantized_weights,
+    unwrap_tensor_subclasses,
+)
 from executorch.exir.passes.remove_unused_constants import remove_unused_constants
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
 from executorch.exir.verification.quant_params import check_quantization_parameters
@@ -252,6 +255,10 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
 def _to_edge_program(
     ep: ExportedProgram, config: EdgeCompileConfig, name: str
 ) -> ExportedProgram:
+    # Quantization parameters are checked before the quantize/dequantize
+    # calls are fused into kernels or decomposed.
+    ep = unwrap_tensor_subclasses(ep)
+    check_quantization_parameters(ep, name)
     if config.fuse_quantized_weights:
         ep = fuse_quantized_weights(ep)
     core = _decompose(ep, config)
@@ -259,7 +266,6 @@ def _to_edge_program(
     for graph in control_flow_graphs(gm) + [gm]:
         aten_to_edge(graph, skip_dim_order=config._skip_dim_order)
     edge = core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
-    check_quantization_parameters(edge, name)
     return remove_unused_constants(edge)
 
 

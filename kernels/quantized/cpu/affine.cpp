@@ -101,6 +101,52 @@ bool check_group_size(KernelRuntimeContext& ctx,
   return true;
 }
 
+bool per_channel_layout(KernelRuntimeContext& ctx,
+                        const char* op,
+                        const Tensor& input,
+                        int64_t axis,
+                        const Tensor& scales,
+                        const Tensor* zero_points,
+                        QParams* params) {
+  int64_t dim = 0;
+  if (input.dim() == 0) {
+    fail_arg(ctx, op, "input must have at least one dim");
+    return false;
+  }
+  if (!normalize_dim(ctx, op, axis, input.dim(), &dim)) {
+    return false;
+  }
+  int64_t inner = 1;
+  for (int64_t d = dim + 1; d < input.dim(); ++d) {
+    inner *= input.size(d);
+  }
+  *params = QParams::table(scales, zero_points, inner, input.size(dim));
+  return true;
+}
+
+QParams per_token_layout(const Tensor& input,
+                         const Tensor& scales,
+                         const Tensor* zero_points) {
+  const int64_t width = input.dim() > 0 ? input.size(input.dim() - 1) : 1;
+  const int64_t tokens = width > 0 ? input.numel() / width : 0;
+  return QParams::table(scales, zero_points, width, tokens);
+}
+
+bool per_group_layout(KernelRuntimeContext& ctx,
+                      const char* op,
+                      const Tensor& input,
+                      const Tensor& scales,
+                      const Tensor* zero_points,
+                      int64_t group_size,
+                      QParams* params) {
+  if (!check_group_size(ctx, op, input, scales, &group_size)) {
+    return false;
+  }
+  *params = QParams::table(
+      scales, zero_points, group_size, input.numel() / group_size);
+  return true;
+}
+
 namespace {
 
 bool is_float_dtype(ScalarType t) {

@@ -102,6 +102,28 @@ bool check_qparams(KernelRuntimeContext& ctx,
                    int64_t quant_min,
                    int64_t quant_max);
 
+// The parameter layouts over `input` (tables of `scales` and optional
+// `zero_points`): per slice along `axis`, per row of the last dim (token),
+// per group of the last dim (after check_group_size). False, with the
+// context failed, for an axis out of range.
+bool per_channel_layout(KernelRuntimeContext& ctx,
+                        const char* op,
+                        const Tensor& input,
+                        int64_t axis,
+                        const Tensor& scales,
+                        const Tensor* zero_points,
+                        QParams* params);
+QParams per_token_layout(const Tensor& input,
+                         const Tensor& scales,
+                         const Tensor* zero_points);
+bool per_group_layout(KernelRuntimeContext& ctx,
+                      const char* op,
+                      const Tensor& input,
+                      const Tensor& scales,
+                      const Tensor* zero_points,
+                      int64_t group_size,
+                      QParams* params);
+
 // Checks a per-group layout of a 2-D `input` ([rows, width], groups of
 // `*group_size` along width, `scales` [rows, width / group_size]): the group
 // size must be > 1 and divide the width. Like torch, a group larger than

@@ -65,6 +65,10 @@ Tensor& dequantize_impl(KernelRuntimeContext& ctx,
 }
 
 
+const Tensor* optional_table(const std::optional<Tensor>& table) {
+  return table.has_value() ? &*table : nullptr;
+}
+
 ScalarType float_or(std::optional<ScalarType> dtype) {
   return dtype.has_value() ? *dtype : ScalarType::Float;
 }
@@ -128,29 +132,20 @@ Tensor& dequantize_per_channel_out(KernelRuntimeContext& ctx,
                                    std::optional<ScalarType> out_dtype,
                                    Tensor& out) {
   const char* op = "dequantize_per_channel.out";
-  int64_t dim = 0;
-  if (input.dim() == 0) {
-    fail_arg(ctx, op, "input must have at least one dim");
-    return out;
+  QParams params;
+  if (quantized::per_channel_layout(
+          ctx, op, input, axis, scales, optional_table(zero_points), &params)) {
+    dequantize_impl(ctx,
+                    op,
+                    input,
+                    params,
+                    quant_min,
+                    quant_max,
+                    dtype,
+                    float_or(out_dtype),
+                    out);
   }
-  if (!normalize_dim(ctx, op, axis, input.dim(), &dim)) {
-    return out;
-  }
-  int64_t inner = 1;
-  for (int64_t d = dim + 1; d < input.dim(); ++d) {
-    inner *= input.size(d);
-  }
-  const Tensor* zps = zero_points.has_value() ? &*zero_points : nullptr;
-  return dequantize_impl(
-      ctx,
-      op,
-      input,
-      QParams::table(scales, zps, inner, input.size(dim)),
-      quant_min,
-      quant_max,
-      dtype,
-      float_or(out_dtype),
-      out);
+  return out;
 }
 
 Tensor& dequantize_per_token_out(KernelRuntimeContext& ctx,
@@ -162,17 +157,16 @@ Tensor& dequantize_per_token_out(KernelRuntimeContext& ctx,
                                  ScalarType dtype,
                                  ScalarType output_dtype,
                                  Tensor& out) {
-  const int64_t width = input.dim() > 0 ? input.size(input.dim() - 1) : 1;
-  const int64_t tokens = width > 0 ? input.numel() / width : 0;
-  return dequantize_impl(ctx,
-                         "dequantize_per_token.out",
-                         input,
-                         QParams::table(scales, &zero_points, width, tokens),
-                         quant_min,
-                         quant_max,
-                         dtype,
-                         output_dtype,
-                         out);
+  return dequantize_impl(
+      ctx,
+      "dequantize_per_token.out",
+      input,
+      quantized::per_token_layout(input, scales, &zero_points),
+      quant_min,
+      quant_max,
+      dtype,
+      output_dtype,
+      out);
 }
 
 Tensor& dequantize_per_channel_group_out(
@@ -187,20 +181,25 @@ Tensor& dequantize_per_channel_group_out(
     ScalarType output_dtype,
     Tensor& out) {
   const char* op = "dequantize_per_channel_group.out";
-  if (!quantized::check_group_size(ctx, op, input, scales, &group_size)) {
-    return out;
+  QParams params;
+  if (quantized::per_group_layout(ctx,
+                                  op,
+                                  input,
+                                  scales,
+                                  optional_table(zero_points),
+                                  group_size,
+                                  &params)) {
+    dequantize_impl(ctx,
+                    op,
+                    input,
+                    params,
+                    quant_min,
+                    quant_max,
+                    dtype,
+                    output_dtype,
+                    out);
   }
-  const Tensor* zps = zero_points.has_value() ? &*zero_points : nullptr;
-  return dequantize_impl(
-      ctx,
-      op,
-      input,
-      QParams::table(scales, zps, group_size, input.numel() / group_size),
-      quant_min,
-      quant_max,
-      dtype,
-      output_dtype,
-      out);
+  return out;
 }
 
 } // namespace native

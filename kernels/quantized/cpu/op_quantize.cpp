@@ -163,27 +163,20 @@ Tensor& quantize_per_channel_out(KernelRuntimeContext& ctx,
                                  ScalarType dtype,
                                  Tensor& out) {
   const char* op = "quantize_per_channel.out";
-  int64_t dim = 0;
-  if (!normalize_dim(ctx, op, axis, input.dim(), &dim) || input.dim() == 0) {
-    if (input.dim() == 0) {
-      fail_arg(ctx, op, "input must have at least one dim");
-    }
-    return out;
+  QParams params;
+  if (quantized::per_channel_layout(
+          ctx, op, input, axis, scales, &zero_points, &params)) {
+    quantize_impl(ctx,
+                  op,
+                  input,
+                  params,
+                  quant_min,
+                  quant_max,
+                  dtype,
+                  ZeroPointOrder::kAfterRound,
+                  out);
   }
-  int64_t inner = 1;
-  for (int64_t d = dim + 1; d < input.dim(); ++d) {
-    inner *= input.size(d);
-  }
-  return quantize_impl(
-      ctx,
-      op,
-      input,
-      QParams::table(scales, &zero_points, inner, input.size(dim)),
-      quant_min,
-      quant_max,
-      dtype,
-      ZeroPointOrder::kAfterRound,
-      out);
+  return out;
 }
 
 Tensor& quantize_per_token_out(KernelRuntimeContext& ctx,
@@ -194,18 +187,16 @@ Tensor& quantize_per_token_out(KernelRuntimeContext& ctx,
                                int64_t quant_max,
                                ScalarType dtype,
                                Tensor& out) {
-  const char* op = "quantize_per_token.out";
-  const int64_t width = input.dim() > 0 ? input.size(input.dim() - 1) : 1;
-  const int64_t tokens = width > 0 ? input.numel() / width : 0;
-  return quantize_impl(ctx,
-                       op,
-                       input,
-                       QParams::table(scales, &zero_points, width, tokens),
-                       quant_min,
-                       quant_max,
-                       dtype,
-                       ZeroPointOrder::kBeforeRound,
-                       out);
+  return quantize_impl(
+      ctx,
+      "quantize_per_token.out",
+      input,
+      quantized::per_token_layout(input, scales, &zero_points),
+      quant_min,
+      quant_max,
+      dtype,
+      ZeroPointOrder::kBeforeRound,
+      out);
 }
 
 Tensor& quantize_per_channel_group_out(KernelRuntimeContext& ctx,
@@ -218,20 +209,20 @@ Tensor& quantize_per_channel_group_out(KernelRuntimeContext& ctx,
                                        int64_t group_size,
                                        Tensor& out) {
   const char* op = "quantize_per_channel_group.out";
-  if (!quantized::check_group_size(ctx, op, input, scales, &group_size)) {
-    return out;
+  QParams params;
+  if (quantized::per_group_layout(
+          ctx, op, input, scales, &zero_points, group_size, &params)) {
+    quantize_impl(ctx,
+                  op,
+                  input,
+                  params,
+                  quant_min,
+                  quant_max,
+                  dtype,
+                  ZeroPointOrder::kBeforeRound,
+                  out);
   }
-  return quantize_impl(
-      ctx,
-      op,
-      input,
-      QParams::table(
-          scales, &zero_points, group_size, input.numel() / group_size),
-      quant_min,
-      quant_max,
-      dtype,
-      ZeroPointOrder::kBeforeRound,
-      out);
+  return out;
 }
 
 } // namespace native
