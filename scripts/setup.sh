@@ -40,12 +40,15 @@ install_python_packages() {
   # Reinstall only when requirements.txt or pyproject.toml changed.
   local stamp="$venv/.requirements.sha256"
   local digest
-  digest="$(cat "$repo_root/requirements.txt" "$repo_root/pyproject.toml" | sha256sum | cut -d' ' -f1)"
+  digest="$(cat "$repo_root/requirements.txt" "$repo_root/requirements-nodeps.txt" \
+    "$repo_root/pyproject.toml" | sha256sum | cut -d' ' -f1)"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$digest" ]; then
     return
   fi
   log "installing Python packages into $venv"
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo_root/requirements.txt"
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps \
+    -r "$repo_root/requirements-nodeps.txt"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$repo_root"
   echo "$digest" > "$stamp"
 }

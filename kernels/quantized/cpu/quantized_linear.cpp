@@ -1,5 +1,6 @@
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__x86_64__)
@@ -53,12 +54,22 @@ void unpack_portable(const PackedWeights& w,
   }
 }
 
-int32_t dot_portable(const int16_t* a, const int16_t* b, int64_t n) {
-  int32_t sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    sum += static_cast<int32_t>(a[i]) * b[i];
+// sum_g scales[g] * sum_{i in group g} a[i] * b[i], over n values in
+// groups of `group` (exact int32 sums per group).
+float grouped_dot_portable(const int16_t* a,
+                           const int16_t* b,
+                           const float* scales,
+                           int64_t n,
+                           int64_t group) {
+  float total = 0.f;
+  for (int64_t begin = 0, g = 0; begin < n; begin += group, ++g) {
+    int32_t sum = 0;
+    for (int64_t i = begin; i < begin + group; ++i) {
+      sum += static_cast<int32_t>(a[i]) * b[i];
+    }
+    total += static_cast<float>(sum) * scales[g];
   }
-  return sum;
+  return total;
 }
 
 float dot_portable(const float* a, const float* b, int64_t n) {
@@ -119,27 +130,41 @@ __attribute__((target("avx2"))) void unpack_avx2(const PackedWeights& w,
   }
 }
 
-__attribute__((target("avx2"))) int32_t dot_avx2(const int16_t* a,
-                                                 const int16_t* b,
-                                                 int64_t n) {
-  __m256i acc = _mm256_setzero_si256();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    acc = _mm256_add_epi32(
-        acc,
-        _mm256_madd_epi16(
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)),
-            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i))));
+__attribute__((target("avx2,fma"))) float grouped_dot_avx2(
+    const int16_t* a,
+    const int16_t* b,
+    const float* scales,
+    int64_t n,
+    int64_t group) {
+  // Each group's products sum exactly in eight int32 lanes, which are then
+  // scaled into eight float lanes; one horizontal sum at the end.
+  __m256 acc = _mm256_setzero_ps();
+  float tail = 0.f;
+  const int64_t vector_part = group - group % 16;
+  for (int64_t begin = 0, g = 0; begin < n; begin += group, ++g) {
+    __m256i sum = _mm256_setzero_si256();
+    for (int64_t i = begin; i < begin + vector_part; i += 16) {
+      sum = _mm256_add_epi32(
+          sum,
+          _mm256_madd_epi16(
+              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + i)),
+              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + i))));
+    }
+    acc = _mm256_fmadd_ps(
+        _mm256_cvtepi32_ps(sum), _mm256_set1_ps(scales[g]), acc);
+    if (vector_part != group) {
+      int32_t rest = 0;
+      for (int64_t i = begin + vector_part; i < begin + group; ++i) {
+        rest += static_cast<int32_t>(a[i]) * b[i];
+      }
+      tail += static_cast<float>(rest) * scales[g];
+    }
   }
-  __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc),
-                              _mm256_extracti128_si256(acc, 1));
-  sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4E));
-  sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xB1));
-  int32_t total = _mm_cvtsi128_si32(sum);
-  for (; i < n; ++i) {
-    total += static_cast<int32_t>(a[i]) * b[i];
-  }
-  return total;
+  __m128 sum =
+      _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+  sum = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
+  sum = _mm_add_ss(sum, _mm_movehdup_ps(sum));
+  return _mm_cvtss_f32(sum) + tail;
 }
 
 __attribute__((target("avx2,fma"))) float dot_avx2(const float* a,
@@ -189,14 +214,45 @@ void unpack(const PackedWeights& w,
   unpack_portable(w, n, begin, count, zp, out);
 }
 
-template <typename T>
-auto dot(const T* a, const T* b, int64_t n) {
+float dot(const float* a, const float* b, int64_t n) {
 #ifdef ET_QUANTIZED_X86
   if (has_avx2()) {
     return dot_avx2(a, b, n);
   }
 #endif
   return dot_portable(a, b, n);
+}
+
+float grouped_dot(const int16_t* a,
+                  const int16_t* b,
+                  const float* scales,
+                  int64_t n,
+                  int64_t group) {
+#ifdef ET_QUANTIZED_X86
+  if (has_avx2()) {
+    return grouped_dot_avx2(a, b, scales, n, group);
+  }
+#endif
+  return grouped_dot_portable(a, b, scales, n, group);
+}
+
+// Unpacks rows [first, first + count) of `w` as int16 values minus their
+// zero points, row after row.
+void unpack_rows(const PackedWeights& w,
+                 int64_t first,
+                 int64_t count,
+                 int16_t* out) {
+  const int64_t groups = groups_per_row(w);
+  for (int64_t j = 0; j < count; ++j) {
+    for (int64_t g = 0; g < groups; ++g) {
+      unpack(w,
+             first + j,
+             g * w.group_size,
+             w.group_size,
+             zero_point_of(w, first + j, g),
+             out + j * w.cols + g * w.group_size);
+    }
+  }
 }
 
 } // namespace
@@ -212,20 +268,23 @@ void linear_weight_only(const float* x,
                         float* y,
                         void* scratch) {
   const int64_t groups = groups_per_row(w);
-  float* row = static_cast<float*>(scratch);
-  int16_t* values = reinterpret_cast<int16_t*>(row + w.cols);
-  for (int64_t n = 0; n < w.rows; ++n) {
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t begin = g * w.group_size;
-      unpack(w, n, begin, w.group_size, zero_point_of(w, n, g), values);
-      const float scale = w.scales[n * groups + g];
-      for (int64_t i = 0; i < w.group_size; ++i) {
-        row[begin + i] = static_cast<float>(values[i]) * scale;
+  float* rows = static_cast<float*>(scratch);
+  int16_t* values = reinterpret_cast<int16_t*>(rows + kRowBlock * w.cols);
+  for (int64_t first = 0; first < w.rows; first += kRowBlock) {
+    const int64_t count = std::min(kRowBlock, w.rows - first);
+    unpack_rows(w, first, count, values);
+    for (int64_t j = 0; j < count; ++j) {
+      const float* scales = w.scales + (first + j) * groups;
+      for (int64_t k = 0; k < w.cols; ++k) {
+        rows[j * w.cols + k] =
+            static_cast<float>(values[j * w.cols + k]) * scales[k / w.group_size];
       }
     }
-    const float b = bias != nullptr ? bias[n] : 0.f;
     for (int64_t m = 0; m < rows_x; ++m) {
-      y[m * w.rows + n] = dot(x + m * w.cols, row, w.cols) + b;
+      for (int64_t j = 0; j < count; ++j) {
+        const float b = bias != nullptr ? bias[first + j] : 0.f;
+        y[m * w.rows + first + j] = dot(x + m * w.cols, rows + j * w.cols, w.cols) + b;
+      }
     }
   }
 }
@@ -238,22 +297,19 @@ void linear_dynamic(const int16_t* xq,
                     float* y,
                     int16_t* scratch) {
   const int64_t groups = groups_per_row(w);
-  for (int64_t n = 0; n < w.rows; ++n) {
-    const float b = bias != nullptr ? bias[n] : 0.f;
+  for (int64_t first = 0; first < w.rows; first += kRowBlock) {
+    const int64_t count = std::min(kRowBlock, w.rows - first);
+    unpack_rows(w, first, count, scratch);
     for (int64_t m = 0; m < rows_x; ++m) {
-      y[m * w.rows + n] = 0.f;
-    }
-    for (int64_t g = 0; g < groups; ++g) {
-      const int64_t begin = g * w.group_size;
-      unpack(w, n, begin, w.group_size, zero_point_of(w, n, g), scratch);
-      const float scale = w.scales[n * groups + g];
-      for (int64_t m = 0; m < rows_x; ++m) {
-        const int32_t sum = dot(xq + m * w.cols + begin, scratch, w.group_size);
-        y[m * w.rows + n] += static_cast<float>(sum) * scale;
+      for (int64_t j = 0; j < count; ++j) {
+        const float b = bias != nullptr ? bias[first + j] : 0.f;
+        const float sum = grouped_dot(xq + m * w.cols,
+                                      scratch + j * w.cols,
+                                      w.scales + (first + j) * groups,
+                                      w.cols,
+                                      w.group_size);
+        y[m * w.rows + first + j] = sum * x_scales[m] + b;
       }
-    }
-    for (int64_t m = 0; m < rows_x; ++m) {
-      y[m * w.rows + n] = y[m * w.rows + n] * x_scales[m] + b;
     }
   }
 }

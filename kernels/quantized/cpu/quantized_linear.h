@@ -7,8 +7,9 @@
 //   W[n, k] = (q[n, k] - zero_point[n, g]) * scale[n, g],  g = k / group_size
 //
 // Two activation kinds:
-// - fp32 (weight-only quantization): each weight row is dequantized once
-//   per call into a float buffer and multiplied with every input row;
+// - fp32 (weight-only quantization): weight rows are dequantized once per
+//   call, kRowBlock at a time, into a float buffer and multiplied with
+//   every input row;
 // - int8 quantized per call (dynamic quantization): the caller gives each
 //   input row as int16 values with their zero point already subtracted and
 //   one scale per row; products of a group sum exactly in int32, and only
@@ -42,10 +43,14 @@ struct PackedWeights {
   const int8_t* zero_points; // same shape, or null for zeros
 };
 
+// Weight rows unpacked together: each input row is read from cache once
+// per block rather than once per output feature.
+constexpr int64_t kRowBlock = 8;
+
 // Bytes of scratch `linear_weight_only` needs.
 inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
-  return static_cast<size_t>(w.cols) * sizeof(float) +
-      static_cast<size_t>(w.group_size) * sizeof(int16_t);
+  return static_cast<size_t>(kRowBlock * w.cols) *
+      (sizeof(float) + sizeof(int16_t));
 }
 
 // y[m, n] = sum_k x[m, k] W[n, k] + bias[n] for m < rows_x; bias may be null.
@@ -58,7 +63,7 @@ void linear_weight_only(const float* x,
 
 // Bytes of scratch `linear_dynamic` needs.
 inline size_t dynamic_scratch_bytes(const PackedWeights& w) {
-  return static_cast<size_t>(w.group_size) * sizeof(int16_t);
+  return static_cast<size_t>(kRowBlock * w.cols) * sizeof(int16_t);
 }
 
 // y[m, n] = x_scale[m] * sum_g scale[n, g] * sum_{k in g} xq[m, k] *

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""fp32 vs int8 latency, ours vs upstream ExecuTorch, in one run.
+
+Models: MobileNetV2 and ResNet-18 (1x3x224x224; int8 = static, per-channel
+weights, XNNPACKQuantizer + PT2E) and all-MiniLM-L6-v2 (8 sentences of 32
+tokens; int8 = PT2E dynamic, per-channel weights). Each model is quantized
+once, here; the same exported programs go to
+
+- ours: `to_edge_transform_and_lower(..., XnnpackPartitioner(num_threads=n))`,
+  run through our Python extension (what XNNPACK does not take runs on the
+  portable and quantized kernels);
+- upstream: upstream's `to_edge_transform_and_lower` with its
+  XnnpackPartitioner, run by upstream's runtime in a worker process (the
+  Python that EXECUTORCH_UPSTREAM_PYTHON names) with its threadpool at n.
+
+Timing is interleaved: in each of `--rounds` rounds every system runs
+`--iterations` times, in an order that rotates between rounds, so load from
+other processes falls on all of them alike. Each cell is the median over
+all rounds of wall-clock ms and of CPU ms (the process's CPU time over the
+call, all threads). Ratios come from the same run: int8 / fp32 of ours and
+ours int8 / upstream int8. The load average is printed beside each row:
+figures taken under load are not comparable across machines or runs.
+
+    EXECUTORCH_UPSTREAM_PYTHON=/work/main/.venv-upstream/bin/python \\
+        .venv/bin/python benchmarks/quantization_benchmark.py [--threads 1 2] \\
+        [--models mobilenet_v2 resnet18 minilm] [--rounds 5] [--iterations 5]
+
+`--quick` checks that everything runs: small inputs, one round.
+A script, not a test.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from typing import Dict, List, Tuple
+
+import torch
+
+MODELS = ["mobilenet_v2", "resnet18", "minilm"]
+
+# Runs in upstream's Python: lowers one saved program, then times it on
+# request. stdin: one JSON command per line ({"iterations": n}); stdout:
+# one JSON line per command with the per-call wall and CPU ms. One process
+# per program: upstream's runtime crashed (SIGSEGV) running MiniLM's fp32
+# program in a process that had also loaded the int8 one.
+_UPSTREAM_WORKER = textwrap.dedent("""
+    import json, sys, time, torch
+    import executorch.kernels.quantized  # noqa: F401
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.extension.pybindings import portable_lib
+    directory, name, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    inputs = torch.load(directory + "/inputs.pt")
+    portable_lib._unsafe_reset_threadpool(threads)
+    ep = torch.export.load(f"{directory}/{name}.pt2")
+    pte = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
+    module = portable_lib._load_for_executorch_from_buffer(pte)
+    module.forward(inputs)
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        iterations = json.loads(line)["iterations"]
+        wall, cpu = [], []
+        for _ in range(iterations):
+            w, c = time.perf_counter(), time.process_time()
+            module.forward(inputs)
+            wall.append((time.perf_counter() - w) * 1e3)
+            cpu.append((time.process_time() - c) * 1e3)
+        print(json.dumps({"wall": wall, "cpu": cpu}), flush=True)
+""")
+
+
+def model_and_inputs(name: str, quick: bool):
+    if name == "minilm":
+        from executorch.examples.models.minilm import SENTENCES, load_minilm, tokenize
+
+        sentences = SENTENCES[:2] if quick else SENTENCES
+        return load_minilm(), tokenize(sentences)
+    from executorch.examples.models import get_model
+
+    model, _ = get_model(name)
+    size = 64 if quick else 224
+    return model, (torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(0)),)
+
+
+def quantize(name: str, model, inputs) -> torch.fx.GraphModule:
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+
+    config = get_symmetric_quantization_config(
+        is_per_channel=True, is_dynamic=(name == "minilm")
+    )
+    prepared = prepare_pt2e(
+        torch.export.export(model, inputs).module(), XNNPACKQuantizer().set_global(config)
+    )
+    prepared(*inputs)
+    return convert_pt2e(prepared)
+
+
+class Ours:
+    def __init__(self, ep, inputs, threads: int):
+        from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+            XnnpackPartitioner,
+        )
+        from executorch.exir import to_edge_transform_and_lower
+        from executorch.extension.pybindings.portable_lib import (
+            _load_for_executorch_from_buffer,
+        )
+
+        edge = to_edge_transform_and_lower(
+            ep, partitioner=[XnnpackPartitioner(num_threads=threads)]
+        )
+        self.module = _load_for_executorch_from_buffer(edge.to_executorch().buffer)
+        self.inputs = list(inputs)
+        self.module.forward(self.inputs)
+
+    def run(self, iterations: int) -> Tuple[List[float], List[float]]:
+        wall, cpu = [], []
+        for _ in range(iterations):
+            w, c = time.perf_counter(), time.process_time()
+            self.module.forward(self.inputs)
+            wall.append((time.perf_counter() - w) * 1e3)
+            cpu.append((time.process_time() - c) * 1e3)
+        return wall, cpu
+
+
+class Upstream:
+    def __init__(self, python: str, directory: str, threads: int, name: str):
+        self.errors = tempfile.TemporaryFile(mode="w+")
+        self.process = subprocess.Popen(
+            [python, "-c", _UPSTREAM_WORKER, directory, name, str(threads)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.errors,
+            text=True,
+            cwd="/",
+        )
+        self._reply()  # {"ready": true} once the programs are lowered
+
+    def _reply(self) -> dict:
+        # Libraries may print lines of their own: the reply is the next
+        # line that is a JSON object.
+        for line in self.process.stdout:
+            if line.startswith("{"):
+                return json.loads(line)
+        self.errors.seek(0)
+        tail = self.errors.read().strip().splitlines()[-3:]
+        raise RuntimeError(
+            f"the upstream worker stopped (exit {self.process.wait()}): " + " / ".join(tail)
+        )
+
+    def run(self, iterations: int) -> Tuple[List[float], List[float]]:
+        self.process.stdin.write(json.dumps({"iterations": iterations}) + "\n")
+        self.process.stdin.flush()
+        result = self._reply()
+        return result["wall"], result["cpu"]
+
+
+def measure(systems: Dict[str, object], rounds: int, iterations: int):
+    """Median wall and CPU ms per system, over interleaved rounds."""
+    wall = {name: [] for name in systems}
+    cpu = {name: [] for name in systems}
+    names = list(systems)
+    for r in range(rounds):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            w, c = systems[name].run(iterations)
+            wall[name] += w
+            cpu[name] += c
+    return (
+        {n: statistics.median(v) for n, v in wall.items()},
+        {n: statistics.median(v) for n, v in cpu.items()},
+    )
+
+
+def main(argv: List[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", nargs="*", default=MODELS)
+    parser.add_argument("--threads", nargs="*", type=int, default=[1, 2])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--iterations", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="small inputs, one round")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.rounds, args.iterations = 1, 2
+    upstream_python = os.environ.get("EXECUTORCH_UPSTREAM_PYTHON")
+    print(f"# {os.cpu_count()} CPUs; quick={args.quick}; rounds={args.rounds} x "
+          f"{args.iterations} calls per system; medians of wall ms (CPU ms)")
+    print("| model | threads | ours fp32 | ours int8 | upstream fp32 | upstream int8 "
+          "| ours int8/fp32 | ours int8 / upstream int8 | load avg |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name in args.models:
+        model, inputs = model_and_inputs(name, args.quick)
+        programs = {
+            "fp32": torch.export.export(model, inputs),
+            "int8": torch.export.export(quantize(name, model, inputs), inputs),
+        }
+        with tempfile.TemporaryDirectory() as directory:
+            for key, ep in programs.items():
+                torch.export.save(ep, f"{directory}/{key}.pt2")
+            torch.save(tuple(inputs), f"{directory}/inputs.pt")
+            for threads in args.threads:
+                systems = {f"ours {k}": Ours(ep, inputs, threads) for k, ep in programs.items()}
+                if upstream_python:
+                    for key in programs:
+                        systems[f"upstream {key}"] = Upstream(
+                            upstream_python, directory, threads, key
+                        )
+                wall, cpu = measure(systems, args.rounds, args.iterations)
+                for system in systems.values():
+                    if isinstance(system, Upstream):
+                        system.process.kill()
+
+                def cell(key):
+                    if key not in wall:
+                        return "n/a (EXECUTORCH_UPSTREAM_PYTHON unset)"
+                    return f"{wall[key]:.2f} ({cpu[key]:.2f})"
+
+                def ratio(a, b):
+                    if a not in wall or b not in wall:
+                        return "n/a"
+                    return f"{wall[a] / wall[b]:.2f} ({cpu[a] / cpu[b]:.2f})"
+
+                load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+                print(
+                    f"| {name} | {threads} | {cell('ours fp32')} | {cell('ours int8')} "
+                    f"| {cell('upstream fp32')} | {cell('upstream int8')} "
+                    f"| {ratio('ours int8', 'ours fp32')} "
+                    f"| {ratio('ours int8', 'upstream int8')} | {load} |",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
