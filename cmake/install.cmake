@@ -28,7 +28,8 @@ set(_executorch_installed_targets
     extension_runner_util
     extension_tensor
     xnnpack_backend
-    xnnpack_schema)
+    xnnpack_schema
+    etdump)
 set(_executorch_export_targets)
 foreach(_target IN LISTS _executorch_installed_targets)
   if(TARGET ${_target})
@@ -52,7 +53,7 @@ endif()
 
 # Public headers keep their source paths: <executorch/runtime/...>. Tests,
 # test helpers and the Python bindings stay out.
-foreach(_dir runtime extension kernels backends)
+foreach(_dir runtime extension kernels backends devtools)
   install(
     DIRECTORY ${CMAKE_SOURCE_DIR}/${_dir}
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/executorch
@@ -63,8 +64,9 @@ foreach(_dir runtime extension kernels backends)
     PATTERN "pybindings" EXCLUDE
     PATTERN "__pycache__" EXCLUDE)
 endforeach()
-# Headers generated from the program schema, used by the core's sources.
+# Headers generated from the program and ETDump schemas.
 install(DIRECTORY ${CMAKE_BINARY_DIR}/generated/executorch/schema
+                  ${CMAKE_BINARY_DIR}/generated/executorch/devtools
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/executorch)
 
 # Startup registration sources, compiled into the consuming app.

@@ -5,6 +5,7 @@
 #include <new>
 
 #include <executorch/runtime/backend/interface.h>
+#include <executorch/runtime/core/event_tracer_hooks.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/executor/backend_delegate.h>
 #include <executorch/runtime/executor/program.h>
@@ -60,6 +61,24 @@ const char* operator_name(const executorch_flatbuffer::Operator* op,
           ? std::snprintf(buffer, size, "%s", op->name()->c_str())
           : std::snprintf(buffer, size, "%s.%s", op->name()->c_str(), overload);
   return written < 0 || static_cast<size_t>(written) >= size ? nullptr : buffer;
+}
+
+// The profiling event name of a kernel call: "native_call_<name>.<overload>"
+// without the namespace, as upstream's runtime names it.
+const char* kernel_event_name(const executorch_flatbuffer::Operator* op,
+                              char* buffer,
+                              size_t size) {
+  const char* name = op->name() == nullptr ? "" : op->name()->c_str();
+  const char* separator = std::strstr(name, "::");
+  const char* overload =
+      op->overload() == nullptr ? "" : op->overload()->c_str();
+  std::snprintf(buffer,
+                size,
+                "native_call_%s%s%s",
+                separator == nullptr ? name : separator + 2,
+                overload[0] == '\0' ? "" : ".",
+                overload);
+  return buffer;
 }
 
 // Adds the dtype and dim order of `tensor` to a kernel lookup key.
@@ -123,6 +142,7 @@ const char* Method::method_name() const {
 // Loading
 
 Error Method::init(const executorch_flatbuffer::ExecutionPlan* plan) {
+  internal::EventTracerProfileMethodScope scope(event_tracer_, "Method::init");
   serialization_plan_ = plan;
   ET_CHECK_OK_OR_RETURN_ERROR(check_planned_memory());
   ET_CHECK_OK_OR_RETURN_ERROR(parse_values());
@@ -787,12 +807,22 @@ Error Method::execute() {
       initialized_, InvalidState, "execute on a method that is not loaded");
   ET_CHECK_OK_OR_RETURN_ERROR(reset_execution());
   ET_CHECK_OK_OR_RETURN_ERROR(check_io_ready());
-  while (step_state_chain_ < n_chains_) {
-    const Error error = execute_instruction();
-    if (error != Error::Ok) {
-      // Start over on the next call.
-      (void)reset_execution();
-      return error;
+  internal::event_tracer_create_event_block(event_tracer_, "Execute");
+  {
+    internal::EventTracerProfileMethodScope scope(event_tracer_,
+                                                  "Method::execute");
+    while (step_state_chain_ < n_chains_) {
+      const Error error = execute_instruction();
+      if (error != Error::Ok) {
+        // Start over on the next call.
+        (void)reset_execution();
+        return error;
+      }
+    }
+  }
+  if (event_tracer_ != nullptr) {
+    for (size_t i = 0; i < outputs_size(); ++i) {
+      internal::event_tracer_log_evalue_output(event_tracer_, get_output(i));
     }
   }
   return reset_execution();
@@ -829,14 +859,23 @@ Error Method::execute_instruction() {
   const Chain& chain = chains_[step_state_chain_];
   const size_t index = step_state_instruction_;
   const auto* instruction = chain.s_chain->instructions()->Get(index);
+  // Events recorded while this instruction runs carry its chain and index.
+  internal::EventTracerProfileInstructionScope instruction_scope(
+      event_tracer_,
+      static_cast<ChainID>(step_state_chain_),
+      static_cast<DebugHandle>(index));
   size_t next = index + 1;
   switch (instruction->instr_args_type()) {
-    case InstructionArguments::KernelCall:
+    case InstructionArguments::KernelCall: {
+      internal::EventTracerProfileOpScope scope(event_tracer_, "OPERATOR_CALL");
       ET_CHECK_OK_OR_RETURN_ERROR(execute_kernel_call(index));
       break;
-    case InstructionArguments::DelegateCall:
+    }
+    case InstructionArguments::DelegateCall: {
+      internal::EventTracerProfileOpScope scope(event_tracer_, "DELEGATE_CALL");
       ET_CHECK_OK_OR_RETURN_ERROR(execute_delegate_call(index));
       break;
+    }
     case InstructionArguments::MoveCall: {
       const auto* call = instruction->instr_args_as_MoveCall();
       values_[call->move_to()] = values_[call->move_from()];
@@ -873,17 +912,33 @@ Error Method::execute_instruction() {
 Error Method::execute_kernel_call(size_t instruction_index) {
   const LoadedInstruction& loaded =
       chains_[step_state_chain_].instructions[instruction_index];
+  const auto* call = chains_[step_state_chain_]
+                         .s_chain->instructions()
+                         ->Get(instruction_index)
+                         ->instr_args_as_KernelCall();
   KernelRuntimeContext context(event_tracer_, temp_allocator_);
-  loaded.kernel(context, Span<EValue*>(loaded.args, loaded.num_args));
+  if (event_tracer_ == nullptr || !internal::event_tracer_enabled()) {
+    loaded.kernel(context, Span<EValue*>(loaded.args, loaded.num_args));
+  } else {
+    char event_name[kMaxOperatorNameLength];
+    internal::EventTracerProfileOpScope scope(
+        event_tracer_,
+        kernel_event_name(serialization_plan_->operators()->Get(
+                              call->op_index()),
+                          event_name,
+                          sizeof(event_name)));
+    loaded.kernel(context, Span<EValue*>(loaded.args, loaded.num_args));
+  }
   if (temp_allocator_ != nullptr) {
     temp_allocator_->reset();
   }
   const Error error = context.failure_state();
+  if (error == Error::Ok && event_tracer_ != nullptr && loaded.num_args > 0) {
+    // The out argument comes last.
+    internal::event_tracer_log_evalue(event_tracer_,
+                                      *loaded.args[loaded.num_args - 1]);
+  }
   if (error != Error::Ok) {
-    const auto* call = chains_[step_state_chain_]
-                           .s_chain->instructions()
-                           ->Get(instruction_index)
-                           ->instr_args_as_KernelCall();
     char name_buffer[kMaxOperatorNameLength];
     const char* name =
         operator_name(serialization_plan_->operators()->Get(call->op_index()),
@@ -913,6 +968,13 @@ Error Method::execute_delegate_call(size_t instruction_index) {
       delegate.Execute(context, Span<EValue*>(loaded.args, loaded.num_args));
   if (temp_allocator_ != nullptr) {
     temp_allocator_->reset();
+  }
+  if (error == Error::Ok && event_tracer_ != nullptr) {
+    // Inputs then outputs; ETRecord's instruction_id_to_num_outs_map says
+    // how many trailing values are the delegate's outputs.
+    for (size_t i = 0; i < loaded.num_args; ++i) {
+      internal::event_tracer_log_evalue(event_tracer_, *loaded.args[i]);
+    }
   }
   if (error != Error::Ok) {
     ET_LOG(Error,

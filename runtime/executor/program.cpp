@@ -4,6 +4,7 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <executorch/runtime/core/event_tracer_hooks.h>
 #include <executorch/runtime/platform/log.h>
 #include <executorch/schema/extended_header.h>
 #include <executorch/schema/program_generated.h>
@@ -310,6 +311,8 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
 Result<Method> Program::load_method(const char* method_name,
                                     MemoryManager* memory_manager,
                                     EventTracer* event_tracer) const {
+  internal::EventTracerProfileMethodScope scope(event_tracer,
+                                                "Program::load_method");
   const auto* plan = find_plan(internal_program_, method_name);
   ET_CHECK_OR_RETURN_ERROR(plan != nullptr,
                            InvalidArgument,

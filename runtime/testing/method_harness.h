@@ -34,14 +34,16 @@ class MethodHarness {
   ET_NODISCARD Error load(
       const ProgramSpec& spec,
       const char* name = "forward",
-      std::optional<std::vector<size_t>> planned_sizes = std::nullopt) {
+      std::optional<std::vector<size_t>> planned_sizes = std::nullopt,
+      EventTracer* event_tracer = nullptr) {
     ET_CHECK_OK_OR_RETURN_ERROR(load_program(spec));
-    return load_method(name, planned_sizes);
+    return load_method(name, planned_sizes, event_tracer);
   }
 
   ET_NODISCARD Error load_method(
       const char* name,
-      std::optional<std::vector<size_t>> planned_sizes = std::nullopt) {
+      std::optional<std::vector<size_t>> planned_sizes = std::nullopt,
+      EventTracer* event_tracer = nullptr) {
     method_.reset();
     Result<MethodMeta> meta = program_->method_meta(name);
     if (!meta.ok()) {
@@ -49,7 +51,8 @@ class MethodHarness {
     }
     memory_ = planned_sizes ? std::make_unique<ManagedMemory>(*planned_sizes)
                             : std::make_unique<ManagedMemory>(*meta);
-    Result<Method> method = program_->load_method(name, memory_->manager());
+    Result<Method> method =
+        program_->load_method(name, memory_->manager(), event_tracer);
     if (!method.ok()) {
       return method.error();
     }
