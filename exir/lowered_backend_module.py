@@ -9,7 +9,7 @@ In a graph, a delegated partition is
 which the emitter turns into a DelegateCall of the module's blob.
 """
 
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Any, Dict, List
 
 import torch
 from torch._C import DispatchKey
@@ -29,6 +29,9 @@ class LoweredBackendModule(torch.nn.Module):
         compile_specs: stored with the blob for the runtime backend.
         original_module: the Edge program the blob implements (used to run
             the delegate eagerly and to trace shapes).
+        meta: "debug_handle_map", when the backend's preprocess gave one:
+            the backend's own event ids to the debug handles of the nodes
+            each covers (for the ETRecord's delegate map).
     """
 
     def __init__(
@@ -43,6 +46,7 @@ class LoweredBackendModule(torch.nn.Module):
         self._backend_id = backend_id
         self._processed_bytes = processed_bytes
         self._compile_specs = list(compile_specs)
+        self.meta: Dict[str, Any] = {}
 
     @property
     def backend_id(self) -> str:

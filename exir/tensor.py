@@ -52,6 +52,14 @@ def scalar_type_code(dtype: torch.dtype) -> int:
     return _SCALAR_TYPE_CODES[dtype]
 
 
+def dtype_of_scalar_type_code(code: int) -> torch.dtype:
+    """The dtype of a schema ScalarType code."""
+    for dtype, known in _SCALAR_TYPE_CODES.items():
+        if known == code:
+            return dtype
+    raise ValueError(f"ScalarType code {code} names no dtype")
+
+
 def memory_format_code(memory_format: torch.memory_format) -> int:
     """c10's MemoryFormat code, which is how kernels receive one."""
     return _MEMORY_FORMAT_CODES[memory_format]

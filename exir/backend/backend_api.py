@@ -45,9 +45,12 @@ class PartitionError(ValueError):
 def _lower(ep: ExportedProgram, delegation: DelegationSpec) -> LoweredBackendModule:
     backend = find_backend(delegation.backend_id)
     result = backend.preprocess(ep, list(delegation.compile_specs))
-    return LoweredBackendModule(
+    lowered = LoweredBackendModule(
         ep, delegation.backend_id, result.processed_bytes, delegation.compile_specs
     )
+    if result.debug_handle_map is not None:
+        lowered.meta["debug_handle_map"] = dict(result.debug_handle_map)
+    return lowered
 
 
 class _Delegator:

@@ -221,6 +221,8 @@ class _MethodEmitter:
         # call.
         self.traces: List[Optional[str]] = []
         self.sources: List[InstructionSource] = []
+        # The graph node of each instruction, for the developer tools' maps.
+        self.instruction_nodes: List[torch.fx.Node] = []
         self.inputs: List[int] = []
         self.outputs: List[int] = []
         # Control flow: the instruction index of each label, and the jumps
@@ -373,6 +375,7 @@ class _MethodEmitter:
         instruction.instrArgs = args
         self.instructions.append(instruction)
         self.traces.append(node.meta.get("stack_trace"))
+        self.instruction_nodes.append(node)
 
     def _kernel_call(self, name: str, overload: str, args: List[int], node) -> None:
         call = KernelCallT()
@@ -638,10 +641,12 @@ def _container_metadata(in_spec, out_spec) -> ContainerMetadataT:
 
 @dataclasses.dataclass
 class EmittedMethod:
-    """An emitted method: its plan and the source of each kernel call."""
+    """An emitted method: its plan, the source of each kernel call and the
+    graph node of each instruction."""
 
     plan: ExecutionPlanT
     sources: List[InstructionSource]
+    instruction_nodes: List[torch.fx.Node]
 
 
 def emit_method(
@@ -672,7 +677,7 @@ def emit_method(
     )
     plan = emitter.emit()
     plan.containerMetaType = _container_metadata(in_spec, out_spec)
-    return EmittedMethod(plan, emitter.sources)
+    return EmittedMethod(plan, emitter.sources, emitter.instruction_nodes)
 
 
 def emit_constant_method(

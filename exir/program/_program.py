@@ -30,6 +30,10 @@ from executorch.exir.emit import (
     emit_method,
 )
 from executorch.exir.memory_planning import MemoryReport
+from executorch.exir.program import _debug_maps
+from executorch.exir.passes.debug_handle_generator_pass import (
+    DebugHandleGeneratorPass,
+)
 from executorch.exir.passes.aten_to_edge import aten_to_edge
 from executorch.exir.passes.decompose_nodes_pass import decompose_nodes
 from executorch.exir.passes.lower_control_flow_pass import (
@@ -312,6 +316,8 @@ class EdgeProgramManager:
         if clash:
             raise ValueError(f"methods defined twice: {sorted(clash)}")
         _check_programs(self._edge_programs, self.compile_config)
+        for ep in self._edge_programs.values():
+            DebugHandleGeneratorPass()(ep.graph_module)
 
     @property
     def methods(self) -> set:
@@ -414,6 +420,7 @@ class ExecutorchProgramManager:
         self._constant_data = ConstantData()
         delegate_data = DelegateData()
         self._sources: Dict[str, List[InstructionSource]] = {}
+        self._instruction_nodes: Dict[str, List[torch.fx.Node]] = {}
         plans = []
         for name in sorted(list(self._programs) + list(constant_methods)):
             if name in constant_methods:
@@ -434,6 +441,7 @@ class ExecutorchProgramManager:
                     config.emit_stacktrace,
                 )
                 plan, self._sources[name] = emitted.plan, emitted.sources
+                self._instruction_nodes[name] = emitted.instruction_nodes
             plans.append(plan)
         if config.kernel_library is not None:
             check_kernels(self._sources, config.kernel_library)
@@ -509,6 +517,31 @@ class ExecutorchProgramManager:
         """For each kernel call of the method, in order: its operator, graph
         node and the Python stack trace that produced it."""
         return list(self._sources.get(method_name, []))
+
+    @property
+    def debug_handle_map(self) -> Dict[str, Dict[int, _debug_maps.DebugHandles]]:
+        """Per method: instruction index -> debug handle(s) of the Edge
+        nodes it runs (see exir/program/_debug_maps.py)."""
+        return {
+            name: _debug_maps.debug_handle_map(nodes)
+            for name, nodes in self._instruction_nodes.items()
+        }
+
+    @property
+    def delegate_map(self) -> Dict[str, Dict[int, dict]]:
+        """Per method: delegate call index -> backend and its event map."""
+        return {
+            name: _debug_maps.delegate_map(nodes)
+            for name, nodes in self._instruction_nodes.items()
+        }
+
+    @property
+    def instruction_id_to_num_outs_map(self) -> Dict[str, Dict[int, int]]:
+        """Per method: delegate call index -> its number of outputs."""
+        return {
+            name: _debug_maps.num_outs_map(nodes)
+            for name, nodes in self._instruction_nodes.items()
+        }
 
     @property
     def buffer(self) -> bytes:
