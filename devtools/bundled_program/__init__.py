@@ -1,0 +1,1 @@
+"""BundledProgram: a program bundled with test cases (.bpte)."""

@@ -1,0 +1,12 @@
+"""The Inspector: runtime events (ETDump) joined with the compiler's record
+of the program (ETRecord)."""
+
+from executorch.devtools.inspector._inspector import (
+    Event,
+    EventBlock,
+    Inspector,
+    PerfData,
+    TimeScale,
+)
+
+__all__ = ["Event", "EventBlock", "Inspector", "PerfData", "TimeScale"]

@@ -1,0 +1,1 @@
+"""Saving and loading Edge dialect programs (serialize.py)."""
