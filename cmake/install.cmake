@@ -29,7 +29,8 @@ set(_executorch_installed_targets
     extension_tensor
     xnnpack_backend
     xnnpack_schema
-    etdump)
+    etdump
+    bundled_program)
 set(_executorch_export_targets)
 foreach(_target IN LISTS _executorch_installed_targets)
   if(TARGET ${_target})
