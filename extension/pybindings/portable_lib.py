@@ -129,6 +129,18 @@ class ExecuTorchMethod:
     def method_meta(self) -> MethodMeta:
         return self._method.method_meta()
 
+    def load_bundled_input(self, bundle: "BundledModule", testset_idx: int) -> None:
+        """Sets the inputs of test case `testset_idx` of a bundled
+        program."""
+        self._method.load_bundled_input(bundle._bundled, testset_idx)
+
+    def verify_bundled_outputs(
+        self, bundle: "BundledModule", testset_idx: int, rtol: float, atol: float
+    ) -> None:
+        """Checks the last execution's outputs against test case
+        `testset_idx`; raises, naming the worst element, on a mismatch."""
+        self._method.verify_bundled_outputs(bundle._bundled, testset_idx, rtol, atol)
+
     def step(self) -> bool:
         """Runs the next instruction (after `set_inputs`); False once the
         method has run to its end, and the next step starts over. For
@@ -171,6 +183,21 @@ class ExecuTorchProgram:
     def load_method(self, method_name: str) -> ExecuTorchMethod:
         return ExecuTorchMethod(self._program.load_method(method_name))
 
+    def has_etdump(self) -> bool:
+        """Whether the program was loaded with enable_etdump (or a debug
+        buffer)."""
+        return self._program.has_etdump()
+
+    def write_etdump_result_to_file(
+        self, path: str, debug_buffer_path: Optional[str] = None
+    ) -> None:
+        """Writes the ETDump of every load and run so far to `path`, and
+        the values logged into the debug buffer to `debug_buffer_path`
+        (read both with executorch.devtools.Inspector)."""
+        self._program.write_etdump_result_to_file(
+            str(path), None if debug_buffer_path is None else str(debug_buffer_path)
+        )
+
 
 class ExecuTorchModule:
     """A program whose methods load on first use and stay loaded."""
@@ -206,12 +233,79 @@ class ExecuTorchModule:
     def method_names(self) -> List[str]:
         return self._program.method_names()
 
+    def has_etdump(self) -> bool:
+        return self._program.has_etdump()
 
-def _check_unsupported(data_path: Optional[Any], enable_etdump: bool) -> None:
+    def write_etdump_result_to_file(
+        self, path: str, debug_buffer_path: Optional[str] = None
+    ) -> None:
+        """See ExecuTorchProgram.write_etdump_result_to_file."""
+        self._program.write_etdump_result_to_file(path, debug_buffer_path)
+
+    def load_bundled_input(
+        self, bundle: "BundledModule", method_name: str, testset_idx: int
+    ) -> None:
+        """Sets `method_name`'s inputs to test case `testset_idx` of
+        `bundle`; run it with `plan_execute`."""
+        self._method(method_name).load_bundled_input(bundle, testset_idx)
+
+    def plan_execute(self, method_name: str, clone_outputs: bool = True) -> List[Any]:
+        """Runs `method_name` on the inputs already set; returns its
+        outputs."""
+        method = self._method(method_name)
+        method.execute()
+        return method.get_outputs()
+
+    def verify_result_with_bundled_expected_output(
+        self,
+        bundle: "BundledModule",
+        method_name: str,
+        testset_idx: int,
+        rtol: float = 1e-5,
+        atol: float = 1e-8,
+    ) -> List[Any]:
+        """Checks the outputs of the last `plan_execute` of `method_name`
+        against test case `testset_idx`; raises RuntimeError naming the worst
+        element when they differ. Returns the outputs."""
+        method = self._method(method_name)
+        method.verify_bundled_outputs(bundle, testset_idx, rtol, atol)
+        return method.get_outputs()
+
+
+class BundledModule:
+    """A bundled program (.bpte): a program and test cases for its
+    methods."""
+
+    def __init__(self, bundled: "_C.BundledProgram") -> None:
+        self._bundled = bundled
+        self._module: Optional[ExecuTorchModule] = None
+
+    def _get_module(self) -> ExecuTorchModule:
+        if self._module is None:
+            self._module = _load_for_executorch_from_bundled_program(self)
+        return self._module
+
+    def verify_result_with_bundled_expected_output(
+        self,
+        method_name: str,
+        testset_idx: int,
+        rtol: float = 1e-5,
+        atol: float = 1e-8,
+    ) -> List[Any]:
+        """Runs test case `testset_idx` of `method_name` and checks its
+        outputs; raises RuntimeError naming the worst element when they
+        differ. Returns the outputs."""
+        module = self._get_module()
+        module.load_bundled_input(self, method_name, testset_idx)
+        module.plan_execute(method_name)
+        return module.verify_result_with_bundled_expected_output(
+            self, method_name, testset_idx, rtol, atol
+        )
+
+
+def _check_unsupported(data_path: Optional[Any]) -> None:
     if data_path is not None:
         raise NotImplementedError("external data files (.ptd) are not supported yet")
-    if enable_etdump:
-        raise NotImplementedError("ETDump profiling is not supported yet")
 
 
 def _load_program(
@@ -221,9 +315,17 @@ def _load_program(
     program_verification: Verification = Verification.Minimal,
     data_path: Optional[str] = None,
 ) -> ExecuTorchProgram:
-    """Loads the .pte file at `path` (memory-mapped)."""
-    _check_unsupported(data_path, enable_etdump)
-    return ExecuTorchProgram(_C._load_program(str(path), program_verification))
+    """Loads the .pte file at `path` (memory-mapped). With `enable_etdump`
+    every method load and run is profiled (write_etdump_result_to_file);
+    `debug_buffer_size` > 0 also logs every instruction's result into a
+    buffer of that many bytes (values that do not fit are skipped with a
+    warning)."""
+    _check_unsupported(data_path)
+    return ExecuTorchProgram(
+        _C._load_program(
+            str(path), program_verification, enable_etdump, debug_buffer_size
+        )
+    )
 
 
 def _load_program_from_buffer(
@@ -233,9 +335,14 @@ def _load_program_from_buffer(
     program_verification: Verification = Verification.Minimal,
     data_path: Optional[str] = None,
 ) -> ExecuTorchProgram:
-    """Loads a program from the bytes of a .pte file (copied)."""
-    _check_unsupported(data_path, enable_etdump)
-    return ExecuTorchProgram(_C._load_program_from_buffer(buffer, program_verification))
+    """Loads a program from the bytes of a .pte file (copied); see
+    _load_program for the other arguments."""
+    _check_unsupported(data_path)
+    return ExecuTorchProgram(
+        _C._load_program_from_buffer(
+            buffer, program_verification, enable_etdump, debug_buffer_size
+        )
+    )
 
 
 def _load_for_executorch(
@@ -272,5 +379,33 @@ def _load_for_executorch_from_buffer(
             debug_buffer_size,
             program_verification,
             data_map_buffer,
+        )
+    )
+
+
+def _load_bundled_program_from_buffer(
+    buffer: bytes, non_const_pool_size: int = 0
+) -> BundledModule:
+    """Loads a bundled program (the bytes of a .bpte, copied and checked)."""
+    return BundledModule(_C._load_bundled_program_from_buffer(buffer))
+
+
+def _load_for_executorch_from_bundled_program(
+    module: BundledModule,
+    data_map_buffer: Optional[bytes] = None,
+    enable_etdump: bool = False,
+    debug_buffer_size: int = 0,
+) -> ExecuTorchModule:
+    """Loads the program inside a bundled program as a module; see
+    _load_program for the other arguments."""
+    _check_unsupported(data_map_buffer)
+    return ExecuTorchModule(
+        ExecuTorchProgram(
+            _C._load_program_from_bundled_program(
+                module._bundled,
+                Verification.Minimal,
+                enable_etdump,
+                debug_buffer_size,
+            )
         )
     )

@@ -30,6 +30,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <executorch/devtools/bundled_program/bundled_program.h>
+#include <executorch/devtools/etdump/etdump_gen.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
@@ -53,6 +55,8 @@ namespace py = pybind11;
 using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 using ::executorch::aten::TensorImpl;
+using ::executorch::etdump::ETDumpGen;
+using ::executorch::etdump::ETDumpResult;
 using ::executorch::extension::BufferDataLoader;
 using ::executorch::extension::MallocMemoryAllocator;
 using ::executorch::extension::MmapDataLoader;
@@ -261,6 +265,56 @@ struct TypedArray {
 
 // A loaded program and the bytes it reads from. Shared by its methods and
 // metadata objects, which point into it.
+// Profiling of a program's methods into an ETDump (enable_etdump), with
+// the values of every instruction when a debug buffer is given.
+struct Tracing {
+  ETDumpGen etdump;
+  std::vector<uint8_t> debug_buffer;
+  // The methods of a program share the tracer: one runs at a time.
+  std::mutex mutex;
+
+  explicit Tracing(size_t debug_buffer_size) : debug_buffer(debug_buffer_size) {
+    if (debug_buffer_size > 0) {
+      (void)etdump.set_debug_buffer(
+          Span<uint8_t>(debug_buffer.data(), debug_buffer.size()));
+      etdump.set_event_tracer_debug_level(
+          ::executorch::runtime::EventTracerDebugLogLevel::kIntermediateOutputs);
+    }
+  }
+
+  void write(const std::string& path,
+             const std::optional<std::string>& debug_buffer_path) {
+    std::lock_guard<std::mutex> held(mutex);
+    ETDumpResult result = etdump.get_etdump_data();
+    std::unique_ptr<void, decltype(&std::free)> owned(result.buf, &std::free);
+    if (result.buf == nullptr) {
+      throw std::runtime_error("Writing the ETDump: out of memory");
+    }
+    write_file(path, result.buf, result.size);
+    if (debug_buffer_path) {
+      write_file(
+          *debug_buffer_path, debug_buffer.data(), etdump.debug_buffer_used());
+    }
+  }
+
+  static void write_file(const std::string& path,
+                         const void* data,
+                         size_t size) {
+    std::unique_ptr<FILE, decltype(&std::fclose)> file(
+        std::fopen(path.c_str(), "wb"), &std::fclose);
+    if (!file || std::fwrite(data, 1, size, file.get()) != size) {
+      throw std::runtime_error("Cannot write " + quoted(path));
+    }
+  }
+};
+
+// How a program was asked to be profiled (the load functions' enable_etdump
+// and debug_buffer_size).
+struct TracingOptions {
+  bool enable_etdump = false;
+  size_t debug_buffer_size = 0;
+};
+
 struct ProgramState {
   // The program's bytes when loaded from a Python buffer (copied, so that
   // the caller may drop or change theirs).
@@ -269,6 +323,8 @@ struct ProgramState {
   std::optional<Program> program;
   // Where the program came from, for messages.
   std::string origin;
+  // Null unless profiling was asked for.
+  std::unique_ptr<Tracing> tracing;
 };
 
 // Alignment of the copy of a program loaded from a buffer: at least what
@@ -277,17 +333,23 @@ struct ProgramState {
 constexpr size_t kProgramBufferAlignment = 64;
 
 std::shared_ptr<ProgramState> load_program(std::shared_ptr<ProgramState> state,
-                                           Program::Verification verification) {
+                                           Program::Verification verification,
+                                           const TracingOptions& tracing) {
   ErrorLogCapture logs;
   state->program.emplace(
       unwrap(Program::load(state->loader.get(), verification),
              "Loading program from " + state->origin,
              logs));
+  if (tracing.enable_etdump || tracing.debug_buffer_size > 0) {
+    state->tracing = std::make_unique<Tracing>(tracing.debug_buffer_size);
+  }
   return state;
 }
 
 std::shared_ptr<ProgramState> load_program_from_file(
-    const std::string& path, Program::Verification verification) {
+    const std::string& path,
+    Program::Verification verification,
+    const TracingOptions& tracing) {
   auto state = std::make_shared<ProgramState>();
   state->origin = quoted(path);
   {
@@ -299,35 +361,96 @@ std::shared_ptr<ProgramState> load_program_from_file(
         "Opening program file " + quoted(path),
         logs));
   }
-  return load_program(std::move(state), verification);
+  return load_program(std::move(state), verification, tracing);
 }
 
-std::shared_ptr<ProgramState> load_program_from_buffer(
-    const py::buffer& buffer, Program::Verification verification) {
-  const py::buffer_info info = buffer.request();
-  // The copy below reads the bytes as one block.
-  py::ssize_t stride = info.itemsize;
-  for (py::ssize_t d = info.ndim - 1; d >= 0; --d) {
-    if (info.shape[d] > 1 && info.strides[d] != stride) {
-      throw std::invalid_argument(
-          "Loading a program: the buffer must be contiguous");
-    }
-    stride *= info.shape[d];
-  }
-  const size_t size = static_cast<size_t>(info.size * info.itemsize);
-  auto state = std::make_shared<ProgramState>();
-  state->origin = "a buffer of " + std::to_string(size) + " bytes";
+// A copy of `size` bytes at `data`, aligned for a program.
+std::unique_ptr<uint8_t, decltype(&std::free)> aligned_copy(const void* data,
+                                                            size_t size) {
   // aligned_alloc wants a multiple of the alignment (and non-zero).
   const size_t padded =
       (size / kProgramBufferAlignment + 1) * kProgramBufferAlignment;
-  state->bytes.reset(static_cast<uint8_t*>(
-      std::aligned_alloc(kProgramBufferAlignment, padded)));
-  if (!state->bytes) {
+  std::unique_ptr<uint8_t, decltype(&std::free)> copy(
+      static_cast<uint8_t*>(std::aligned_alloc(kProgramBufferAlignment, padded)),
+      &std::free);
+  if (!copy) {
     throw std::bad_alloc();
   }
-  std::memcpy(state->bytes.get(), info.ptr, size);
+  std::memcpy(copy.get(), data, size);
+  return copy;
+}
+
+// The bytes of a contiguous Python buffer.
+std::pair<const void*, size_t> contiguous_bytes(const py::buffer_info& info,
+                                                const char* what) {
+  py::ssize_t stride = info.itemsize;
+  for (py::ssize_t d = info.ndim - 1; d >= 0; --d) {
+    if (info.shape[d] > 1 && info.strides[d] != stride) {
+      throw std::invalid_argument(std::string(what) +
+                                  ": the buffer must be contiguous");
+    }
+    stride *= info.shape[d];
+  }
+  return {info.ptr, static_cast<size_t>(info.size * info.itemsize)};
+}
+
+std::shared_ptr<ProgramState> load_program_from_bytes(
+    const void* data,
+    size_t size,
+    const std::string& origin,
+    Program::Verification verification,
+    const TracingOptions& tracing) {
+  auto state = std::make_shared<ProgramState>();
+  state->origin = origin;
+  state->bytes = aligned_copy(data, size);
   state->loader = std::make_unique<BufferDataLoader>(state->bytes.get(), size);
-  return load_program(std::move(state), verification);
+  return load_program(std::move(state), verification, tracing);
+}
+
+std::shared_ptr<ProgramState> load_program_from_buffer(
+    const py::buffer& buffer,
+    Program::Verification verification,
+    const TracingOptions& tracing) {
+  const py::buffer_info info = buffer.request();
+  const auto bytes = contiguous_bytes(info, "Loading a program");
+  return load_program_from_bytes(
+      bytes.first,
+      bytes.second,
+      "a buffer of " + std::to_string(bytes.second) + " bytes",
+      verification,
+      tracing);
+}
+
+// A bundled program (.bpte): its bytes, checked, kept for its test cases.
+struct PyBundledProgram {
+  std::shared_ptr<uint8_t> bytes;
+  size_t size = 0;
+  const void* program = nullptr;
+  size_t program_size = 0;
+};
+
+PyBundledProgram load_bundled_program(const py::buffer& buffer) {
+  const py::buffer_info info = buffer.request();
+  const auto bytes = contiguous_bytes(info, "Loading a bundled program");
+  PyBundledProgram bundled;
+  bundled.bytes = std::shared_ptr<uint8_t>(
+      aligned_copy(bytes.first, bytes.second).release(), &std::free);
+  bundled.size = bytes.second;
+  ErrorLogCapture logs;
+  if (!::executorch::bundled_program::is_bundled_program(bundled.bytes.get(),
+                                                         bundled.size)) {
+    throw std::invalid_argument(
+        "Loading a bundled program: not a bundled program (no BP08 "
+        "identifier)");
+  }
+  check_ok(::executorch::bundled_program::get_program_data(
+               bundled.bytes.get(),
+               bundled.size,
+               &bundled.program,
+               &bundled.program_size),
+           "Loading a bundled program",
+           logs);
+  return bundled;
 }
 
 // A contiguous input tensor built from a Python array, with the metadata
@@ -385,11 +508,16 @@ class MethodState {
         Span<Span<uint8_t>>(spans_.data(), spans_.size()));
     memory_ = std::make_unique<MemoryManager>(
         &method_allocator_, planned_memory_.get(), &temp_allocator_);
-    method_.emplace(
-        unwrap(program_->program->load_method(name.c_str(), memory_.get()),
-               "Loading method " + quoted(name) + " of program from " +
-                   program_->origin,
-               logs));
+    ::executorch::runtime::EventTracer* tracer =
+        program_->tracing ? &program_->tracing->etdump : nullptr;
+    {
+      const auto traced = lock_tracer();
+      method_.emplace(unwrap(
+          program_->program->load_method(name.c_str(), memory_.get(), tracer),
+          "Loading method " + quoted(name) + " of program from " +
+              program_->origin,
+          logs));
+    }
     check_ok(::executorch::extension::allocate_unplanned_outputs(
                  *method_, output_buffers_),
              "Method " + quoted(name) + ": allocating unplanned outputs",
@@ -436,6 +564,7 @@ class MethodState {
   // values instructions wrote, before later ones reuse their memory.
   bool step() {
     const auto held = lock();
+    const auto traced = lock_tracer();
     ErrorLogCapture logs;
     Error status;
     {
@@ -467,6 +596,36 @@ class MethodState {
     return method_->values_size();
   }
 
+  // Sets the inputs of test case `index` of a bundled program.
+  void load_bundled_input(const PyBundledProgram& bundled, size_t index) {
+    const auto held = lock();
+    ErrorLogCapture logs;
+    check_ok(::executorch::bundled_program::load_bundled_input(
+                 *method_, bundled.bytes.get(), index),
+             "Method " + quoted(name_) + ": loading bundled test case " +
+                 std::to_string(index),
+             logs);
+    if (program_->tracing) {
+      program_->tracing->etdump.set_bundled_input_index(static_cast<int>(index));
+    }
+  }
+
+  // Checks the last execution's outputs against test case `index`.
+  void verify_bundled_outputs(const PyBundledProgram& bundled,
+                              size_t index,
+                              double rtol,
+                              double atol) {
+    const auto held = lock();
+    ErrorLogCapture logs;
+    // The logged line names the worst element.
+    const Error status = ::executorch::bundled_program::verify_method_outputs(
+        *method_, bundled.bytes.get(), index, rtol, atol);
+    check_ok(status,
+             "Method " + quoted(name_) + ": bundled test case " +
+                 std::to_string(index),
+             logs);
+  }
+
   // A copy of value `index` of the method's value table.
   py::object get_value(size_t index) const {
     const auto held = lock();
@@ -487,6 +646,15 @@ class MethodState {
     return std::unique_lock<std::mutex>(mutex_);
   }
 
+  // The program's tracer, when it has one, likewise.
+  std::unique_lock<std::mutex> lock_tracer() const {
+    if (!program_->tracing) {
+      return std::unique_lock<std::mutex>();
+    }
+    py::gil_scoped_release release;
+    return std::unique_lock<std::mutex>(program_->tracing->mutex);
+  }
+
   void set_inputs_locked(const py::sequence& inputs) {
     const size_t expected = method_->inputs_size();
     if (inputs.size() != expected) {
@@ -503,6 +671,7 @@ class MethodState {
   }
 
   void execute_locked() {
+    const auto traced = lock_tracer();
     ErrorLogCapture logs;
     Error status;
     {
@@ -755,6 +924,22 @@ struct PyProgram {
     }
     return names;
   }
+
+  bool has_etdump() const {
+    return state->tracing != nullptr;
+  }
+
+  // Writes the ETDump of everything run so far (and the logged values, to
+  // debug_buffer_path).
+  void write_etdump_result_to_file(
+      const std::string& path,
+      const std::optional<std::string>& debug_buffer_path) const {
+    if (!state->tracing) {
+      throw std::runtime_error(
+          "No ETDump: load the program with enable_etdump=True");
+    }
+    state->tracing->write(path, debug_buffer_path);
+  }
 };
 
 std::string tensor_info_repr(const TensorInfo& info) {
@@ -960,12 +1145,27 @@ PYBIND11_MODULE(_portable_lib, m) {
       .def("step", &MethodState::step)
       .def("reset_execution", &MethodState::reset_execution)
       .def("num_values", &MethodState::num_values)
+      .def("load_bundled_input",
+           &MethodState::load_bundled_input,
+           py::arg("bundled_program"),
+           py::arg("testset_idx"))
+      .def("verify_bundled_outputs",
+           &MethodState::verify_bundled_outputs,
+           py::arg("bundled_program"),
+           py::arg("testset_idx"),
+           py::arg("rtol"),
+           py::arg("atol"))
       .def("get_value", &MethodState::get_value, py::arg("index"));
 
   py::class_<PyProgram>(m, "Program")
       .def("num_methods", &PyProgram::num_methods)
       .def("get_method_name", &PyProgram::get_method_name, py::arg("index"))
       .def("method_names", &PyProgram::method_names)
+      .def("has_etdump", &PyProgram::has_etdump)
+      .def("write_etdump_result_to_file",
+           &PyProgram::write_etdump_result_to_file,
+           py::arg("path"),
+           py::arg("debug_buffer_path") = py::none())
       .def(
           "method_meta",
           [](const PyProgram& self, const std::string& name) {
@@ -979,22 +1179,58 @@ PYBIND11_MODULE(_portable_lib, m) {
           },
           py::arg("method_name"));
 
+  py::class_<PyBundledProgram>(m, "BundledProgram");
+
   m.def(
       "_load_program",
-      [](const std::string& path, Program::Verification verification) {
-        return PyProgram{load_program_from_file(path, verification)};
+      [](const std::string& path,
+         Program::Verification verification,
+         bool enable_etdump,
+         size_t debug_buffer_size) {
+        return PyProgram{load_program_from_file(
+            path, verification, {enable_etdump, debug_buffer_size})};
       },
       py::arg("path"),
       py::arg("program_verification") = Program::Verification::Minimal,
+      py::arg("enable_etdump") = false,
+      py::arg("debug_buffer_size") = 0,
       "Loads a .pte file (memory-mapped).");
   m.def(
       "_load_program_from_buffer",
-      [](const py::buffer& buffer, Program::Verification verification) {
-        return PyProgram{load_program_from_buffer(buffer, verification)};
+      [](const py::buffer& buffer,
+         Program::Verification verification,
+         bool enable_etdump,
+         size_t debug_buffer_size) {
+        return PyProgram{load_program_from_buffer(
+            buffer, verification, {enable_etdump, debug_buffer_size})};
       },
       py::arg("buffer"),
       py::arg("program_verification") = Program::Verification::Minimal,
+      py::arg("enable_etdump") = false,
+      py::arg("debug_buffer_size") = 0,
       "Loads a program from bytes (copied).");
+  m.def("_load_bundled_program_from_buffer",
+        &load_bundled_program,
+        py::arg("buffer"),
+        "Loads a bundled program (.bpte bytes, copied and checked).");
+  m.def(
+      "_load_program_from_bundled_program",
+      [](const PyBundledProgram& bundled,
+         Program::Verification verification,
+         bool enable_etdump,
+         size_t debug_buffer_size) {
+        return PyProgram{load_program_from_bytes(
+            bundled.program,
+            bundled.program_size,
+            "a bundled program",
+            verification,
+            {enable_etdump, debug_buffer_size})};
+      },
+      py::arg("bundled_program"),
+      py::arg("program_verification") = Program::Verification::Minimal,
+      py::arg("enable_etdump") = false,
+      py::arg("debug_buffer_size") = 0,
+      "Loads the program inside a bundled program.");
   m.def(
       "_get_operator_names",
       []() {
