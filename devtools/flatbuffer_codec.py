@@ -500,7 +500,7 @@ class _Encoder:
             self.builder.StartVector(size, len(items), max(size, align))
             self.builder.head -= len(data)
             self.builder.Bytes[self.builder.head : self.builder.head + len(data)] = data
-            return self.builder.EndVector(len(items))
+            return self.builder.EndVector()
         if element.kind == "string":
             offsets = [self.builder.CreateString(i) for i in items]
         else:
@@ -511,7 +511,7 @@ class _Encoder:
         self.builder.StartVector(4, len(offsets), max(4, align))
         for offset in reversed(offsets):
             self.builder.PrependUOffsetTRelative(offset)
-        return self.builder.EndVector(len(offsets))
+        return self.builder.EndVector()
 
 
 def _plain(value: Any, schema: Schema, field_type: FieldType):

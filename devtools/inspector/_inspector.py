@@ -381,18 +381,18 @@ class Inspector:
 
     def print_data_tabular(
         self,
-        file: IO[str] = sys.stdout,
+        file: Optional[IO[str]] = None,
         include_units: bool = True,
         include_delegate_debug_data: bool = False,
     ) -> None:
-        """Prints the events as a table (OPERATOR_CALL rows, which repeat
+        """Prints the events (to `file`, by default standard output) as a table (OPERATOR_CALL rows, which repeat
         each operator with the executor's overhead, are left out)."""
         from tabulate import tabulate
 
         frame = self._printable(include_units, include_delegate_debug_data)
         print(
             tabulate(frame, headers="keys", tablefmt="fancy_grid", showindex=True),
-            file=file,
+            file=file or sys.stdout,
         )
 
     def save_data_to_tsv(
@@ -426,8 +426,9 @@ class Inspector:
 
     def find_total_for_module(self, module_name: str) -> float:
         """The summed average time (target time scale) of the operators run
-        for module `module_name`: its path in the model (e.g.
-        "features.3.conv") or its key in the nodes' nn_module_stack."""
+        for module `module_name` and its submodules: its path in the model
+        (e.g. "features.3.conv"; "" for the whole model) or its key in the
+        nodes' nn_module_stack (e.g. "L__self__features.3.conv")."""
         total = 0.0
         for event in self.operator_events():
             if event.perf_data is None:
@@ -543,7 +544,7 @@ def _in_module(hierarchy: Optional[Dict[str, Any]], module_name: str) -> bool:
     for key, value in (hierarchy or {}).items():
         path = value[0] if isinstance(value, (tuple, list)) else str(value)
         if (
-            module_name in key
+            key == module_name
             or path == module_name
             or path.startswith(module_name + ".")
         ):
