@@ -212,7 +212,13 @@ class Schema:
                 found = re.search(r"force_align\s*:\s*(\d+)", attributes)
                 align = int(found.group(1)) if found else 0
             fields.append(
-                Field(field_name, field_type, slot, self._default(field_type, default), align)
+                Field(
+                    field_name,
+                    field_type,
+                    slot,
+                    self._default(field_type, default),
+                    align,
+                )
             )
             slot += 1
         self.tables[name] = Table(name, fields, slot)
@@ -223,7 +229,9 @@ class Schema:
                 return False if field_type.name == "bool" else 0
             if field_type.name == "bool":
                 return text == "true"
-            return float(text) if field_type.name in ("float", "double") else int(text, 0)
+            return (
+                float(text) if field_type.name in ("float", "double") else int(text, 0)
+            )
         if field_type.kind == "enum":
             if text is None:
                 return 0
@@ -341,7 +349,9 @@ class _Decoder:
                 vtable, vtable_size, object_size, pos, field.slot, field_path
             )
             if field.type.kind == "union":
-                self.union(result, field, vtable, vtable_size, object_size, pos, field_path)
+                self.union(
+                    result, field, vtable, vtable_size, object_size, pos, field_path
+                )
                 continue
             if located is None:
                 result[field.name] = field.default
@@ -365,7 +375,9 @@ class _Decoder:
         type_pos = self.field_position(
             vtable, vtable_size, object_size, pos, field.slot - 1, path
         )
-        type_index = 0 if type_pos is None else self.read("<B", type_pos, path, "union type")
+        type_index = (
+            0 if type_pos is None else self.read("<B", type_pos, path, "union type")
+        )
         value_pos = self.field_position(
             vtable, vtable_size, object_size, pos, field.slot, path
         )
@@ -451,23 +463,37 @@ class _Encoder:
             if value is None or field.type.kind in ("scalar", "enum"):
                 continue
             if field.type.kind == "union":
-                member = getattr(obj, field.name + "_type", None) or type(value).__name__
+                member = (
+                    getattr(obj, field.name + "_type", None) or type(value).__name__
+                )
                 members = self.schema.unions[field.type.name]
                 if member not in members:
-                    raise FlatBufferError(field_path, f"{member} is not one of {members}")
+                    raise FlatBufferError(
+                        field_path, f"{member} is not one of {members}"
+                    )
                 union_types[field.name] = members.index(member) + 1
-                children[field.name] = self.table(self.schema.tables[member], value, field_path)
+                children[field.name] = self.table(
+                    self.schema.tables[member], value, field_path
+                )
             else:
                 children[field.name] = self.reference(field, value, field_path)
         self.builder.StartObject(table.num_slots)
         for field in table.fields:
             if field.name in children:
                 if field.type.kind == "union":
-                    self.builder.PrependUint8Slot(field.slot - 1, union_types[field.name], 0)
-                self.builder.PrependUOffsetTRelativeSlot(field.slot, children[field.name], 0)
+                    self.builder.PrependUint8Slot(
+                        field.slot - 1, union_types[field.name], 0
+                    )
+                self.builder.PrependUOffsetTRelativeSlot(
+                    field.slot, children[field.name], 0
+                )
             elif field.type.kind in ("scalar", "enum"):
                 value = getattr(obj, field.name, None)
-                value = field.default if value is None else _plain(value, self.schema, field.type)
+                value = (
+                    field.default
+                    if value is None
+                    else _plain(value, self.schema, field.type)
+                )
                 name = (
                     field.type.name
                     if field.type.kind == "scalar"
@@ -491,7 +517,8 @@ class _Encoder:
             fmt = self.schema._format(element)
             data = (
                 bytes(items)
-                if fmt in ("<B", "<b") and isinstance(items, (bytes, bytearray, memoryview))
+                if fmt in ("<B", "<b")
+                and isinstance(items, (bytes, bytearray, memoryview))
                 else struct.pack(
                     f"<{len(items)}{fmt[1]}",
                     *(_plain(i, self.schema, element) for i in items),

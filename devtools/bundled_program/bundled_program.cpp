@@ -29,12 +29,14 @@ namespace {
 // Largest rank of a bundled tensor.
 constexpr size_t kMaxDim = 16;
 
-const fb::BundledMethodTestCase* find_test_case(
+// Test case `testset_idx` of the suite of `method_name`.
+Result<const fb::BundledMethodTestCase*> find_test_case(
     SerializedBundledProgram* bundled_program_ptr,
     const char* method_name,
-    size_t testset_idx,
-    Error* error) {
-  *error = Error::Ok;
+    size_t testset_idx) {
+  ET_CHECK_OR_RETURN_ERROR(bundled_program_ptr != nullptr,
+                           InvalidArgument,
+                           "Bundled program: null pointer");
   const auto* program = fb::GetBundledProgram(bundled_program_ptr);
   const auto* suites = program->method_test_suites();
   for (size_t i = 0; suites != nullptr && i < suites->size(); ++i) {
@@ -45,23 +47,17 @@ const fb::BundledMethodTestCase* find_test_case(
     }
     const size_t count =
         suite->test_cases() == nullptr ? 0 : suite->test_cases()->size();
-    if (testset_idx >= count) {
-      ET_LOG(Error,
-             "Bundled program: method '%s' has %zu test cases; test case %zu "
-             "does not exist",
-             method_name,
-             count,
-             testset_idx);
-      *error = Error::InvalidArgument;
-      return nullptr;
-    }
+    ET_CHECK_OR_RETURN_ERROR(testset_idx < count,
+                             InvalidArgument,
+                             "Bundled program: method '%s' has %zu test "
+                             "cases; test case %zu does not exist",
+                             method_name,
+                             count,
+                             testset_idx);
     return suite->test_cases()->Get(testset_idx);
   }
-  ET_LOG(Error,
-         "Bundled program: no test suite for method '%s'",
-         method_name);
-  *error = Error::NotFound;
-  return nullptr;
+  ET_LOG(Error, "Bundled program: no test suite for method '%s'", method_name);
+  return Error::NotFound;
 }
 
 // A tensor over a bundled tensor's data; sizes, dim order and strides live
@@ -81,20 +77,22 @@ Error make_tensor(const fb::Tensor* bundled,
                   size_t index,
                   BundledTensor* out) {
   const size_t dim = bundled->sizes() == nullptr ? 0 : bundled->sizes()->size();
-  ET_CHECK_OR_RETURN_ERROR(dim <= kMaxDim,
-                           InvalidProgram,
-                           "Bundled program: method '%s' test case %zu %s %zu: rank %zu above %zu",
-                           method,
-                           test_case,
-                           what,
-                           index,
-                           dim,
-                           kMaxDim);
+  ET_CHECK_OR_RETURN_ERROR(
+      dim <= kMaxDim,
+      InvalidProgram,
+      "Bundled program: method '%s' test case %zu %s %zu: rank %zu above %zu",
+      method,
+      test_case,
+      what,
+      index,
+      dim,
+      kMaxDim);
   const size_t order_size =
       bundled->dim_order() == nullptr ? 0 : bundled->dim_order()->size();
   ET_CHECK_OR_RETURN_ERROR(order_size == 0 || order_size == dim,
                            InvalidProgram,
-                           "Bundled program: method '%s' test case %zu %s %zu: dim_order has %zu entries "
+                           "Bundled program: method '%s' test case %zu %s %zu: "
+                           "dim_order has %zu entries "
                            "for rank %zu",
                            method,
                            test_case,
@@ -108,7 +106,8 @@ Error make_tensor(const fb::Tensor* bundled,
     const int32_t size = bundled->sizes()->Get(d);
     ET_CHECK_OR_RETURN_ERROR(size >= 0,
                              InvalidProgram,
-                             "Bundled program: method '%s' test case %zu %s %zu: negative size %d at dim "
+                             "Bundled program: method '%s' test case %zu %s "
+                             "%zu: negative size %d at dim "
                              "%zu",
                              method,
                              test_case,
@@ -119,15 +118,16 @@ Error make_tensor(const fb::Tensor* bundled,
     out->sizes[d] = size;
     numel *= static_cast<size_t>(size);
     const uint8_t order = order_size == 0 ? d : bundled->dim_order()->Get(d);
-    ET_CHECK_OR_RETURN_ERROR(order < dim && !seen[order],
-                             InvalidProgram,
-                             "Bundled program: method '%s' test case %zu %s %zu: dim_order is not a "
-                             "permutation of 0..%zu",
-                             method,
-                             test_case,
-                             what,
-                             index,
-                             dim - 1);
+    ET_CHECK_OR_RETURN_ERROR(
+        order < dim && !seen[order],
+        InvalidProgram,
+        "Bundled program: method '%s' test case %zu %s %zu: dim_order is not a "
+        "permutation of 0..%zu",
+        method,
+        test_case,
+        what,
+        index,
+        dim - 1);
     seen[order] = true;
     out->dim_order[d] = order;
   }
@@ -143,18 +143,21 @@ Error make_tensor(const fb::Tensor* bundled,
       ::executorch::runtime::internal::is_valid_scalar_type(
           static_cast<int8_t>(bundled->scalar_type())),
       InvalidProgram,
-      "Bundled program: method '%s' test case %zu %s %zu: unknown scalar type %d",
+      "Bundled program: method '%s' test case %zu %s %zu: unknown scalar type "
+      "%d",
       method,
       test_case,
       what,
       index,
       static_cast<int>(bundled->scalar_type()));
-  const size_t nbytes = numel * ::executorch::runtime::etensor::elementSize(type);
+  const size_t nbytes =
+      numel * ::executorch::runtime::etensor::elementSize(type);
   const size_t data_size =
       bundled->data() == nullptr ? 0 : bundled->data()->size();
   ET_CHECK_OR_RETURN_ERROR(data_size == nbytes,
                            InvalidProgram,
-                           "Bundled program: method '%s' test case %zu %s %zu: %zu bytes of data for a "
+                           "Bundled program: method '%s' test case %zu %s %zu: "
+                           "%zu bytes of data for a "
                            "tensor of %zu bytes",
                            method,
                            test_case,
@@ -166,8 +169,7 @@ Error make_tensor(const fb::Tensor* bundled,
       type,
       static_cast<ssize_t>(dim),
       out->sizes,
-      data_size == 0 ? nullptr
-                     : const_cast<uint8_t*>(bundled->data()->data()),
+      data_size == 0 ? nullptr : const_cast<uint8_t*>(bundled->data()->data()),
       out->dim_order,
       out->strides);
   return Error::Ok;
@@ -177,10 +179,9 @@ Error make_tensor(const fb::Tensor* bundled,
 bool element(const Tensor& tensor, size_t i, double* out) {
   const void* data = tensor.const_data_ptr();
   switch (tensor.scalar_type()) {
-#define ET_BUNDLED_CASE(type, name)                      \
-  case ScalarType::name:                                 \
-    *out = static_cast<double>(                          \
-        static_cast<const type*>(data)[i]);              \
+#define ET_BUNDLED_CASE(type, name)                                \
+  case ScalarType::name:                                           \
+    *out = static_cast<double>(static_cast<const type*>(data)[i]); \
     return true;
     ET_BUNDLED_CASE(uint8_t, Byte)
     ET_BUNDLED_CASE(int8_t, Char)
@@ -219,17 +220,17 @@ size_t strided_offset(const Tensor& tensor, size_t i) {
 
 bool is_bundled_program(void* file_data, size_t file_data_len) {
   return file_data != nullptr && file_data_len >= 8 &&
-      fb::BundledProgramBufferHasIdentifier(file_data);
+         fb::BundledProgramBufferHasIdentifier(file_data);
 }
 
 Error get_program_data(void* file_data,
                        size_t file_data_len,
                        const void** out_program_data,
                        size_t* out_program_data_len) {
-  ET_CHECK_OR_RETURN_ERROR(out_program_data != nullptr &&
-                               out_program_data_len != nullptr,
-                           InvalidArgument,
-                           "get_program_data: null output");
+  ET_CHECK_OR_RETURN_ERROR(
+      out_program_data != nullptr && out_program_data_len != nullptr,
+      InvalidArgument,
+      "get_program_data: null output");
   if (!is_bundled_program(file_data, file_data_len)) {
     *out_program_data = file_data;
     *out_program_data_len = file_data_len;
@@ -273,16 +274,9 @@ Result<size_t> num_test_cases(SerializedBundledProgram* bundled_program_ptr,
 Error load_bundled_input(Method& method,
                          SerializedBundledProgram* bundled_program_ptr,
                          size_t testset_idx) {
-  ET_CHECK_OR_RETURN_ERROR(bundled_program_ptr != nullptr,
-                           InvalidArgument,
-                           "load_bundled_input: null bundled program");
   const char* name = method.method_meta().name();
-  Error error;
-  const auto* test_case =
-      find_test_case(bundled_program_ptr, name, testset_idx, &error);
-  if (test_case == nullptr) {
-    return error;
-  }
+  ET_UNWRAP(const auto* test_case,
+            find_test_case(bundled_program_ptr, name, testset_idx));
   const size_t count =
       test_case->inputs() == nullptr ? 0 : test_case->inputs()->size();
   ET_CHECK_OR_RETURN_ERROR(count == method.inputs_size(),
@@ -299,9 +293,8 @@ Error load_bundled_input(Method& method,
     switch (value->val_type()) {
       case fb::ValueUnion::Tensor: {
         BundledTensor tensor;
-        ET_CHECK_OK_OR_RETURN_ERROR(
-            make_tensor(value->val_as_Tensor(), name, testset_idx, "input", i,
-                        &tensor));
+        ET_CHECK_OK_OR_RETURN_ERROR(make_tensor(
+            value->val_as_Tensor(), name, testset_idx, "input", i, &tensor));
         set = method.set_input(EValue(Tensor(&tensor.impl)), i);
         break;
       }
@@ -342,19 +335,12 @@ Error verify_method_outputs(Method& method,
                             double rtol,
                             double atol,
                             OutputMismatch* worst) {
-  ET_CHECK_OR_RETURN_ERROR(bundled_program_ptr != nullptr,
-                           InvalidArgument,
-                           "verify_method_outputs: null bundled program");
   const char* name = method.method_meta().name();
-  Error error;
-  const auto* test_case =
-      find_test_case(bundled_program_ptr, name, testset_idx, &error);
-  if (test_case == nullptr) {
-    return error;
-  }
+  ET_UNWRAP(const auto* test_case,
+            find_test_case(bundled_program_ptr, name, testset_idx));
   const size_t count = test_case->expected_outputs() == nullptr
-      ? 0
-      : test_case->expected_outputs()->size();
+                           ? 0
+                           : test_case->expected_outputs()->size();
   ET_CHECK_OR_RETURN_ERROR(count == method.outputs_size(),
                            InvalidArgument,
                            "Bundled program: method '%s' has %zu outputs, "
@@ -391,21 +377,20 @@ Error verify_method_outputs(Method& method,
                              o);
     const Tensor& actual = output.toTensor();
     const Tensor want(&expected.impl);
-    ET_CHECK_OR_RETURN_ERROR(actual.scalar_type() == want.scalar_type() &&
-                                 actual.dim() == want.dim(),
-                             InvalidArgument,
-                             "Bundled program: method '%s' output %zu has "
-                             "dtype %s and rank %zd, test case %zu expects "
-                             "%s and rank %zd",
-                             name,
-                             o,
-                             ::executorch::runtime::toString(
-                                 actual.scalar_type()),
-                             actual.dim(),
-                             testset_idx,
-                             ::executorch::runtime::toString(
-                                 want.scalar_type()),
-                             want.dim());
+    ET_CHECK_OR_RETURN_ERROR(
+        actual.scalar_type() == want.scalar_type() &&
+            actual.dim() == want.dim(),
+        InvalidArgument,
+        "Bundled program: method '%s' output %zu has "
+        "dtype %s and rank %zd, test case %zu expects "
+        "%s and rank %zd",
+        name,
+        o,
+        ::executorch::runtime::toString(actual.scalar_type()),
+        actual.dim(),
+        testset_idx,
+        ::executorch::runtime::toString(want.scalar_type()),
+        want.dim());
     for (ssize_t d = 0; d < actual.dim(); ++d) {
       ET_CHECK_OR_RETURN_ERROR(actual.size(d) == want.size(d),
                                InvalidArgument,
@@ -436,7 +421,7 @@ Error verify_method_outputs(Method& method,
       // A NaN on one side counts as the largest difference.
       const double rank = std::isnan(diff) ? INFINITY : diff;
       const bool better = (!ok && !worst_is_mismatch) ||
-          (ok == !worst_is_mismatch && rank > worst_diff);
+                          (ok == !worst_is_mismatch && rank > worst_diff);
       if (better) {
         worst_diff = rank;
         worst_is_mismatch = !ok;

@@ -97,13 +97,15 @@ class BundledProgramTest : public ::testing::Test {
     EXPECT_EQ(get_program_data(
                   file.data(), file.size(), &program_data, &program_size),
               Error::Ok);
-    program_bytes_.assign(static_cast<const uint8_t*>(program_data),
-                          static_cast<const uint8_t*>(program_data) +
-                              program_size);
+    program_bytes_.assign(
+        static_cast<const uint8_t*>(program_data),
+        static_cast<const uint8_t*>(program_data) + program_size);
     loader_ = std::make_unique<BufferDataLoader>(program_bytes_);
     program_.emplace(std::move(*Program::load(loader_.get())));
-    memory_ = std::make_unique<ManagedMemory>(*program_->method_meta("forward"));
-    method_.emplace(std::move(*program_->load_method("forward", memory_->manager())));
+    memory_ =
+        std::make_unique<ManagedMemory>(*program_->method_meta("forward"));
+    method_.emplace(
+        std::move(*program_->load_method("forward", memory_->manager())));
     return *method_;
   }
 
@@ -166,7 +168,8 @@ TEST_F(BundledProgramTest, TestCasesThatDoNotFitAreRejected) {
   EXPECT_TRUE(logs.contains({"input 0", "12 bytes of data", "16 bytes"}));
 
   // A [4] input for a static [2, 2] method input.
-  std::vector<uint8_t> wrong_shape = bundle({{{1, 2, 3, 4}, {2, 3, 4, 5}, {4}}});
+  std::vector<uint8_t> wrong_shape =
+      bundle({{{1, 2, 3, 4}, {2, 3, 4, 5}, {4}}});
   Method& third = load(wrong_shape);
   EXPECT_NE(load_bundled_input(third, wrong_shape.data(), 0), Error::Ok);
   EXPECT_TRUE(logs.contains({"input 0 does not fit"}));

@@ -54,7 +54,9 @@ class BundledProgram:
             method_test_suites, key=lambda suite: suite.method_name
         )
         self._program_bytes: Optional[bytes] = None
-        self._check_against(ProgramT.InitFromObj(Program.GetRootAs(self.program_bytes, 0)))
+        self._check_against(
+            ProgramT.InitFromObj(Program.GetRootAs(self.program_bytes, 0))
+        )
 
     @property
     def program_bytes(self) -> bytes:
@@ -68,8 +70,10 @@ class BundledProgram:
         return self._program_bytes
 
     def _check_against(self, program: ProgramT) -> None:
-        plans = {plan.name.decode() if isinstance(plan.name, bytes) else plan.name: plan
-                 for plan in program.executionPlan}
+        plans = {
+            plan.name.decode() if isinstance(plan.name, bytes) else plan.name: plan
+            for plan in program.executionPlan
+        }
         for suite in self.method_test_suites:
             plan = plans.get(suite.method_name)
             if plan is None:
@@ -82,7 +86,11 @@ class BundledProgram:
                 _check_values(where, "input", case.inputs, plan, plan.inputs)
                 if case.expected_outputs:
                     _check_values(
-                        where, "expected output", case.expected_outputs, plan, plan.outputs
+                        where,
+                        "expected output",
+                        case.expected_outputs,
+                        plan,
+                        plan.outputs,
                     )
 
     def serialize_to_schema(self) -> schema.BundledProgram:
@@ -143,9 +151,11 @@ def _value(value) -> schema.Value:
             schema.Tensor(
                 scalar_type=scalar_type_code(value.dtype),
                 sizes=list(value.shape),
-                data=laid_out.view(torch.uint8).numpy().tobytes()
-                if laid_out.numel()
-                else b"",
+                data=(
+                    laid_out.view(torch.uint8).numpy().tobytes()
+                    if laid_out.numel()
+                    else b""
+                ),
                 dim_order=list(order),
             )
         )

@@ -88,12 +88,11 @@ RecordId ETDumpGen::intern(const char* text) {
 
 void ETDumpGen::create_event_block(const char* name) {
   const RecordId name_id = intern(name);
-  const RecordId id =
-      name_id == kNoRecord
-          ? kNoRecord
-          : log_.append(RecordKind::kBlock,
-                        sizeof(internal::BlockRecord),
-                        internal::kBlockBound);
+  const RecordId id = name_id == kNoRecord
+                          ? kNoRecord
+                          : log_.append(RecordKind::kBlock,
+                                        sizeof(internal::BlockRecord),
+                                        internal::kBlockBound);
   if (id == kNoRecord) {
     note_dropped();
     return;
@@ -167,7 +166,8 @@ void ETDumpGen::end_profiling_delegate(EventTracerEntry entry,
                                        const void* metadata,
                                        size_t metadata_len) {
   const et_timestamp_t end_time = et_pal_current_ticks();
-  const bool by_name = entry.delegate_event_id_type == DelegateDebugIdType::kStr;
+  const bool by_name =
+      entry.delegate_event_id_type == DelegateDebugIdType::kStr;
   if (by_name && entry.event_id == kNoRecord) {
     note_dropped();
     return;
@@ -296,9 +296,8 @@ bool ETDumpGen::debug_buffer_fits(ArrayRef<Tensor> tensors) const {
 int64_t ETDumpGen::copy_to_debug_buffer(const Tensor& tensor) {
   const size_t start = align_debug_offset(debug_used_);
   if (tensor.nbytes() > 0 && tensor.const_data_ptr() != nullptr) {
-    std::memcpy(debug_buffer_.data() + start,
-                tensor.const_data_ptr(),
-                tensor.nbytes());
+    std::memcpy(
+        debug_buffer_.data() + start, tensor.const_data_ptr(), tensor.nbytes());
   }
   debug_used_ = start + tensor.nbytes();
   return static_cast<int64_t>(start);
@@ -338,9 +337,9 @@ Result<bool> ETDumpGen::record_debug_event(const ValueToLog& value,
     payload += internal::tensor_record_size(tensor.dim());
     bound += internal::tensor_bound(tensor.dim());
   }
-  const RecordId id =
-      ensure_block() ? log_.append(RecordKind::kDebugEvent, payload, bound)
-                     : kNoRecord;
+  const RecordId id = ensure_block()
+                          ? log_.append(RecordKind::kDebugEvent, payload, bound)
+                          : kNoRecord;
   if (id == kNoRecord) {
     note_dropped();
     return false;
@@ -448,11 +447,11 @@ Result<bool> ETDumpGen::log_delegate_output(
     note_dropped();
     return false;
   }
-  return record_debug_event(value,
-                            kNoRecord,
-                            name != nullptr ? kUnsetDelegateDebugIntId
-                                            : delegate_debug_index,
-                            name_id);
+  return record_debug_event(
+      value,
+      kNoRecord,
+      name != nullptr ? kUnsetDelegateDebugIntId : delegate_debug_index,
+      name_id);
 }
 
 Result<bool> ETDumpGen::log_intermediate_output_delegate(

@@ -138,15 +138,16 @@ class ETDumpGen : public ::executorch::runtime::EventTracer {
   internal::RecordId intern(const char* text);
   // Starts the "Default" block when an event arrives before any block.
   bool ensure_block();
-  void record_profile_event(internal::RecordId name,
-                            ::executorch::runtime::ChainID chain_id,
-                            ::executorch::runtime::DebugHandle debug_handle,
-                            ::executorch::runtime::DelegateDebugIntId delegate_id,
-                            internal::RecordId delegate_name,
-                            et_timestamp_t start_time,
-                            et_timestamp_t end_time,
-                            const void* metadata,
-                            size_t metadata_len);
+  void record_profile_event(
+      internal::RecordId name,
+      ::executorch::runtime::ChainID chain_id,
+      ::executorch::runtime::DebugHandle debug_handle,
+      ::executorch::runtime::DelegateDebugIntId delegate_id,
+      internal::RecordId delegate_name,
+      et_timestamp_t start_time,
+      et_timestamp_t end_time,
+      const void* metadata,
+      size_t metadata_len);
   ::executorch::runtime::Result<bool> record_debug_event(
       const ValueToLog& value,
       internal::RecordId name,

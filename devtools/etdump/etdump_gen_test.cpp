@@ -82,24 +82,6 @@ size_t num_events(const etdump::ETDump* dump) {
   return count;
 }
 
-// x -> y = add_one(x) -> out = aten::add(y, y, alpha=1).
-ProgramSpec two_kernel_program() {
-  MethodSpec m;
-  m.values = {ValueSpec::Tensor(planned_float({2}, 0)),
-              ValueSpec::Tensor(planned_float({2}, 16)),
-              ValueSpec::Int(1),
-              ValueSpec::Tensor(planned_float({2}, 32))};
-  m.inputs = {0};
-  m.outputs = {3};
-  m.operators = {{"test::add_one", "out"}, {"aten::add", "out"}};
-  m.chains = {{InstructionSpec::Kernel(0, {0, 1, 1}),
-               InstructionSpec::Kernel(1, {1, 1, 2, 3, 3})}};
-  m.non_const_buffer_sizes = {0, 48};
-  ProgramSpec p;
-  p.methods = {m};
-  return p;
-}
-
 class ETDumpGenTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -117,8 +99,9 @@ TEST_F(ETDumpGenTest, RecordsAMethodRunWithItsValues) {
       EventTracerDebugLogLevel::kIntermediateOutputs);
 
   MethodHarness harness;
-  ASSERT_EQ(harness.load(two_kernel_program(), "forward", std::nullopt, &etdump),
-            Error::Ok);
+  ASSERT_EQ(
+      harness.load(two_kernel_program(), "forward", std::nullopt, &etdump),
+      Error::Ok);
   for (float base : {1.0f, 10.0f}) {
     OwnedTensor x = float_tensor({2}, {base, base + 1});
     ASSERT_EQ(harness.method().set_input(x.tensor(), 0), Error::Ok);
@@ -165,7 +148,8 @@ TEST_F(ETDumpGenTest, RecordsAMethodRunWithItsValues) {
       const auto* value = debug->debug_entry();
       ASSERT_EQ(value->val(), etdump::ValueType::Tensor);
       const auto* tensor = value->tensor();
-      EXPECT_EQ(tensor->scalar_type(), executorch_flatbuffer::ScalarType::FLOAT);
+      EXPECT_EQ(tensor->scalar_type(),
+                executorch_flatbuffer::ScalarType::FLOAT);
       EXPECT_EQ(tensor->sizes()->Get(0), 2);
       EXPECT_EQ(tensor->strides()->Get(0), 1);
       float data[2];
@@ -173,7 +157,7 @@ TEST_F(ETDumpGenTest, RecordsAMethodRunWithItsValues) {
       logged.insert(logged.end(), data, data + 2);
       instructions.push_back(debug->instruction_id());
       saw_output = saw_output ||
-          (value->output() != nullptr && value->output()->bool_val());
+                   (value->output() != nullptr && value->output()->bool_val());
     }
     const float base = run == 1 ? 1.0f : 10.0f;
     // add_one's result, add's result, then the method output again.
@@ -228,12 +212,8 @@ void record_events(ETDumpGen& etdump, size_t count) {
     etdump.end_profiling(etdump.start_profiling(name.c_str()));
     if (i % 5 == 0) {
       const uint8_t metadata[3] = {1, 2, 3};
-      etdump.log_profiling_delegate(nullptr,
-                                    static_cast<DelegateDebugIntId>(i),
-                                    10,
-                                    20,
-                                    metadata,
-                                    i % 3);
+      etdump.log_profiling_delegate(
+          nullptr, static_cast<DelegateDebugIntId>(i), 10, 20, metadata, i % 3);
     }
   }
 }
@@ -389,7 +369,8 @@ TEST_F(ETDumpGenTest, DelegateEventsValuesAndAllocations) {
               sizeof(float));
   EXPECT_EQ(second, 7.0f);
   EXPECT_EQ(list_entry->Get(0)->sizes()->Get(0), 2);
-  EXPECT_TRUE(events->Get(4)->debug_event()->debug_entry()->bool_value()->bool_val());
+  EXPECT_TRUE(
+      events->Get(4)->debug_event()->debug_entry()->bool_value()->bool_val());
   std::free(result.buf);
 }
 

@@ -90,14 +90,15 @@ class Serializer {
         break;
       }
       count += found == kind ||
-              (kind == RecordKind::kProfileEvent && is_event(found));
+               (kind == RecordKind::kProfileEvent && is_event(found));
     }
     return count;
   }
 
   static bool is_event(RecordKind kind) {
     return kind == RecordKind::kProfileEvent ||
-        kind == RecordKind::kAllocationEvent || kind == RecordKind::kDebugEvent;
+           kind == RecordKind::kAllocationEvent ||
+           kind == RecordKind::kDebugEvent;
   }
 
   // A vector of the serialized offsets of the `count` records of `kind`
@@ -105,8 +106,9 @@ class Serializer {
   // vectors are written last element first, so the records are walked
   // backwards from the block's end.
   template <typename T>
-  Offset<flatbuffers::Vector<Offset<T>>>
-  vector_of(RecordId block, RecordKind kind, size_t count) {
+  Offset<flatbuffers::Vector<Offset<T>>> vector_of(RecordId block,
+                                                   RecordKind kind,
+                                                   size_t count) {
     RecordId end = log_.last();
     if (kind != RecordKind::kBlock) {
       for (RecordId id = block; id != kNoRecord; id = log_.next(id)) {
@@ -155,12 +157,14 @@ class Serializer {
           break;
       }
     }
-    const auto events = vector_of<fb::Event>(
-        block,
-        RecordKind::kProfileEvent,
-        count_after(block, RecordKind::kProfileEvent));
-    const auto allocators = vector_of<fb::Allocator>(
-        block, RecordKind::kAllocator, count_after(block, RecordKind::kAllocator));
+    const auto events =
+        vector_of<fb::Event>(block,
+                             RecordKind::kProfileEvent,
+                             count_after(block, RecordKind::kProfileEvent));
+    const auto allocators =
+        vector_of<fb::Allocator>(block,
+                                 RecordKind::kAllocator,
+                                 count_after(block, RecordKind::kAllocator));
     const auto* record = static_cast<BlockRecord*>(log_.payload(block));
     return fb::CreateRunData(builder_,
                              string_of(record->name),
@@ -173,25 +177,27 @@ class Serializer {
     const auto* record = static_cast<ProfileRecord*>(log_.payload(id));
     Offset<flatbuffers::Vector<uint8_t>> metadata = 0;
     if (record->metadata_length > 0) {
-      metadata = builder_.CreateVector(
-          reinterpret_cast<const uint8_t*>(record + 1), record->metadata_length);
+      metadata =
+          builder_.CreateVector(reinterpret_cast<const uint8_t*>(record + 1),
+                                record->metadata_length);
     }
-    const auto event = fb::CreateProfileEvent(builder_,
-                                              string_of(record->name),
-                                              record->chain_index,
-                                              record->instruction_id,
-                                              record->delegate_id_int,
-                                              string_of(record->delegate_id_str),
-                                              metadata,
-                                              record->start_time,
-                                              record->end_time);
+    const auto event =
+        fb::CreateProfileEvent(builder_,
+                               string_of(record->name),
+                               record->chain_index,
+                               record->instruction_id,
+                               record->delegate_id_int,
+                               string_of(record->delegate_id_str),
+                               metadata,
+                               record->start_time,
+                               record->end_time);
     return fb::CreateEvent(builder_, event);
   }
 
   Offset<fb::Event> build_allocation_event(RecordId id) {
     const auto* record = static_cast<AllocationRecord*>(log_.payload(id));
-    const auto event = fb::CreateAllocationEvent(
-        builder_, record->allocator_id, record->size);
+    const auto event =
+        fb::CreateAllocationEvent(builder_, record->allocator_id, record->size);
     return fb::CreateEvent(builder_, 0, event);
   }
 

@@ -130,8 +130,9 @@ RecordId EventLog::intern(const char* text,
     }
     slot = (slot + 1) % kInternSlots;
   }
-  const RecordId id = append(
-      RecordKind::kString, sizeof(StringPayload) + length + 1, serialized_bound);
+  const RecordId id = append(RecordKind::kString,
+                             sizeof(StringPayload) + length + 1,
+                             serialized_bound);
   if (id == kNoRecord) {
     return kNoRecord;
   }
@@ -149,8 +150,8 @@ RecordId EventLog::intern(const char* text,
 }
 
 const char* EventLog::string(RecordId id) {
-  return reinterpret_cast<const char*>(static_cast<StringPayload*>(payload(id)) +
-                                       1);
+  return reinterpret_cast<const char*>(
+      static_cast<StringPayload*>(payload(id)) + 1);
 }
 
 size_t EventLog::string_length(RecordId id) {

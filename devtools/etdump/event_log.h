@@ -34,7 +34,7 @@ enum class RecordKind : uint8_t {
 };
 
 struct RecordHeader {
-  uint32_t size; // including this header
+  uint32_t size;      // including this header
   uint32_t prev_size; // of the record before it; 0 for the first
   RecordKind kind;
   uint8_t reserved[3];

@@ -120,7 +120,9 @@ class ETRecord:
             self.exported_program = exported_program
             self.export_graph_id = id(exported_program.graph)
 
-    def add_edge_dialect_program(self, edge_dialect_program: EdgeProgramManager) -> None:
+    def add_edge_dialect_program(
+        self, edge_dialect_program: EdgeProgramManager
+    ) -> None:
         if not isinstance(edge_dialect_program, EdgeProgramManager):
             raise ETRecordError(
                 "edge_dialect_program must be an EdgeProgramManager (what "
@@ -326,7 +328,9 @@ def parse_etrecord(etrecord_path: Union[str, os.PathLike]) -> ETRecord:
     try:
         archive = zipfile.ZipFile(etrecord_path, "r")
     except (zipfile.BadZipFile, OSError) as error:
-        raise ETRecordError(f"{source}: not an ETRecord (not a zip file: {error})") from None
+        raise ETRecordError(
+            f"{source}: not an ETRecord (not a zip file: {error})"
+        ) from None
     with archive:
         names = archive.namelist()
         if ETRecordReservedFileNames.ETRECORD_IDENTIFIER.value not in names:
@@ -350,8 +354,13 @@ def parse_etrecord(etrecord_path: Union[str, os.PathLike]) -> ETRecord:
                 record._debug_handle_map = _read_json(archive, name, source)
             elif name == ETRecordReservedFileNames.DELEGATE_MAP_NAME.value:
                 record._delegate_map = _read_json(archive, name, source)
-            elif name == ETRecordReservedFileNames.INSTRUCTION_ID_TO_NUM_OUTS_MAP_NAME.value:
-                record._instruction_id_to_num_outs_map = _read_json(archive, name, source)
+            elif (
+                name
+                == ETRecordReservedFileNames.INSTRUCTION_ID_TO_NUM_OUTS_MAP_NAME.value
+            ):
+                record._instruction_id_to_num_outs_map = _read_json(
+                    archive, name, source
+                )
             elif name == ETRecordReservedFileNames.EXPORT_GRAPH_ID.value:
                 record.export_graph_id = _read_json(archive, name, source)
             elif name == ETRecordReservedFileNames.REFERENCE_OUTPUTS.value:
@@ -363,11 +372,15 @@ def parse_etrecord(etrecord_path: Union[str, os.PathLike]) -> ETRecord:
             elif name == edge_prefix:
                 edge["forward"] = _read_program(archive, name, source)
             elif name.startswith(edge_prefix + "/"):
-                edge[name[len(edge_prefix) + 1 :]] = _read_program(archive, name, source)
+                edge[name[len(edge_prefix) + 1 :]] = _read_program(
+                    archive, name, source
+                )
             else:
                 record.graph_map[name] = _read_program(archive, name, source)
     if not edge:
-        raise ETRecordError(f"{source}: entry {edge_prefix!r} (the Edge program) is missing")
+        raise ETRecordError(
+            f"{source}: entry {edge_prefix!r} (the Edge program) is missing"
+        )
     if record._debug_handle_map is None:
         raise ETRecordError(
             f"{source}: entry "

@@ -68,7 +68,9 @@ class _Inliner:
         node.meta = dict(placeholder.meta)
         self.input_specs.insert(
             first_user,
-            InputSpec(spec.kind, type(spec.arg)(node.name), spec.target, spec.persistent),
+            InputSpec(
+                spec.kind, type(spec.arg)(node.name), spec.target, spec.persistent
+            ),
         )
         if spec.target in sub.state_dict:
             self.state_dict[spec.target] = sub.state_dict[spec.target]

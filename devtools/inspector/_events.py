@@ -112,7 +112,9 @@ def _tensor(tensor: etdump.Tensor, buffer: Optional[bytes], where: str):
     dtype = dtype_of_scalar_type_code(tensor.scalar_type)
     sizes, strides = list(tensor.sizes), list(tensor.strides)
     if len(strides) != len(sizes):
-        raise DebugBufferError(f"{where}: tensor with {len(sizes)} sizes and {len(strides)} strides")
+        raise DebugBufferError(
+            f"{where}: tensor with {len(sizes)} sizes and {len(strides)} strides"
+        )
     span = 0 if 0 in sizes else 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
     nbytes = span * torch.empty((), dtype=dtype).element_size()
     offset = tensor.offset or 0

@@ -105,7 +105,10 @@ class MethodGraph:
         return [
             by_node[n]
             for n in ordered
-            if any(user not in inside and user.target is not operator.getitem for user in n.users)
+            if any(
+                user not in inside and user.target is not operator.getitem
+                for user in n.users
+            )
             or any(
                 user.target is operator.getitem
                 and any(u not in inside for u in user.users)

@@ -24,7 +24,6 @@ from typing import Any, Callable, Dict, IO, List, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
-import torch
 from torch.export import ExportedProgram
 
 from executorch.devtools.etdump.serialize import (
@@ -274,18 +273,24 @@ class Inspector:
                 stacklevel=2,
             )
         self._etrecord = (
-            parse_etrecord(etrecord) if isinstance(etrecord, (str, os.PathLike)) else etrecord
+            parse_etrecord(etrecord)
+            if isinstance(etrecord, (str, os.PathLike))
+            else etrecord
         )
         self._source_time_scale = source_time_scale
         self._target_time_scale = target_time_scale
         scale = _NS_PER_UNIT[target_time_scale] / _NS_PER_UNIT[source_time_scale]
-        self._graph = MethodGraph(self._etrecord, method_name) if self._etrecord else None
+        self._graph = (
+            MethodGraph(self._etrecord, method_name) if self._etrecord else None
+        )
         try:
             recorded = recorded_blocks(dump, buffer, source)
         except DebugBufferError as error:
             raise ETDumpError(f"{debug_buffer_path}: {error}") from None
         self.event_blocks: List[EventBlock] = [
-            self._block(r, scale, delegate_metadata_parser, delegate_time_scale_converter)
+            self._block(
+                r, scale, delegate_metadata_parser, delegate_time_scale_converter
+            )
             for r in recorded
         ]
         self._reference_outputs = {}
@@ -325,7 +330,9 @@ class Inspector:
             perf_data=PerfData(durations) if durations else None,
             delegate_debug_identifier=identifier,
             is_delegated_op=delegated,
-            _delegate_debug_metadatas=recorded.metadata if any(recorded.metadata) else [],
+            _delegate_debug_metadatas=(
+                recorded.metadata if any(recorded.metadata) else []
+            ),
             debug_data=recorded.debug_data,
             _instruction_id=s.instruction_id,
             _delegate_metadata_parser=parser,
@@ -440,7 +447,9 @@ class Inspector:
                 total += event.perf_data.avg
         return total
 
-    def get_exported_program(self, graph: Optional[str] = None) -> Optional[ExportedProgram]:
+    def get_exported_program(
+        self, graph: Optional[str] = None
+    ) -> Optional[ExportedProgram]:
         """The ETRecord's Edge program, or the program recorded as `graph`
         ("exported_program" or an extra program's name)."""
         if self._etrecord is None:

@@ -9,7 +9,7 @@ first) for another distance.
 """
 
 from abc import ABC, abstractmethod
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pandas as pd
 import torch
@@ -55,9 +55,10 @@ class NumericalComparatorBase(ABC):
         runtime_debug_handle_to_op_names: Dict[DebugHandle, List[str]],
     ) -> pd.DataFrame:
         rows = []
-        for (aot_handle, aot_value), (runtime_handle, runtime_value) in (
-            self.preprocessing(mapping).items()
-        ):
+        for (aot_handle, aot_value), (
+            runtime_handle,
+            runtime_value,
+        ) in self.preprocessing(mapping).items():
             if aot_value is None or runtime_value is None:
                 continue
             rows.append(

@@ -41,9 +41,7 @@ class DebugHandleGeneratorPass(PassBase):
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
         nodes = list(_numbered_nodes(graph_module))
         taken = [n.meta["debug_handle"] for n in nodes if "debug_handle" in n.meta]
-        next_handle = 1 + max(
-            taken + list(_delegated_handles(graph_module)), default=0
-        )
+        next_handle = 1 + max(taken + list(_delegated_handles(graph_module)), default=0)
         modified = False
         for node in nodes:
             if "debug_handle" not in node.meta:

@@ -63,9 +63,7 @@ def serialize(ep: ExportedProgram) -> SerializedArtifact:
         if (node["name"], node["target"]) in edge_nodes:
             node["target"] = _EDGE_PREFIX + node["target"][len(_TORCH_PREFIX) :]
         if node["name"] in handles:
-            node.setdefault("metadata", {})["debug_handle"] = str(
-                handles[node["name"]]
-            )
+            node.setdefault("metadata", {})["debug_handle"] = str(handles[node["name"]])
     program["verifiers"] = [EXIREdgeDialectVerifier.dialect]
     return SerializedArtifact(
         json.dumps(program).encode(),

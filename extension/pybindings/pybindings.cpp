@@ -278,7 +278,8 @@ struct Tracing {
       (void)etdump.set_debug_buffer(
           Span<uint8_t>(debug_buffer.data(), debug_buffer.size()));
       etdump.set_event_tracer_debug_level(
-          ::executorch::runtime::EventTracerDebugLogLevel::kIntermediateOutputs);
+          ::executorch::runtime::EventTracerDebugLogLevel::
+              kIntermediateOutputs);
     }
   }
 
@@ -371,7 +372,8 @@ std::unique_ptr<uint8_t, decltype(&std::free)> aligned_copy(const void* data,
   const size_t padded =
       (size / kProgramBufferAlignment + 1) * kProgramBufferAlignment;
   std::unique_ptr<uint8_t, decltype(&std::free)> copy(
-      static_cast<uint8_t*>(std::aligned_alloc(kProgramBufferAlignment, padded)),
+      static_cast<uint8_t*>(
+          std::aligned_alloc(kProgramBufferAlignment, padded)),
       &std::free);
   if (!copy) {
     throw std::bad_alloc();
@@ -443,13 +445,13 @@ PyBundledProgram load_bundled_program(const py::buffer& buffer) {
         "Loading a bundled program: not a bundled program (no BP08 "
         "identifier)");
   }
-  check_ok(::executorch::bundled_program::get_program_data(
-               bundled.bytes.get(),
-               bundled.size,
-               &bundled.program,
-               &bundled.program_size),
-           "Loading a bundled program",
-           logs);
+  check_ok(
+      ::executorch::bundled_program::get_program_data(bundled.bytes.get(),
+                                                      bundled.size,
+                                                      &bundled.program,
+                                                      &bundled.program_size),
+      "Loading a bundled program",
+      logs);
   return bundled;
 }
 
@@ -606,7 +608,8 @@ class MethodState {
                  std::to_string(index),
              logs);
     if (program_->tracing) {
-      program_->tracing->etdump.set_bundled_input_index(static_cast<int>(index));
+      program_->tracing->etdump.set_bundled_input_index(
+          static_cast<int>(index));
     }
   }
 
@@ -1219,12 +1222,12 @@ PYBIND11_MODULE(_portable_lib, m) {
          Program::Verification verification,
          bool enable_etdump,
          size_t debug_buffer_size) {
-        return PyProgram{load_program_from_bytes(
-            bundled.program,
-            bundled.program_size,
-            "a bundled program",
-            verification,
-            {enable_etdump, debug_buffer_size})};
+        return PyProgram{
+            load_program_from_bytes(bundled.program,
+                                    bundled.program_size,
+                                    "a bundled program",
+                                    verification,
+                                    {enable_etdump, debug_buffer_size})};
       },
       py::arg("bundled_program"),
       py::arg("program_verification") = Program::Verification::Minimal,

@@ -110,8 +110,7 @@ class EventTracer {
   // string identifier from the delegate map; null when ids are integers) or
   // by `delegate_debug_index`.
   virtual EventTracerEntry start_profiling_delegate(
-      const char* name,
-      DelegateDebugIntId delegate_debug_index) = 0;
+      const char* name, DelegateDebugIntId delegate_debug_index) = 0;
 
   // Ends a delegate event; `metadata` (any bytes, copied) is kept with it.
   virtual void end_profiling_delegate(EventTracerEntry event_tracer_entry,

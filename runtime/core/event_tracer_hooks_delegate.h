@@ -46,14 +46,13 @@ inline void event_tracer_end_profiling_delegate(
 #endif
 }
 
-inline void event_tracer_log_profiling_delegate(
-    EventTracer* event_tracer,
-    const char* name,
-    DebugHandle delegate_debug_id,
-    et_timestamp_t start_time,
-    et_timestamp_t end_time,
-    const void* metadata = nullptr,
-    size_t metadata_len = 0) {
+inline void event_tracer_log_profiling_delegate(EventTracer* event_tracer,
+                                                const char* name,
+                                                DebugHandle delegate_debug_id,
+                                                et_timestamp_t start_time,
+                                                et_timestamp_t end_time,
+                                                const void* metadata = nullptr,
+                                                size_t metadata_len = 0) {
 #ifdef ET_EVENT_TRACER_ENABLED
   if (event_tracer != nullptr) {
     event_tracer->log_profiling_delegate(

@@ -923,10 +923,10 @@ Error Method::execute_kernel_call(size_t instruction_index) {
     char event_name[kMaxOperatorNameLength];
     internal::EventTracerProfileOpScope scope(
         event_tracer_,
-        kernel_event_name(serialization_plan_->operators()->Get(
-                              call->op_index()),
-                          event_name,
-                          sizeof(event_name)));
+        kernel_event_name(
+            serialization_plan_->operators()->Get(call->op_index()),
+            event_name,
+            sizeof(event_name)));
     loaded.kernel(context, Span<EValue*>(loaded.args, loaded.num_args));
   }
   if (temp_allocator_ != nullptr) {

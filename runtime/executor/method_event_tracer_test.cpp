@@ -27,7 +27,7 @@ namespace {
 
 struct Recorded {
   std::string block; // the block it was recorded in
-  std::string name; // profile events; "value" for logged values
+  std::string name;  // profile events; "value" for logged values
   ChainID chain;
   DebugHandle handle;
   DelegateDebugIntId delegate_id = kUnsetDelegateDebugIntId;
@@ -67,7 +67,8 @@ class RecordingTracer final : public EventTracer {
   void end_profiling_delegate(EventTracerEntry entry,
                               const void*,
                               size_t) override {
-    Recorded event{block_, "delegate event", entry.chain_id, entry.debug_handle};
+    Recorded event{
+        block_, "delegate event", entry.chain_id, entry.debug_handle};
     event.delegate_id = static_cast<DelegateDebugIntId>(entry.event_id);
     events.push_back(event);
   }
@@ -132,28 +133,6 @@ class RecordingTracer final : public EventTracer {
   std::string block_ = "(none)";
   std::vector<std::string> names_;
 };
-
-// x -> y = add_one(x) -> out = aten::add(y, y, alpha=1): two kernel calls.
-MethodSpec two_kernel_method() {
-  MethodSpec m;
-  m.values = {ValueSpec::Tensor(planned_float({2}, 0)),
-              ValueSpec::Tensor(planned_float({2}, 16)),
-              ValueSpec::Int(1),
-              ValueSpec::Tensor(planned_float({2}, 32))};
-  m.inputs = {0};
-  m.outputs = {3};
-  m.operators = {{"test::add_one", "out"}, {"aten::add", "out"}};
-  m.chains = {{InstructionSpec::Kernel(0, {0, 1, 1}),
-               InstructionSpec::Kernel(1, {1, 1, 2, 3, 3})}};
-  m.non_const_buffer_sizes = {0, 48};
-  return m;
-}
-
-ProgramSpec two_kernel_program() {
-  ProgramSpec p;
-  p.methods = {two_kernel_method()};
-  return p;
-}
 
 class MethodEventTracerTest : public ::testing::Test {
  protected:
@@ -252,8 +231,8 @@ class TracingBackend final : public BackendInterface {
   Error execute(BackendExecutionContext& context,
                 DelegateHandle*,
                 Span<EValue*> args) const override {
-    EventTracerEntry entry =
-        event_tracer_start_profiling_delegate(context.event_tracer(), nullptr, 7);
+    EventTracerEntry entry = event_tracer_start_profiling_delegate(
+        context.event_tracer(), nullptr, 7);
     const Tensor& in = args[0]->toTensor();
     Tensor& out = args[1]->toTensor();
     for (ssize_t i = 0; i < in.numel(); ++i) {
@@ -300,8 +279,9 @@ TEST_F(MethodEventTracerTest, DelegateCallsAndTheirEvents) {
 
 TEST_F(MethodEventTracerTest, RunsWithoutATracer) {
   run(nullptr);
-  EXPECT_EQ(harness_.method().get_output(0).toTensor().const_data_ptr<float>()[0],
-            4.0f);
+  EXPECT_EQ(
+      harness_.method().get_output(0).toTensor().const_data_ptr<float>()[0],
+      4.0f);
 }
 
 } // namespace

@@ -31,19 +31,19 @@ class MethodHarness {
 
   // Loads the program and method `name`, with planned buffers as the
   // method's meta asks for, or `planned_sizes` when given.
-  ET_NODISCARD Error load(
-      const ProgramSpec& spec,
-      const char* name = "forward",
-      std::optional<std::vector<size_t>> planned_sizes = std::nullopt,
-      EventTracer* event_tracer = nullptr) {
+  ET_NODISCARD Error
+  load(const ProgramSpec& spec,
+       const char* name = "forward",
+       std::optional<std::vector<size_t>> planned_sizes = std::nullopt,
+       EventTracer* event_tracer = nullptr) {
     ET_CHECK_OK_OR_RETURN_ERROR(load_program(spec));
     return load_method(name, planned_sizes, event_tracer);
   }
 
-  ET_NODISCARD Error load_method(
-      const char* name,
-      std::optional<std::vector<size_t>> planned_sizes = std::nullopt,
-      EventTracer* event_tracer = nullptr) {
+  ET_NODISCARD Error
+  load_method(const char* name,
+              std::optional<std::vector<size_t>> planned_sizes = std::nullopt,
+              EventTracer* event_tracer = nullptr) {
     method_.reset();
     Result<MethodMeta> meta = program_->method_meta(name);
     if (!meta.ok()) {

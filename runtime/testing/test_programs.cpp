@@ -44,6 +44,23 @@ ProgramSpec add_one_program() {
   return p;
 }
 
+ProgramSpec two_kernel_program() {
+  MethodSpec m;
+  m.values = {ValueSpec::Tensor(planned_float({2}, 0)),
+              ValueSpec::Tensor(planned_float({2}, 16)),
+              ValueSpec::Int(1),
+              ValueSpec::Tensor(planned_float({2}, 32))};
+  m.inputs = {0};
+  m.outputs = {3};
+  m.operators = {{"test::add_one", "out"}, {"aten::add", "out"}};
+  m.chains = {{InstructionSpec::Kernel(0, {0, 1, 1}),
+               InstructionSpec::Kernel(1, {1, 1, 2, 3, 3})}};
+  m.non_const_buffer_sizes = {0, 48};
+  ProgramSpec p;
+  p.methods = {m};
+  return p;
+}
+
 std::vector<uint8_t> float_bytes(const std::vector<float>& values) {
   std::vector<uint8_t> bytes(values.size() * sizeof(float));
   std::memcpy(bytes.data(), values.data(), bytes.size());

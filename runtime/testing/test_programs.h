@@ -21,6 +21,11 @@ MethodSpec add_constant_method(const std::string& name = "add_constant");
 
 ProgramSpec add_one_program();
 
+// "forward": y = test::add_one(x), out = aten::add(y, y, alpha=1) for a
+// planned float [2] input; two kernel calls. Values: 0 = x, 1 = y,
+// 2 = alpha, 3 = out.
+ProgramSpec two_kernel_program();
+
 // Bytes of float values.
 std::vector<uint8_t> float_bytes(const std::vector<float>& values);
 

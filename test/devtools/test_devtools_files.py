@@ -3,14 +3,17 @@ written, read back and run; numeric gaps naming a broken operator; and
 truncated, corrupted or foreign files rejected with the file and field
 named."""
 
-import inspect
 import zipfile
 
 import pytest
 import torch
-from torch.fx.passes.infra.pass_base import PassResult
 
-from executorch.devtools import BundledProgram, Inspector, generate_etrecord, parse_etrecord
+from executorch.devtools import (
+    BundledProgram,
+    Inspector,
+    generate_etrecord,
+    parse_etrecord,
+)
 from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
 from executorch.devtools.bundled_program.serialize import (
     BundledProgramError,
@@ -28,35 +31,13 @@ from executorch.devtools.inspector.numerical_comparator import NumericalComparat
 from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.extension.pybindings import portable_lib
-
-
-class Mlp(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.first = torch.nn.Linear(6, 8)
-        self.second = torch.nn.Linear(8, 4)
-
-    def forward(self, x):
-        hidden = torch.relu(self.first(x))
-        return self.second(hidden).softmax(-1)
-
-
-RELU_LINE = inspect.getsourcelines(Mlp.forward)[1] + 1
-
-
-def relu_becomes_abs(graph_module):
-    """A broken compiler pass: computes abs where the model asked for relu."""
-    for node in graph_module.graph.nodes:
-        if node.target == exir_ops.edge.aten.relu.default:
-            node.target = exir_ops.edge.aten.abs.default
-    graph_module.recompile()
-    return PassResult(graph_module, True)
+from executorch.test.modules import RELU_MLP_RELU_LINE, ReluMlp, relu_becomes_abs
 
 
 @pytest.fixture(scope="module")
 def mlp():
     torch.manual_seed(0)
-    model = Mlp().eval()
+    model = ReluMlp().eval()
     inputs = (torch.randn(3, 6),)
     return model, inputs, to_edge(torch.export.export(model, inputs))
 
@@ -81,11 +62,14 @@ def test_numeric_gap_names_the_broken_operator(mlp, tmp_path):
     etrecord = tmp_path / "broken.etrecord"
     generate_etrecord(str(etrecord), edge, broken)
     etdump, debug = run_traced(tmp_path, broken, inputs)
-    inspector = Inspector(etdump_path=etdump, etrecord=str(etrecord), debug_buffer_path=debug)
+    inspector = Inspector(
+        etdump_path=etdump, etrecord=str(etrecord), debug_buffer_path=debug
+    )
     for distance in ("MSE", "L1", "SNR"):
         gaps = inspector.calculate_numeric_gap(distance)
         worst = [
-            (g[0] if distance != "SNR" else -g[0]) > (1e-3 if distance != "SNR" else -40)
+            (g[0] if distance != "SNR" else -g[0])
+            > (1e-3 if distance != "SNR" else -40)
             for g in gaps["gap"]
         ]
         first = worst.index(True)
@@ -94,7 +78,7 @@ def test_numeric_gap_names_the_broken_operator(mlp, tmp_path):
         assert gaps["aot_ops"][first] == ["relu"], distance
         assert gaps["runtime_ops"][first] == ["native_call_abs.out"], distance
         trace = gaps["stacktraces"][first]["relu"]
-        assert f'line {RELU_LINE}, in forward' in trace
+        assert f"line {RELU_MLP_RELU_LINE}, in forward" in trace
         assert "hidden = torch.relu(self.first(x))" in trace
         # What ran before it matches.
         assert not any(worst[:first]), distance
@@ -111,9 +95,18 @@ def test_custom_comparator(mlp, tmp_path):
         def element_compare(self, a, b):
             return float((a - b).abs().max())
 
-    inspector = Inspector(etdump_path=etdump, etrecord=str(etrecord), debug_buffer_path=debug)
+    inspector = Inspector(
+        etdump_path=etdump, etrecord=str(etrecord), debug_buffer_path=debug
+    )
     gaps = inspector.calculate_numeric_gap(MaxAbs())
-    assert list(gaps["aot_ops"]) == [["permute"], ["addmm"], ["relu"], ["permute_1"], ["addmm_1"], ["_softmax"]]
+    assert list(gaps["aot_ops"]) == [
+        ["permute"],
+        ["addmm"],
+        ["relu"],
+        ["permute_1"],
+        ["addmm_1"],
+        ["_softmax"],
+    ]
     assert max(g[0] for g in gaps["gap"]) < 1e-5
     with pytest.raises(ValueError, match="unknown distance"):
         inspector.calculate_numeric_gap("cosine")
@@ -137,7 +130,9 @@ def test_etdump_round_trip_and_bad_files(mlp, tmp_path):
 
     truncated = tmp_path / "truncated.etdp"
     truncated.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ETDumpError, match=r"truncated\.etdp: not an ETDump: size prefix"):
+    with pytest.raises(
+        ETDumpError, match=r"truncated\.etdp: not an ETDump: size prefix"
+    ):
         Inspector(etdump_path=str(truncated))
 
     with pytest.raises(ETDumpError, match="model.pte: not an ETDump: file identifier"):
@@ -146,16 +141,26 @@ def test_etdump_round_trip_and_bad_files(mlp, tmp_path):
     # An offset inside the file pointing past its end: the field is named.
     corrupted = bytearray(data)
     dump_root = 4 + int.from_bytes(corrupted[4:8], "little")
-    vtable = dump_root - int.from_bytes(corrupted[dump_root : dump_root + 4], "little", signed=True)
-    run_data_field = dump_root + int.from_bytes(corrupted[vtable + 6 : vtable + 8], "little")
-    corrupted[run_data_field : run_data_field + 4] = (len(data) * 4).to_bytes(4, "little")
-    with pytest.raises(ETDumpError, match=r"bad\.etdp: ETDump field run_data: offset .* past the end"):
+    vtable = dump_root - int.from_bytes(
+        corrupted[dump_root : dump_root + 4], "little", signed=True
+    )
+    run_data_field = dump_root + int.from_bytes(
+        corrupted[vtable + 6 : vtable + 8], "little"
+    )
+    corrupted[run_data_field : run_data_field + 4] = (len(data) * 4).to_bytes(
+        4, "little"
+    )
+    with pytest.raises(
+        ETDumpError, match=r"bad\.etdp: ETDump field run_data: offset .* past the end"
+    ):
         deserialize_from_etdump_flatcc(bytes(corrupted), source="bad.etdp")
 
     # Tensors pointing outside the debug buffer.
     short_buffer = tmp_path / "short.bin"
     short_buffer.write_bytes(b"\0" * 8)
-    with pytest.raises(ETDumpError, match=r"short\.bin: .*outside the 8-byte debug buffer"):
+    with pytest.raises(
+        ETDumpError, match=r"short\.bin: .*outside the 8-byte debug buffer"
+    ):
         Inspector(etdump_path=etdump, debug_buffer_path=str(short_buffer))
 
 
@@ -163,14 +168,26 @@ def test_etrecord_round_trip_and_bad_files(mlp, tmp_path):
     model, inputs, edge = mlp
     program = edge.to_executorch()
     path = tmp_path / "mlp.etrecord"
-    generate_etrecord(str(path), edge, program, exported_program=torch.export.export(model, inputs))
+    generate_etrecord(
+        str(path), edge, program, exported_program=torch.export.export(model, inputs)
+    )
     record = parse_etrecord(str(path))
     assert record._debug_handle_map == {
         "forward": {str(k): v for k, v in program.debug_handle_map["forward"].items()}
     }
-    handles = {n.name: n.meta.get("debug_handle") for n in record.edge_dialect_program.graph.nodes}
-    assert handles["relu"] == edge.exported_program().graph.find_nodes(op="call_function", target=exir_ops.edge.aten.relu.default)[0].meta["debug_handle"]
-    torch.testing.assert_close(record.edge_dialect_program.module()(*inputs), model(*inputs))
+    handles = {
+        n.name: n.meta.get("debug_handle")
+        for n in record.edge_dialect_program.graph.nodes
+    }
+    assert (
+        handles["relu"]
+        == edge.exported_program()
+        .graph.find_nodes(op="call_function", target=exir_ops.edge.aten.relu.default)[0]
+        .meta["debug_handle"]
+    )
+    torch.testing.assert_close(
+        record.edge_dialect_program.module()(*inputs), model(*inputs)
+    )
     assert record.exported_program is not None
 
     not_zip = tmp_path / "not_zip.etrecord"
@@ -185,7 +202,9 @@ def test_etrecord_round_trip_and_bad_files(mlp, tmp_path):
     foreign = tmp_path / "foreign.zip"
     with zipfile.ZipFile(foreign, "w") as archive:
         archive.writestr("something", "else")
-    with pytest.raises(ETRecordError, match=r"foreign\.zip: not an ETRecord \(no ETRECORD_V0"):
+    with pytest.raises(
+        ETRecordError, match=r"foreign\.zip: not an ETRecord \(no ETRECORD_V0"
+    ):
         parse_etrecord(str(foreign))
     damaged = tmp_path / "damaged.etrecord"
     with zipfile.ZipFile(path) as source, zipfile.ZipFile(damaged, "w") as target:
@@ -215,7 +234,8 @@ def test_bundled_program_round_trip_runtime_and_bad_files(mlp, tmp_path):
     tensor = suite.test_cases[1].inputs[0].val
     assert tensor.sizes == [3, 6] and tensor.dim_order == [0, 1]
     torch.testing.assert_close(
-        torch.frombuffer(bytearray(tensor.data), dtype=torch.float32).view(3, 6), inputs[0] * 2
+        torch.frombuffer(bytearray(tensor.data), dtype=torch.float32).view(3, 6),
+        inputs[0] * 2,
     )
 
     module = portable_lib._load_bundled_program_from_buffer(data)
@@ -223,19 +243,37 @@ def test_bundled_program_round_trip_runtime_and_bad_files(mlp, tmp_path):
         outputs = module.verify_result_with_bundled_expected_output("forward", index)
         torch.testing.assert_close(outputs[0], cases[index].expected_outputs[0])
 
-    wrong = BundledProgram(program, [MethodTestSuite("forward", [MethodTestCase(inputs, model(*inputs) + 0.5)])])
-    module = portable_lib._load_bundled_program_from_buffer(serialize_from_bundled_program_to_flatbuffer(wrong))
-    with pytest.raises(RuntimeError, match=r"12 of 12 elements differ.*worst: output 0 element"):
+    wrong = BundledProgram(
+        program,
+        [MethodTestSuite("forward", [MethodTestCase(inputs, model(*inputs) + 0.5)])],
+    )
+    module = portable_lib._load_bundled_program_from_buffer(
+        serialize_from_bundled_program_to_flatbuffer(wrong)
+    )
+    with pytest.raises(
+        RuntimeError, match=r"12 of 12 elements differ.*worst: output 0 element"
+    ):
         module.verify_result_with_bundled_expected_output("forward", 0)
 
-    with pytest.raises(ValueError, match="method 'forward' test case 0: the method has 1 inputs"):
-        BundledProgram(program, [MethodTestSuite("forward", [MethodTestCase((inputs[0], inputs[0]))])])
+    with pytest.raises(
+        ValueError, match="method 'forward' test case 0: the method has 1 inputs"
+    ):
+        BundledProgram(
+            program,
+            [MethodTestSuite("forward", [MethodTestCase((inputs[0], inputs[0]))])],
+        )
     with pytest.raises(ValueError, match="no such method"):
         BundledProgram(program, [MethodTestSuite("backward", cases)])
 
-    with pytest.raises(BundledProgramError, match=r"x\.bpte: not a bundled program: file identifier"):
+    with pytest.raises(
+        BundledProgramError, match=r"x\.bpte: not a bundled program: file identifier"
+    ):
         deserialize_from_flatbuffer_to_bundled_program(program.buffer, source="x.bpte")
-    with pytest.raises(BundledProgramError, match=r"x\.bpte: bundled program field .* past the end"):
-        deserialize_from_flatbuffer_to_bundled_program(data[: len(data) - 900], source="x.bpte")
+    with pytest.raises(
+        BundledProgramError, match=r"x\.bpte: bundled program field .* past the end"
+    ):
+        deserialize_from_flatbuffer_to_bundled_program(
+            data[: len(data) - 900], source="x.bpte"
+        )
     with pytest.raises(RuntimeError, match="fails verification"):
         portable_lib._load_bundled_program_from_buffer(data[: len(data) - 900])

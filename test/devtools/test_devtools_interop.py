@@ -13,35 +13,34 @@ import textwrap
 import pytest
 import torch
 
-from executorch.devtools import BundledProgram, Inspector, generate_etrecord
+from executorch.devtools import BundledProgram, Inspector
 from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
 from executorch.devtools.bundled_program.serialize import (
     serialize_from_bundled_program_to_flatbuffer,
 )
 from executorch.exir import to_edge
 from executorch.extension.pybindings import portable_lib
+from executorch.test import modules
 
-MODEL = textwrap.dedent("""
-    import torch
-
-    class Mlp(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.first = torch.nn.Linear(6, 8)
-            self.second = torch.nn.Linear(8, 4)
-
-        def forward(self, x):
-            return self.second(torch.relu(self.first(x))).softmax(-1)
-
+# Defines `model` and `inputs` on either side (test/modules.py needs only
+# torch: upstream's side loads it by path).
+MODEL = textwrap.dedent(
+    f"""
+    import importlib.util, torch
+    spec = importlib.util.spec_from_file_location("modules", {modules.__file__!r})
+    test_modules = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(test_modules)
     torch.manual_seed(0)
-    model = Mlp().eval()
+    model = test_modules.ReluMlp().eval()
     inputs = (torch.randn(3, 6),)
-    """)
+    """
+)
 
 # Upstream's side, in directory argv[1]: read our ETDump (ours.etdp,
 # ours.bin) and verify our ours.bpte; then export the same model, run it
 # with an ETDump and write upstream.{etdp,bin,etrecord,bpte}.
-UPSTREAM = MODEL + textwrap.dedent("""
+UPSTREAM = MODEL + textwrap.dedent(
+    """
     import copy, os, sys
     from executorch.devtools import BundledProgram, Inspector, generate_etrecord
     from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
@@ -89,7 +88,8 @@ UPSTREAM = MODEL + textwrap.dedent("""
     with open(p("upstream.bpte"), "wb") as f:
         f.write(serialize_from_bundled_program_to_flatbuffer(bundled))
     torch.save(result, p("result.pt"))
-    """)
+    """
+)
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,6 @@ def exchanged(upstream_python, tmp_path_factory):
     (directory / "ours.bpte").write_bytes(
         serialize_from_bundled_program_to_flatbuffer(bundled)
     )
-    # From a file, so that upstream's export records source lines.
     script = directory / "upstream_side.py"
     script.write_text(UPSTREAM)
     run = subprocess.run(
@@ -158,7 +157,8 @@ def test_upstream_inspector_reads_our_etdump(exchanged):
     for event in execute.events:
         if event.name.startswith("native_call_"):
             assert torch.equal(
-                exchanged["upstream"]["values"][event._instruction_id], event.debug_data[0]
+                exchanged["upstream"]["values"][event._instruction_id],
+                event.debug_data[0],
             )
 
 
@@ -180,7 +180,9 @@ def test_our_inspector_reads_upstream_etdump_and_etrecord(exchanged):
         assert len(event.perf_data.raw) == 2
         assert event.op_types and event.stack_traces
     relu = next(e for e in kernels if e.name == "native_call_relu.out")
-    assert "torch.relu(self.first(x))" in next(iter(relu.stack_traces.values()))
+    assert "hidden = torch.relu(self.first(x))" in next(
+        iter(relu.stack_traces.values())
+    )
     torch.testing.assert_close(
         execute.run_output[0], exchanged["model"](*exchanged["inputs"])
     )

@@ -13,6 +13,7 @@ from executorch.devtools.numeric_debugger import user_frame
 from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.extension.pybindings import portable_lib
+from executorch.test.modules import relu_becomes_abs
 
 
 class Mlp(torch.nn.Module):
@@ -34,15 +35,6 @@ def mlp_edge():
     model = Mlp().eval()
     inputs = (torch.randn(3, 6),)
     return to_edge(torch.export.export(model, inputs)), inputs
-
-
-def relu_becomes_abs(graph_module):
-    """A broken compiler pass: computes abs where the model asked for relu."""
-    for node in graph_module.graph.nodes:
-        if node.target == exir_ops.edge.aten.relu.default:
-            node.target = exir_ops.edge.aten.abs.default
-    graph_module.recompile()
-    return PassResult(graph_module, True)
 
 
 def test_faithful_program_matches_at_every_kernel_call():

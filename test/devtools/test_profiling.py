@@ -100,7 +100,9 @@ def test_every_kernel_call_has_its_events_with_names_and_source_lines(portable):
         kernel_calls += 1
         op = plan.operators[instruction.instrArgs.opIndex]
         name = op.name.decode() if isinstance(op.name, bytes) else op.name
-        overload = op.overload.decode() if isinstance(op.overload, bytes) else op.overload
+        overload = (
+            op.overload.decode() if isinstance(op.overload, bytes) else op.overload
+        )
         expected = f"native_call_{name.split('::')[-1]}.{overload}"
         names = sorted(e.name for e in by_instruction[index])
         assert names == sorted(["OPERATOR_CALL", expected]), index
@@ -125,7 +127,8 @@ def test_delegated_program_has_events_for_every_instruction(delegated):
         assert len(event.op_types) > 10
         assert _model_source(event.stack_traces)
     torch.testing.assert_close(
-        delegated.outputs[0], delegated.edge.exported_program().module()(*delegated.inputs)
+        delegated.outputs[0],
+        delegated.edge.exported_program().module()(*delegated.inputs),
     )
 
 
@@ -157,7 +160,9 @@ def test_logged_intermediates_are_the_values_the_runtime_computed(portable):
 
 def test_find_total_for_module_sums_its_operators(portable):
     inspector = portable.inspector
-    kernels = [e for e in portable.execute_events() if e.name.startswith("native_call_")]
+    kernels = [
+        e for e in portable.execute_events() if e.name.startswith("native_call_")
+    ]
 
     def under(event, prefix):
         return any(
@@ -184,16 +189,22 @@ def test_numeric_gap_is_zero_for_a_correct_program(portable, delegated):
     # float32 kernels summing in another order than eager: tiny, not zero.
     assert max(max(g) for g in gaps["gap"]) < 1e-8
     delegate_gaps = delegated.values.calculate_numeric_gap("L1")
-    assert len(delegate_gaps) == 1 and delegate_gaps["runtime_ops"][0] == ["DELEGATE_CALL"]
+    assert len(delegate_gaps) == 1 and delegate_gaps["runtime_ops"][0] == [
+        "DELEGATE_CALL"
+    ]
     assert delegate_gaps["gap"][0][0] < 1e-2
     assert delegate_gaps["aot_ops"][0] == ["addmm"]
 
 
 def test_dataframe_and_table(portable, capsys):
     frame = portable.inspector.to_dataframe()
-    assert {"event_block_name", "event_name", "p50 (ms)", "op_types", "stack_traces"} <= set(
-        frame.columns
-    )
+    assert {
+        "event_block_name",
+        "event_name",
+        "p50 (ms)",
+        "op_types",
+        "stack_traces",
+    } <= set(frame.columns)
     assert (frame["event_name"] == "OPERATOR_CALL").sum() > 60
     portable.inspector.print_data_tabular()
     printed = capsys.readouterr().out
