@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what this machine lacks and builds everything, idempotently:
-#   1. Debian packages (compiler, CMake, flatbuffers, XNNPACK, GoogleTest);
+#   1. Debian packages (compiler, CMake, flatbuffers, XNNPACK, GoogleTest,
+#      Chromium for the HTML report test);
 #   2. the Python virtual environment .venv with requirements.txt and this
 #      repository installed in editable mode as the `executorch` package;
 #   3. one CMake build (runtime, kernels, executor_runner, tests and the
@@ -15,8 +16,10 @@ venv="$repo_root/.venv"
 log() { printf '[setup] %s\n' "$*"; }
 
 install_debian_packages() {
+  # chromium: the developer tools' HTML report is checked in a headless
+  # browser.
   local wanted=(g++ make cmake flatbuffers-compiler libflatbuffers-dev
-                libxnnpack-dev libpthreadpool-dev libgtest-dev)
+                libxnnpack-dev libpthreadpool-dev libgtest-dev chromium)
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||

@@ -1,0 +1,5 @@
+import sys
+
+from executorch.devtools.report import main
+
+sys.exit(main())
