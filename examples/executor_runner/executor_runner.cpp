@@ -16,6 +16,20 @@
 // within the bounds the program was exported with); without it, every input
 // takes the sizes stored in the program, which are the upper bounds.
 //
+// --etdump_path run.etdp profiles the load and every run into an ETDump
+// (read it with executorch.devtools.Inspector or turn it into an HTML report
+// with python -m executorch.devtools.report); --debug_output also logs the
+// result of every instruction into a debug buffer (--debug_buffer_size
+// bytes, 64 MiB by default) written to --debug_buffer_path (run.etdp.bin by
+// default).
+//
+// A bundled program (.bpte, from executorch.devtools.BundledProgram) is
+// recognized by its contents: each test case of the method runs with its
+// bundled inputs and its outputs are checked against the expected ones
+// (|actual - expected| <= atol + rtol * |expected|, --rtol and --atol,
+// default 1e-5 each); a failing case prints its worst element and the exit
+// code is 1.
+//
 // Kernels (and the XNNPACK backend, when built with it) are registered
 // explicitly at startup, so nothing depends on static initializers surviving
 // the link. A build that links more kernel libraries (custom operators, see
@@ -36,6 +50,9 @@
 #include <type_traits>
 #include <vector>
 
+#include <executorch/devtools/bundled_program/bundled_program.h>
+#include <executorch/devtools/etdump/etdump_gen.h>
+#include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/output_buffers.h>
@@ -55,8 +72,11 @@ using executorch::aten::Half;
 using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::aten::TensorImpl;
+using executorch::etdump::ETDumpGen;
+using executorch::extension::BufferDataLoader;
 using executorch::extension::FileDataLoader;
 using executorch::extension::MallocMemoryAllocator;
+using executorch::runtime::DataLoader;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
 using executorch::runtime::HierarchicalAllocator;
@@ -86,6 +106,14 @@ struct Options {
   std::vector<std::string> input_files;
   // Sizes of each tensor input; empty: the sizes stored in the program.
   std::vector<std::vector<int32_t>> input_shapes;
+  // Profiling into an ETDump; empty: none.
+  std::string etdump_path;
+  bool debug_output = false;
+  size_t debug_buffer_size = 64 << 20;
+  std::string debug_buffer_path;
+  // Tolerances for the test cases of a bundled program.
+  double rtol = 1e-5;
+  double atol = 1e-5;
 };
 
 void print_usage(const char* argv0) {
@@ -98,7 +126,12 @@ void print_usage(const char* argv0) {
                "             (';' between inputs) for a program with dynamic "
                "shapes; by\n"
                "             default inputs take the program's sizes (the "
-               "upper bounds)\n",
+               "upper bounds)\n"
+               "          [--etdump_path run.etdp [--debug_output]\n"
+               "           [--debug_buffer_size bytes] [--debug_buffer_path "
+               "run.etdp.bin]]\n"
+               "          [--rtol 1e-5] [--atol 1e-5]  tolerances for a "
+               "bundled program's test cases\n",
                argv0);
 }
 
@@ -165,17 +198,21 @@ std::optional<Options> parse_options(int argc, char** argv) {
     if (flag == "--help" || flag == "-h") {
       print_usage(argv[0]);
       std::exit(0);
-    } else if (flag == "--print_output") {
+    } else if (flag == "--print_output" || flag == "--debug_output") {
       if (value && *value != "true" && *value != "false") {
         std::fprintf(stderr,
-                     "error: --print_output takes true or false, got '%s'\n",
+                     "error: %s takes true or false, got '%s'\n",
+                     flag.c_str(),
                      value->c_str());
         return std::nullopt;
       }
-      options.print_output = !value || *value == "true";
+      (flag == "--print_output" ? options.print_output : options.debug_output) =
+          !value || *value == "true";
     } else if (flag == "--model_path" || flag == "--method_name" ||
                flag == "--num_executions" || flag == "--inputs" ||
-               flag == "--input_shapes") {
+               flag == "--input_shapes" || flag == "--etdump_path" ||
+               flag == "--debug_buffer_path" || flag == "--debug_buffer_size" ||
+               flag == "--rtol" || flag == "--atol") {
       const std::optional<std::string> v = take_value();
       if (!v) {
         return std::nullopt;
@@ -192,6 +229,28 @@ std::optional<Options> parse_options(int argc, char** argv) {
           return std::nullopt;
         }
         options.input_shapes = std::move(*shapes);
+      } else if (flag == "--etdump_path") {
+        options.etdump_path = *v;
+      } else if (flag == "--debug_buffer_path") {
+        options.debug_buffer_path = *v;
+      } else if (flag == "--rtol" || flag == "--atol" ||
+                 flag == "--debug_buffer_size") {
+        char* end = nullptr;
+        const double number = std::strtod(v->c_str(), &end);
+        if (v->empty() || *end != '\0' || !(number >= 0)) {
+          std::fprintf(stderr,
+                       "error: %s must be a non-negative number, got '%s'\n",
+                       flag.c_str(),
+                       v->c_str());
+          return std::nullopt;
+        }
+        if (flag == "--rtol") {
+          options.rtol = number;
+        } else if (flag == "--atol") {
+          options.atol = number;
+        } else {
+          options.debug_buffer_size = static_cast<size_t>(number);
+        }
       } else {
         char* end = nullptr;
         options.num_executions = std::strtol(v->c_str(), &end, 10);
@@ -208,6 +267,13 @@ std::optional<Options> parse_options(int argc, char** argv) {
       print_usage(argv[0]);
       return std::nullopt;
     }
+  }
+  if (options.debug_output && options.etdump_path.empty()) {
+    std::fprintf(stderr, "error: --debug_output needs --etdump_path\n");
+    return std::nullopt;
+  }
+  if (options.debug_buffer_path.empty()) {
+    options.debug_buffer_path = options.etdump_path + ".bin";
   }
   return options;
 }
@@ -416,6 +482,170 @@ std::unique_ptr<InputTensor> make_input(size_t index,
   return input;
 }
 
+// Profiling of the method into an ETDump (--etdump_path).
+struct Tracing {
+  ETDumpGen etdump;
+  std::vector<uint8_t> debug_buffer;
+
+  explicit Tracing(const Options& options) {
+    if (options.debug_output) {
+      debug_buffer.resize(options.debug_buffer_size);
+      (void)etdump.set_debug_buffer(
+          Span<uint8_t>(debug_buffer.data(), debug_buffer.size()));
+      etdump.set_event_tracer_debug_level(
+          executorch::runtime::EventTracerDebugLogLevel::kIntermediateOutputs);
+    }
+  }
+
+  // Writes the ETDump (and the debug buffer's used part); false after
+  // printing why on failure.
+  bool write(const Options& options) {
+    const executorch::etdump::ETDumpResult result = etdump.get_etdump_data();
+    std::unique_ptr<void, decltype(&std::free)> owned(result.buf, &std::free);
+    if (result.buf == nullptr ||
+        !write_file(options.etdump_path, result.buf, result.size)) {
+      return false;
+    }
+    std::printf(
+        "ETDump: '%s' (%zu bytes)\n", options.etdump_path.c_str(), result.size);
+    if (options.debug_output) {
+      if (!write_file(options.debug_buffer_path,
+                      debug_buffer.data(),
+                      etdump.debug_buffer_used())) {
+        return false;
+      }
+      std::printf("Debug buffer: '%s' (%zu bytes)\n",
+                  options.debug_buffer_path.c_str(),
+                  etdump.debug_buffer_used());
+    }
+    if (etdump.num_dropped_events() > 0) {
+      std::printf(
+          "warning: %zu events or values did not fit and were not "
+          "recorded\n",
+          etdump.num_dropped_events());
+    }
+    return true;
+  }
+
+  static bool write_file(const std::string& path,
+                         const void* data,
+                         size_t size) {
+    std::ofstream file(path, std::ios::binary);
+    file.write(static_cast<const char*>(data),
+               static_cast<std::streamsize>(size));
+    if (!file) {
+      std::fprintf(stderr, "error: cannot write '%s'\n", path.c_str());
+      return false;
+    }
+    return true;
+  }
+};
+
+// Runs every test case of a bundled program's suite for the method and
+// checks its outputs; the exit code.
+int run_bundled_tests(Method& method,
+                      const void* bundled,
+                      const Options& options,
+                      executorch::runtime::EventTracer* tracer) {
+  namespace bp = executorch::bundled_program;
+  const char* name = options.method_name.c_str();
+  const Result<size_t> cases = bp::num_test_cases(bundled, name);
+  if (!cases.ok() || *cases == 0) {
+    std::fprintf(stderr,
+                 "error: the bundled program has no test cases for '%s'\n",
+                 name);
+    return 1;
+  }
+  size_t failed = 0;
+  for (size_t i = 0; i < *cases; ++i) {
+    if (tracer != nullptr) {
+      tracer->set_bundled_input_index(static_cast<int>(i));
+    }
+    Error status = bp::load_bundled_input(method, bundled, i);
+    if (status == Error::Ok) {
+      status = method.execute();
+    }
+    bp::OutputMismatch worst;
+    if (status == Error::Ok) {
+      status = bp::verify_method_outputs(
+          method, bundled, i, options.rtol, options.atol, &worst);
+    }
+    if (status == Error::Ok) {
+      std::printf(
+          "Test case %zu: PASS (%zu elements; largest difference at "
+          "output %zu element %zu: expected %g, got %g)\n",
+          i,
+          worst.num_elements,
+          worst.output_index,
+          worst.element_index,
+          worst.expected,
+          worst.actual);
+      continue;
+    }
+    ++failed;
+    if (worst.num_mismatched > 0) {
+      std::printf(
+          "Test case %zu: FAIL: %zu of %zu elements differ (rtol %g, "
+          "atol %g); worst: output %zu element %zu, expected %g, "
+          "got %g\n",
+          i,
+          worst.num_mismatched,
+          worst.num_elements,
+          options.rtol,
+          options.atol,
+          worst.output_index,
+          worst.element_index,
+          worst.expected,
+          worst.actual);
+    } else {
+      std::printf("Test case %zu: FAIL: %s\n",
+                  i,
+                  executorch::runtime::to_string(status));
+    }
+  }
+  std::printf("%zu of %zu test cases passed\n", *cases - failed, *cases);
+  return failed == 0 ? 0 : 1;
+}
+
+// The program's data loader: the file itself, or the program inside a
+// bundled program (whose bytes `bundled` then holds).
+std::unique_ptr<DataLoader> open_program(const std::string& path,
+                                         std::vector<uint8_t>* bundled) {
+  std::ifstream head_file(path, std::ios::binary);
+  char head[8] = {};
+  head_file.read(head, sizeof(head));
+  if (head_file &&
+      executorch::bundled_program::is_bundled_program(head, sizeof(head))) {
+    std::optional<std::vector<uint8_t>> bytes = read_file(path);
+    if (!bytes) {
+      return nullptr;
+    }
+    *bundled = std::move(*bytes);
+    const void* program = nullptr;
+    size_t size = 0;
+    const Error found = executorch::bundled_program::get_program_data(
+        bundled->data(), bundled->size(), &program, &size);
+    if (found != Error::Ok) {
+      std::fprintf(stderr,
+                   "error: '%s' is a damaged bundled program: %s\n",
+                   path.c_str(),
+                   executorch::runtime::to_string(found));
+      return nullptr;
+    }
+    std::printf("'%s' is a bundled program\n", path.c_str());
+    return std::make_unique<BufferDataLoader>(program, size);
+  }
+  Result<FileDataLoader> loader = FileDataLoader::from(path.c_str());
+  if (!loader.ok()) {
+    std::fprintf(stderr,
+                 "error: cannot open model '%s': %s\n",
+                 path.c_str(),
+                 executorch::runtime::to_string(loader.error()));
+    return nullptr;
+  }
+  return std::make_unique<FileDataLoader>(std::move(*loader));
+}
+
 int run(const Options& options) {
   executorch::runtime::runtime_init();
   const Error kernels = executorch::kernels::register_portable_kernels();
@@ -440,15 +670,12 @@ int run(const Options& options) {
 
   const char* model = options.model_path.c_str();
   const char* method_name = options.method_name.c_str();
-  Result<FileDataLoader> loader = FileDataLoader::from(model);
-  if (!loader.ok()) {
-    std::fprintf(stderr,
-                 "error: cannot open model '%s': %s\n",
-                 model,
-                 executorch::runtime::to_string(loader.error()));
+  std::vector<uint8_t> bundled;
+  std::unique_ptr<DataLoader> loader = open_program(model, &bundled);
+  if (loader == nullptr) {
     return 1;
   }
-  Result<Program> program = Program::load(&loader.get());
+  Result<Program> program = Program::load(loader.get());
   if (!program.ok()) {
     std::fprintf(stderr,
                  "error: '%s' is not a loadable program: %s\n",
@@ -487,7 +714,11 @@ int run(const Options& options) {
   MallocMemoryAllocator temp_allocator;
   MemoryManager memory(&method_allocator, &planned_memory, &temp_allocator);
 
-  Result<Method> method = program->load_method(method_name, &memory);
+  std::unique_ptr<Tracing> tracing = options.etdump_path.empty()
+                                         ? nullptr
+                                         : std::make_unique<Tracing>(options);
+  Result<Method> method = program->load_method(
+      method_name, &memory, tracing ? &tracing->etdump : nullptr);
   if (!method.ok()) {
     std::fprintf(stderr,
                  "error: loading method '%s' of '%s' failed: %s\n",
@@ -514,6 +745,12 @@ int run(const Options& options) {
       meta->num_inputs(),
       meta->num_outputs(),
       planned_sizes.c_str());
+
+  if (!bundled.empty()) {
+    const int status = run_bundled_tests(
+        *method, bundled.data(), options, tracing ? &tracing->etdump : nullptr);
+    return tracing && !tracing->write(options) ? 1 : status;
+  }
 
   // One file per tensor input when --inputs is given.
   size_t num_tensor_inputs = 0;
@@ -601,7 +838,7 @@ int run(const Options& options) {
   for (size_t i = 0; i < method->outputs_size(); ++i) {
     print_output(i, method->get_output(i), options.print_output);
   }
-  return 0;
+  return tracing && !tracing->write(options) ? 1 : 0;
 }
 
 } // namespace
