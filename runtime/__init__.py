@@ -88,6 +88,15 @@ class Program:
         """Metadata of `method_name`, read without loading the method."""
         return self._program.method_meta(method_name)
 
+    def write_etdump_result_to_file(
+        self, etdump_path: str, debug_buffer_path: Optional[str] = None
+    ) -> None:
+        """Writes the ETDump of the loads and runs so far (the program was
+        loaded with enable_etdump) and, to `debug_buffer_path`, the values
+        logged into its debug buffer. Read them with
+        executorch.devtools.Inspector."""
+        self._program.write_etdump_result_to_file(etdump_path, debug_buffer_path)
+
 
 class BackendRegistry:
     """The delegate backends linked into the runtime."""
@@ -126,22 +135,27 @@ class Runtime:
         data: Union[bytes, bytearray, BinaryIO, Path, str],
         *,
         verification: Verification = Verification.InternalConsistency,
+        enable_etdump: bool = False,
+        debug_buffer_size: int = 0,
     ) -> Program:
         """Loads a program from a .pte path (memory-mapped), from its bytes,
         or from a binary file object (read whole). Raises RuntimeError naming
-        the file and the problem if it is not a valid program."""
+        the file and the problem if it is not a valid program.
+
+        With `enable_etdump`, method loads and runs are profiled (see
+        Program.write_etdump_result_to_file); `debug_buffer_size` > 0 also
+        logs every instruction's result into a buffer of that many bytes."""
+        tracing = dict(
+            program_verification=verification,
+            enable_etdump=enable_etdump,
+            debug_buffer_size=debug_buffer_size,
+        )
         if isinstance(data, (str, Path)):
-            program = _portable_lib._load_program(
-                str(data), program_verification=verification
-            )
+            program = _portable_lib._load_program(str(data), **tracing)
         elif isinstance(data, (bytes, bytearray, memoryview)):
-            program = _portable_lib._load_program_from_buffer(
-                data, program_verification=verification
-            )
+            program = _portable_lib._load_program_from_buffer(data, **tracing)
         elif hasattr(data, "read"):
-            program = _portable_lib._load_program_from_buffer(
-                data.read(), program_verification=verification
-            )
+            program = _portable_lib._load_program_from_buffer(data.read(), **tracing)
         else:
             raise TypeError(
                 "load_program expects a path, bytes or a binary file object; "

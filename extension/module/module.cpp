@@ -65,18 +65,23 @@ Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
 
 } // namespace
 
-Module::Module(const std::string& file_path, LoadMode load_mode)
+Module::Module(const std::string& file_path,
+               LoadMode load_mode,
+               std::unique_ptr<EventTracer> event_tracer)
     : file_path_(file_path),
       load_mode_(load_mode),
       memory_allocator_(or_malloc(nullptr)),
-      temp_allocator_(or_malloc(nullptr)) {}
+      temp_allocator_(or_malloc(nullptr)),
+      event_tracer_(std::move(event_tracer)) {}
 
 Module::Module(std::unique_ptr<DataLoader> data_loader,
                std::unique_ptr<MemoryAllocator> memory_allocator,
-               std::unique_ptr<MemoryAllocator> temp_allocator)
+               std::unique_ptr<MemoryAllocator> temp_allocator,
+               std::unique_ptr<EventTracer> event_tracer)
     : data_loader_(std::move(data_loader)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
-      temp_allocator_(or_malloc(std::move(temp_allocator))) {}
+      temp_allocator_(or_malloc(std::move(temp_allocator))),
+      event_tracer_(std::move(event_tracer)) {}
 
 Module::Module(std::shared_ptr<Program> program,
                std::unique_ptr<MemoryAllocator> memory_allocator,
@@ -85,7 +90,8 @@ Module::Module(std::shared_ptr<Program> program,
       memory_allocator_(or_malloc(std::move(memory_allocator))),
       temp_allocator_(or_malloc(std::move(temp_allocator))) {}
 
-// Methods refer to the program and the allocators: they go first.
+// Methods refer to the program, the allocators and the tracer: they go
+// first.
 Module::~Module() {
   methods_.clear();
 }
@@ -191,7 +197,9 @@ Error Module::load_method(const std::string& method_name,
   loaded->memory_manager = std::make_unique<MemoryManager>(
       memory_allocator_.get(), planned_memory, temp_allocator_.get());
   Result<Method> method = program_->load_method(
-      method_name.c_str(), loaded->memory_manager.get(), event_tracer);
+      method_name.c_str(),
+      loaded->memory_manager.get(),
+      event_tracer != nullptr ? event_tracer : event_tracer_.get());
   if (!method.ok()) {
     ET_LOG(Error,
            "Module: loading method '%s' failed (error 0x%x)",

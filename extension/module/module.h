@@ -27,6 +27,7 @@
 
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/memory_allocator.h>
 #include <executorch/runtime/executor/memory_manager.h>
@@ -51,9 +52,13 @@ class Module {
     MmapUseMlockIgnoreErrors,
   };
 
-  // Reads the program at `file_path` on first use (or on load()).
+  // Reads the program at `file_path` on first use (or on load()). With an
+  // `event_tracer` (e.g. executorch::etdump::ETDumpGen), every method this
+  // Module loads reports its load and runs to it (see event_tracer()).
   explicit Module(const std::string& file_path,
-                  LoadMode load_mode = LoadMode::File);
+                  LoadMode load_mode = LoadMode::File,
+                  std::unique_ptr<::executorch::runtime::EventTracer>
+                      event_tracer = nullptr);
 
   // Reads the program through `data_loader`. The allocators, when given,
   // serve the methods' bookkeeping and the kernels' scratch memory instead
@@ -63,6 +68,8 @@ class Module {
       std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator =
           nullptr,
       std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::EventTracer> event_tracer =
           nullptr);
 
   // Uses a program that is already loaded, typically `other.program()`, so
@@ -95,9 +102,15 @@ class Module {
   ::executorch::runtime::Result<size_t> num_methods();
   ::executorch::runtime::Result<std::unordered_set<std::string>> method_names();
 
+  // The tracer given at construction (null if none); owned by the Module.
+  ::executorch::runtime::EventTracer* event_tracer() const {
+    return event_tracer_.get();
+  }
+
   // Loads `method_name` if it is not loaded yet. `planned_memory`, when
   // given, provides the method's planned buffers (it must outlive the
   // Module); otherwise they are allocated to the sizes the method declares.
+  // `event_tracer` (not owned) replaces the Module's own for this method.
   ET_NODISCARD ::executorch::runtime::Error load_method(
       const std::string& method_name,
       ::executorch::runtime::HierarchicalAllocator* planned_memory = nullptr,
@@ -254,6 +267,7 @@ class Module {
   std::shared_ptr<::executorch::runtime::Program> program_;
   std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator_;
   std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator_;
+  std::unique_ptr<::executorch::runtime::EventTracer> event_tracer_;
   std::unordered_map<std::string, std::unique_ptr<LoadedMethod>> methods_;
 };
 

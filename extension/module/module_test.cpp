@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <executorch/devtools/etdump/etdump_gen.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/tensor/tensor.h>
@@ -15,6 +16,7 @@
 #include <executorch/runtime/testing/test_programs.h>
 
 using executorch::aten::ScalarType;
+using executorch::etdump::ETDumpGen;
 using executorch::extension::BufferDataLoader;
 using executorch::extension::empty;
 using executorch::extension::FileDataLoader;
@@ -125,6 +127,25 @@ TEST_F(ModuleTest, RunsMethodsInEveryLoadMode) {
     EXPECT_EQ(out.error(), Error::AccessFailed);
     EXPECT_TRUE(logs.contains({"locking", file_.path()}));
   }
+}
+
+TEST_F(ModuleTest, ReportsToItsEventTracer) {
+  auto etdump = std::make_unique<ETDumpGen>();
+  ETDumpGen* tracer = etdump.get();
+  Module module(file_.path(), Module::LoadMode::File, std::move(etdump));
+  EXPECT_EQ(module.event_tracer(), tracer);
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE(module.forward(*x_).ok());
+  }
+  // The method's load ("Default") and each execution.
+  EXPECT_EQ(tracer->get_num_blocks(), 3u);
+
+  // A tracer given to load_method is used instead, for that method.
+  ETDumpGen other;
+  ASSERT_EQ(module.load_method("add_constant", nullptr, &other), Error::Ok);
+  ASSERT_TRUE(module.get("add_constant", *x_).ok());
+  EXPECT_EQ(other.get_num_blocks(), 2u);
+  EXPECT_EQ(tracer->get_num_blocks(), 3u);
 }
 
 TEST_F(ModuleTest, MissingFileIsNotFound) {

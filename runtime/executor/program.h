@@ -69,7 +69,9 @@ class Program final {
   Result<MethodMeta> method_meta(const char* method_name) const;
 
   // Loads a method. Its memory comes from `memory_manager`, which (like the
-  // Program) must outlive the Method.
+  // Program) must outlive the Method. `event_tracer`, when given, receives
+  // the method's load, execute, per-instruction and delegate events (see
+  // runtime/core/event_tracer.h) and must outlive the Method too.
   ET_NODISCARD Result<Method> load_method(
       const char* method_name,
       MemoryManager* memory_manager,

@@ -277,3 +277,30 @@ def test_bundled_program_round_trip_runtime_and_bad_files(mlp, tmp_path):
         )
     with pytest.raises(RuntimeError, match="fails verification"):
         portable_lib._load_bundled_program_from_buffer(data[: len(data) - 900])
+
+
+def test_runtime_api_profiles_a_program(mlp, tmp_path):
+    from executorch.runtime import Runtime
+
+    model, inputs, edge = mlp
+    program = Runtime.get().load_program(
+        edge.to_executorch().buffer, enable_etdump=True, debug_buffer_size=1 << 16
+    )
+    method = program.load_method("forward")
+    for _ in range(2):
+        outputs = method.execute(inputs)
+    torch.testing.assert_close(outputs[0], model(*inputs))
+    program.write_etdump_result_to_file(
+        str(tmp_path / "a.etdp"), str(tmp_path / "a.bin")
+    )
+    inspector = Inspector(
+        etdump_path=str(tmp_path / "a.etdp"), debug_buffer_path=str(tmp_path / "a.bin")
+    )
+    (block,) = [b for b in inspector.event_blocks if b.name == "Execute"]
+    softmax = next(e for e in block.events if e.name == "native_call__softmax.out")
+    assert len(softmax.perf_data.raw) == 2
+    torch.testing.assert_close(softmax.debug_data[0], model(*inputs))
+    # Without enable_etdump there is nothing to write.
+    plain = Runtime.get().load_program(edge.to_executorch().buffer)
+    with pytest.raises(RuntimeError, match="enable_etdump=True"):
+        plain.write_etdump_result_to_file(str(tmp_path / "b.etdp"))
