@@ -9,7 +9,7 @@ values marked as method outputs become the block's `run_output`.
 """
 
 import dataclasses
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import torch
 
@@ -193,11 +193,3 @@ def recorded_blocks(
             event.start_times.append(p.start_time)
             event.metadata.append(p.delegate_debug_metadata or b"")
     return list(groups.values())
-
-
-def is_same_value(a, b) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.shape == b.shape and a.dtype == b.dtype and torch.equal(a, b)
-    if isinstance(a, Sequence) and isinstance(b, Sequence):
-        return len(a) == len(b) and all(is_same_value(x, y) for x, y in zip(a, b))
-    return a == b
