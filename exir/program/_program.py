@@ -181,13 +181,14 @@ def to_edge_transform_and_lower(
     ] = None,
     constant_methods: Optional[Dict[str, Any]] = None,
     compile_config: Optional[EdgeCompileConfig] = None,
+    generate_etrecord: bool = False,
 ) -> "EdgeProgramManager":
     """`to_edge`, then `transform(transform_passes)`, then `to_backend` with
     each partitioner in turn (a list for every method, or a dict of method
     name to list). Operators that a partitioner lists in
     `ops_to_not_decompose` are kept whole by the Core ATen decomposition so
     that its backend sees them; those it then leaves undelegated are
-    decomposed afterwards."""
+    decomposed afterwards. `generate_etrecord`: as for `to_edge`."""
     programs = _as_dict(programs)
     if isinstance(partitioner, dict):
         per_method = {name: list(partitioner.get(name, [])) for name in programs}
@@ -203,7 +204,7 @@ def to_edge_transform_and_lower(
     config._preserve_ops = list(config._preserve_ops) + [
         op for op in dict.fromkeys(kept) if op not in config._preserve_ops
     ]
-    edge = to_edge(programs, constant_methods, config)
+    edge = to_edge(programs, constant_methods, config, generate_etrecord)
     if transform_passes:
         edge = edge.transform(transform_passes)
     for step in range(max(map(len, per_method.values()), default=0)):
@@ -277,6 +278,7 @@ def to_edge(
     programs: Programs,
     constant_methods: Optional[Dict[str, Any]] = None,
     compile_config: Optional[EdgeCompileConfig] = None,
+    generate_etrecord: bool = False,
 ) -> "EdgeProgramManager":
     """Lowers exported programs to the Edge dialect.
 
@@ -291,13 +293,23 @@ def to_edge(
             (int, float, bool, str, tensor, or lists of them), by name.
         compile_config: options; by default the result is checked to contain
             only Core ATen operators.
+        generate_etrecord: start an ETRecord with these ATen programs; the
+            managers derived from the result carry it, and `to_executorch`
+            completes it (`ExecutorchProgramManager.get_etrecord()`).
     """
     config = compile_config or EdgeCompileConfig()
     edge = {
         name: _to_edge_program(ep, config, name)
         for name, ep in _as_dict(programs).items()
     }
-    return EdgeProgramManager(edge, constant_methods, config)
+    manager = EdgeProgramManager(edge, constant_methods, config)
+    if generate_etrecord:
+        # Imported here: the developer tools import this module.
+        from executorch.devtools.etrecord import ETRecord
+
+        manager._etrecord = ETRecord()
+        manager._etrecord.add_exported_program(_as_dict(programs))
+    return manager
 
 
 class EdgeProgramManager:
@@ -318,6 +330,8 @@ class EdgeProgramManager:
         _check_programs(self._edge_programs, self.compile_config)
         for ep in self._edge_programs.values():
             DebugHandleGeneratorPass()(ep.graph_module)
+        # The ETRecord `to_edge(generate_etrecord=True)` started.
+        self._etrecord = None
 
     @property
     def methods(self) -> set:
@@ -354,9 +368,7 @@ class EdgeProgramManager:
             name: _apply_passes(ep, per_method[name])
             for name, ep in self._edge_programs.items()
         }
-        return EdgeProgramManager(
-            programs, self._config_methods, compile_config or self.compile_config
-        )
+        return self._derived(programs, compile_config or self.compile_config)
 
     def to_backend(
         self, partitioner: Union[Partitioner, Dict[str, Partitioner]]
@@ -370,17 +382,36 @@ class EdgeProgramManager:
                 partitioner.get(name) if isinstance(partitioner, dict) else partitioner
             )
             programs[name] = to_backend(ep, chosen) if chosen is not None else ep
-        return EdgeProgramManager(programs, self._config_methods, self.compile_config)
+        return self._derived(programs, self.compile_config)
+
+    def _derived(
+        self, programs: Dict[str, ExportedProgram], config: EdgeCompileConfig
+    ) -> "EdgeProgramManager":
+        """A manager of new programs for the same methods, carrying the
+        ETRecord."""
+        manager = EdgeProgramManager(programs, self._config_methods, config)
+        manager._etrecord = self._etrecord
+        return manager
 
     def to_executorch(
         self, config: Optional[ExecutorchBackendConfig] = None
     ) -> "ExecutorchProgramManager":
-        """Converts to out variants, plans memory and emits the program."""
-        return ExecutorchProgramManager(
+        """Converts to out variants, plans memory and emits the program.
+        With an ETRecord (`to_edge(generate_etrecord=True)`), the result's
+        `get_etrecord()` holds it completed with this final Edge program and
+        the emitted program's debug maps."""
+        manager = ExecutorchProgramManager(
             self._edge_programs,
             self._config_methods,
             config or ExecutorchBackendConfig(),
         )
+        if self._etrecord is not None:
+            # A copy: this manager may be lowered again with another config.
+            etrecord = copy.copy(self._etrecord)
+            etrecord.add_edge_dialect_program(self)
+            etrecord.add_executorch_program(manager)
+            manager._etrecord = etrecord
+        return manager
 
 
 def _to_planned_program(
@@ -455,12 +486,25 @@ class ExecutorchProgramManager:
         program.namedData = []
         self._program = program
         self._buffer: Optional[bytes] = None
+        # Set by EdgeProgramManager.to_executorch when it records one.
+        self._etrecord = None
         if config.print_memory_summary:
             print(self.memory_summary())
 
     @property
     def methods(self) -> set:
         return set(self._programs)
+
+    def get_etrecord(self):
+        """The ETRecord of this program (`executorch.devtools.ETRecord`;
+        `save(path)` writes it), when `to_edge` or
+        `to_edge_transform_and_lower` was given `generate_etrecord=True`."""
+        if self._etrecord is None:
+            raise RuntimeError(
+                "no ETRecord was generated: pass generate_etrecord=True to "
+                "to_edge or to_edge_transform_and_lower"
+            )
+        return self._etrecord
 
     def exported_program(self, method_name: str = "forward") -> ExportedProgram:
         """The planned out-variant ExportedProgram of one method."""

@@ -28,7 +28,14 @@ from executorch.devtools.etdump.serialize import (
 )
 from executorch.devtools.etrecord import ETRecordError
 from executorch.devtools.inspector.numerical_comparator import NumericalComparatorBase
-from executorch.exir import ExecutorchBackendConfig, to_edge
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+    XnnpackPartitioner,
+)
+from executorch.exir import (
+    ExecutorchBackendConfig,
+    to_edge,
+    to_edge_transform_and_lower,
+)
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.extension.pybindings import portable_lib
 from executorch.test.modules import RELU_MLP_RELU_LINE, ReluMlp, relu_becomes_abs
@@ -218,6 +225,47 @@ def test_etrecord_round_trip_and_bad_files(mlp, tmp_path):
         match=r"damaged\.etrecord: entry 'edge_dialect_exported_program/forward' is not a serialized program",
     ):
         parse_etrecord(str(damaged))
+
+
+def test_etrecord_generated_while_lowering(mlp, tmp_path):
+    """Upstream's flow: `generate_etrecord=True` while lowering, then
+    `get_etrecord().save(path)` after `to_executorch()`."""
+    model, inputs, _ = mlp
+    edge = to_edge_transform_and_lower(
+        torch.export.export(model, inputs),
+        partitioner=[XnnpackPartitioner()],
+        generate_etrecord=True,
+    )
+    program = edge.to_executorch()
+    etrecord = program.get_etrecord()
+    path = tmp_path / "lowered.etrecord"
+    etrecord.save(str(path))
+    record = parse_etrecord(str(path))
+    assert record.exported_program is not None
+    assert record._delegate_map == {
+        "forward": {
+            str(k): v for k, v in program.delegate_map["forward"].items()
+        }
+    }
+    torch.testing.assert_close(
+        record.edge_dialect_program.module()(*inputs), model(*inputs)
+    )
+    etdump, _ = run_traced(tmp_path, program, inputs, debug_buffer_size=0)
+    # The saved file and the object in memory map events alike.
+    for source in (str(path), etrecord):
+        inspector = Inspector(etdump_path=etdump, etrecord=source)
+        (block,) = [b for b in inspector.event_blocks if b.name == "Execute"]
+        (delegate,) = [e for e in block.events if e.name == "DELEGATE_CALL"]
+        assert delegate.delegate_backend_name == "XnnpackBackend"
+        assert {"aten.addmm.default", "aten._softmax.default"} <= set(
+            delegate.op_types
+        )
+        assert any(
+            f"modules.py\", line {RELU_MLP_RELU_LINE}" in trace
+            for trace in delegate.stack_traces.values()
+        )
+    with pytest.raises(RuntimeError, match="generate_etrecord=True"):
+        to_edge(torch.export.export(model, inputs)).to_executorch().get_etrecord()
 
 
 def test_bundled_program_round_trip_runtime_and_bad_files(mlp, tmp_path):
