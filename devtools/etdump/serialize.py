@@ -7,6 +7,7 @@ import os
 from typing import Any, Dict, Optional, Union
 
 from executorch.devtools.etdump import schema_flatcc
+from executorch.devtools.etdump.schema_flatcc import ETDumpFlatCC
 from executorch.devtools.flatbuffer_codec import FlatBufferError, Schema
 
 _SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "etdump_schema.fbs")
@@ -30,13 +31,13 @@ def _make(table: str, fields: Dict[str, Any]):
     if table == "ProfileEvent" and fields["delegate_debug_metadata"] is not None:
         fields["delegate_debug_metadata"] = bytes(fields["delegate_debug_metadata"])
     if table == "ETDump":
-        return schema_flatcc.ETDumpFlatCC(**fields)
+        return ETDumpFlatCC(**fields)
     return getattr(schema_flatcc, table)(**fields)
 
 
 def deserialize_from_etdump_flatcc(
     data: bytes, size_prefixed: bool = True, source: Optional[str] = None
-) -> schema_flatcc.ETDumpFlatCC:
+) -> ETDumpFlatCC:
     """The ETDump in `data`. `source` (a file name) prefixes error
     messages."""
     where = f"{source}: " if source else ""
@@ -52,7 +53,7 @@ def deserialize_from_etdump_flatcc(
         raise ETDumpError(f"{where}ETDump field {error}") from None
 
 
-def serialize_to_etdump_flatcc(etdump: schema_flatcc.ETDumpFlatCC) -> bytes:
+def serialize_to_etdump_flatcc(etdump: ETDumpFlatCC) -> bytes:
     """`etdump` as a size-prefixed ETDump buffer."""
     return _schema().encode(_with_codes(etdump), size_prefixed=True)
 
@@ -76,7 +77,7 @@ def _with_codes(etdump):
     return convert(etdump)
 
 
-def read_etdump(path: Union[str, os.PathLike]) -> schema_flatcc.ETDumpFlatCC:
+def read_etdump(path: Union[str, os.PathLike]) -> ETDumpFlatCC:
     """The ETDump file at `path`."""
     with open(path, "rb") as f:
         return deserialize_from_etdump_flatcc(f.read(), source=os.fspath(path))

@@ -8,5 +8,13 @@ from executorch.devtools.inspector._inspector import (
     PerfData,
     TimeScale,
 )
+from executorch.devtools.inspector.numerical_comparator import compare_results
 
-__all__ = ["Event", "EventBlock", "Inspector", "PerfData", "TimeScale"]
+__all__ = [
+    "Event",
+    "EventBlock",
+    "Inspector",
+    "PerfData",
+    "TimeScale",
+    "compare_results",
+]

@@ -6,10 +6,14 @@ A comparator's `compare(mapping, ...)` turns {(aot handles, aot value):
 `element_compare(a, b)` is the distance of two tensors. Subclass
 NumericalComparatorBase (override `preprocessing` to, e.g., dequantize
 first) for another distance.
+
+`compare_results(reference, run)` compares two lists of program outputs
+(e.g. a bundled program's expected outputs and a run's) with upstream's
+metrics.
 """
 
 from abc import ABC, abstractmethod
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pandas as pd
 import torch
@@ -115,3 +119,66 @@ class SNRComparator(NumericalComparatorBase):
 
 
 COMPARATORS = {"MSE": MSEComparator, "L1": L1Comparator, "SNR": SNRComparator}
+
+
+def _cosine_similarity(a: Any, b: Any) -> float:
+    a, b = _as_float(a).flatten(), _as_float(b).flatten()
+    if a.shape != b.shape:
+        raise ValueError(f"shapes differ: {list(a.shape)} vs {list(b.shape)}")
+    norms = float(torch.linalg.vector_norm(a) * torch.linalg.vector_norm(b))
+    if norms == 0.0:
+        return 1.0 if torch.equal(a, b) else 0.0
+    return float(torch.dot(a, b)) / norms
+
+
+_OUTPUT_METRICS = {
+    "snr": SNRComparator().element_compare,
+    "mse": MSEComparator().element_compare,
+    "cosine_similarity": _cosine_similarity,
+}
+
+
+def compare_results(
+    reference_output: Sequence[Any],
+    run_output: Sequence[Any],
+    metrics: Optional[List[str]] = None,
+    plot: bool = False,
+) -> Dict[str, List[Optional[float]]]:
+    """Metric name -> one value per output pair of `reference_output` and
+    `run_output` (None where the pair is not two tensors). `metrics` picks
+    among "snr", "mse" and "cosine_similarity" (all by default). Prints a
+    table per metric, like upstream; `plot=True` (a matplotlib chart
+    upstream) is not supported."""
+    if plot:
+        raise ValueError(
+            "compare_results(plot=True) needs matplotlib, which this SDK does "
+            "not install; use the returned values"
+        )
+    unknown = sorted(set(metrics or []) - set(_OUTPUT_METRICS))
+    if unknown:
+        raise ValueError(
+            f"unknown metrics {unknown}; choose among {sorted(_OUTPUT_METRICS)}"
+        )
+    if len(reference_output) != len(run_output):
+        raise ValueError(
+            f"{len(reference_output)} reference outputs but {len(run_output)} "
+            "run outputs"
+        )
+    results = {}
+    for name, metric in _OUTPUT_METRICS.items():
+        if metrics is not None and name not in metrics:
+            continue
+        results[name] = [
+            (
+                metric(reference, value)
+                if isinstance(reference, torch.Tensor)
+                and isinstance(value, torch.Tensor)
+                else None
+            )
+            for reference, value in zip(reference_output, run_output)
+        ]
+        print(f"{name}\n{'-' * 20}")
+        for index, value in enumerate(results[name]):
+            print(f"{index:<5}{value if value is None else f'{value:>8.5f}'}")
+        print()
+    return results

@@ -27,6 +27,7 @@ from executorch.devtools.etdump.serialize import (
     serialize_to_etdump_flatcc,
 )
 from executorch.devtools.etrecord import ETRecordError
+from executorch.devtools.inspector import compare_results
 from executorch.devtools.inspector.numerical_comparator import NumericalComparatorBase
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
     XnnpackPartitioner,
@@ -89,6 +90,30 @@ def test_numeric_gap_names_the_broken_operator(mlp, tmp_path):
         assert "hidden = torch.relu(self.first(x))" in trace
         # What ran before it matches.
         assert not any(worst[:first]), distance
+
+
+def test_compare_results_of_two_runs(mlp, capsys):
+    model, inputs, edge = mlp
+    expected = [model(*inputs)]
+    correct = portable_lib._load_for_executorch_from_buffer(
+        edge.to_executorch().buffer
+    ).forward(inputs)
+    broken = portable_lib._load_for_executorch_from_buffer(
+        edge.to_executorch(ExecutorchBackendConfig(passes=[relu_becomes_abs])).buffer
+    ).forward(inputs)
+    same = compare_results(expected, correct)
+    assert same["mse"][0] < 1e-12 and same["cosine_similarity"][0] > 0.999999
+    assert same["snr"][0] > 100
+    differ = compare_results(expected + [3], broken + [3], metrics=["mse", "snr"])
+    assert set(differ) == {"mse", "snr"}
+    mse = float(torch.mean((expected[0].double() - broken[0].double()) ** 2))
+    assert differ["mse"] == [pytest.approx(mse), None] and mse > 1e-4
+    assert differ["snr"][0] < same["snr"][0]
+    assert "cosine_similarity\n" in capsys.readouterr().out
+    with pytest.raises(ValueError, match=r"unknown metrics \['l2'\]"):
+        compare_results(expected, correct, metrics=["l2"])
+    with pytest.raises(ValueError, match="1 reference outputs but 2 run outputs"):
+        compare_results(expected, correct * 2)
 
 
 def test_custom_comparator(mlp, tmp_path):
