@@ -12,8 +12,11 @@ XNNPACK) run by executor_runner in three ways, interleaved round by round:
 Per-execution wall times come from the runner's own "Run i: x ms" lines
 (the first run of each invocation is a warm-up and is dropped); the table
 shows medians over all rounds and the ratio to `compiled out`, with the
-load average next to it (figures from a busy machine are noise). Outputs are
-checked against eager PyTorch once. This is a script, not a test.
+load average next to it (wall times from a busy machine are noise). Beside
+them, the CPU time (user + system, all threads) of each whole invocation
+(load, warm-up and timed runs), which survives load far better: a
+development signal, not the figure to publish. Outputs are checked against
+eager PyTorch once. This is a script, not a test.
 
     .venv/bin/python benchmarks/devtools_overhead.py            # full
     .venv/bin/python benchmarks/devtools_overhead.py --quick    # smoke
@@ -22,6 +25,7 @@ checked against eager PyTorch once. This is a script, not a test.
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -101,16 +105,19 @@ def run(runner: str, pte: str, executions: int, etdump: str = None):
     ]
     if etdump:
         flags += ["--etdump_path", etdump]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     result = subprocess.run(
         [runner, *flags], capture_output=True, text=True, check=True
     )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     times = [
         float(ms)
         for run_index, ms in RUN_LINE.findall(result.stdout)
         if run_index != "1"
     ]
     output = OUTPUT_LINE.search(result.stdout)
-    return times, output.group(1) if output else None
+    return times, cpu, output.group(1) if output else None
 
 
 def main() -> int:
@@ -138,11 +145,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as directory:
         paths, expected = export(directory)
         for name, pte in paths.items():
-            _, printed = run(runners["tracing off"], pte, 1)
+            _, _, printed = run(runners["tracing off"], pte, 1)
             values = torch.tensor([float(v) for v in printed.split(",")])
             torch.testing.assert_close(values, expected.flatten(), rtol=1e-3, atol=1e-3)
 
         times = {(m, c): [] for m in paths for c in runners}
+        cpu_times = {(m, c): [] for m in paths for c in runners}
         configs = list(runners)
         for round_index in range(args.rounds):
             # Rotate the order so no configuration always runs first.
@@ -154,8 +162,11 @@ def main() -> int:
                         if config == "profiling"
                         else None
                     )
-                    measured, _ = run(runners[config], pte, args.executions, etdump)
+                    measured, cpu, _ = run(
+                        runners[config], pte, args.executions, etdump
+                    )
                     times[(model, config)] += measured
+                    cpu_times[(model, config)].append(cpu)
 
     load = os.getloadavg()
     print(
@@ -165,12 +176,18 @@ def main() -> int:
     )
     print(
         f"{'model':<10} {'configuration':<14} {'median ms':>10} {'vs compiled out':>16}"
+        f" {'CPU s/invocation':>17} {'vs compiled out':>16}"
     )
     for model in paths:
         base = statistics.median(times[(model, "compiled out")])
+        cpu_base = statistics.median(cpu_times[(model, "compiled out")])
         for config in configs:
             median = statistics.median(times[(model, config)])
-            print(f"{model:<10} {config:<14} {median:>10.3f} {median / base:>15.3f}x")
+            cpu = statistics.median(cpu_times[(model, config)])
+            print(
+                f"{model:<10} {config:<14} {median:>10.3f} {median / base:>15.3f}x"
+                f" {cpu:>17.3f} {cpu / cpu_base:>15.3f}x"
+            )
     return 0
 
 
