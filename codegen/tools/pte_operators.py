@@ -1,11 +1,12 @@
 """Lists the operators a `.pte` program calls and the dtypes of the tensors
 each call passes, without torch: it reads the FlatBuffer with the schema
-modules flatc generates into exir/_serialize/generated (the CMake build
-makes them) and the `flatbuffers` package. gen_oplist.py turns the result
+modules generated into exir/_serialize/generated and the `flatbuffers`
+package. gen_oplist.py turns the result
 into a selected-operators YAML.
 """
 
 import importlib
+import importlib.util
 import os
 import sys
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ _GENERATED = os.path.join(
     "_serialize",
     "generated",
 )
+_SCHEMA_PACKAGE = "_executorch_pte_schema"
 
 # (dtype value, dim order) of each tensor a call passes, in argument order.
 CallSignature = Tuple[Tuple[int, Tuple[int, ...]], ...]
@@ -35,18 +37,23 @@ class ProgramOperators:
 
 
 def _schema(table: str):
-    """The generated class `table` of the .pte schema, imported by path so
-    that reading a .pte never imports the torch-dependent `executorch.exir`."""
-    if not os.path.isdir(os.path.join(_GENERATED, "executorch_flatbuffer")):
-        raise SystemExit(
-            "pte_operators: the .pte schema modules are missing from "
-            f"{os.path.normpath(_GENERATED)}; build the "
-            "'program_schema_generated' CMake target first"
+    """The generated class `table` of the .pte schema. The generated package
+    is loaded from its directory under a private name: importing it as
+    `executorch.exir._serialize.generated` would import torch, which reading
+    a .pte does not need."""
+    if _SCHEMA_PACKAGE not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            _SCHEMA_PACKAGE,
+            os.path.join(_GENERATED, "__init__.py"),
+            submodule_search_locations=[_GENERATED],
         )
-    if _GENERATED not in sys.path:
-        sys.path.append(_GENERATED)
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[_SCHEMA_PACKAGE] = package
+        spec.loader.exec_module(package)
     try:
-        module = importlib.import_module(f"executorch_flatbuffer.{table}")
+        module = importlib.import_module(
+            f"{_SCHEMA_PACKAGE}.executorch_flatbuffer.{table}"
+        )
     except ImportError as e:
         raise SystemExit(
             f"pte_operators: reading a .pte needs the Python package "

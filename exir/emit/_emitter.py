@@ -40,6 +40,8 @@ from executorch.exir._serialize._flatbuffer import (
     DoubleT,
     EValueT,
     ExecutionPlanT,
+    FrameListT,
+    FrameT,
     InstructionArguments,
     InstructionT,
     IntListT,
@@ -64,8 +66,6 @@ from executorch.exir.lowered_backend_module import (
 from executorch.exir.operator_schema import bind_arguments, out_arguments
 from executorch.exir.passes.aten_to_edge import SYM_OPS
 from executorch.exir.tensor import TensorSpec, memory_format_code, scalar_type_code
-from executorch_flatbuffer.Frame import FrameT
-from executorch_flatbuffer.FrameList import FrameListT
 
 # Python arithmetic on symbolic sizes, run by the runtime's prim ops.
 _PRIM_OPS = {
