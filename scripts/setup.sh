@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what this machine lacks and builds everything, idempotently:
 #   1. Debian packages (compiler, CMake, flatbuffers, XNNPACK, GoogleTest,
-#      Chromium for the HTML report test);
+#      Chromium for the HTML report test, the arm-none-eabi cross toolchain
+#      and QEMU);
 #   2. the Python virtual environment .venv with requirements.txt and this
 #      repository installed in editable mode as the `executorch` package;
 #   3. one CMake build (runtime, kernels, executor_runner, tests and the
@@ -17,9 +18,12 @@ log() { printf '[setup] %s\n' "$*"; }
 
 install_debian_packages() {
   # chromium: the developer tools' HTML report is checked in a headless
-  # browser.
+  # browser. The arm-none-eabi toolchain, its C/C++ libraries and QEMU build
+  # and run the bare-metal Cortex-M firmware (examples/arm/).
   local wanted=(g++ make cmake flatbuffers-compiler libflatbuffers-dev
-                libxnnpack-dev libpthreadpool-dev libgtest-dev chromium)
+                libxnnpack-dev libpthreadpool-dev libgtest-dev chromium
+                gcc-arm-none-eabi libnewlib-arm-none-eabi
+                libstdc++-arm-none-eabi-newlib qemu-system-arm)
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||

@@ -57,6 +57,11 @@ class Method final {
 
   // Runs one instruction; EndOfMethod after the last one.
   ET_NODISCARD Error step();
+  // Index, within its chain, of the instruction step() runs next (or is
+  // running now); fault handlers report it (examples/arm/cortex_m/fault.cpp).
+  size_t current_instruction_index() const {
+    return step_state_instruction_;
+  }
   ET_NODISCARD Error reset_execution();
 
   // Copies the output EValues (tensors refer to the method's memory).

@@ -1,0 +1,184 @@
+"""The bare-metal Cortex-M firmware (examples/arm) under QEMU: an MLP and a
+small CNN exported with our exporter, built into one image per board with
+only the kernels they use, print outputs that match PyTorch eager on the
+same inputs; bad programs and a too-small arena are reported, never a
+fault; the image has no heap.
+
+fp32 tolerance: |device - eager| <= 1e-5 + 1e-4 * |eager| (the portable
+kernels accumulate in a different order than ATen).
+
+One firmware build per board (the runtime core and the portable kernels
+compiled for Cortex-M with only the dtypes the models use); later runs only
+relink the runner. The build directories live under the CMake build
+directory (build/arm-firmware/<board>) and are reused by the next run.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from executorch.examples.models import get_model
+from executorch.exir import to_edge
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN_SH = os.path.join(REPO_ROOT, "examples", "arm", "run.sh")
+BOARDS = ["mps2-an386", "mps3-an547"]
+# The second board costs a second build of the core and kernels; the normal
+# suite builds one (examples/arm/test_all_boards.sh runs both).
+ALL_BOARDS = os.environ.get("EXECUTORCH_ARM_ALL_BOARDS") == "1"
+MODELS = ["mlp", "cnn"]
+
+# Exit codes of the firmware (FirmwareExit in cortex_m/semihosting.h).
+EXIT_ERROR = 1
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-g++") is None or shutil.which("qemu-system-arm") is None,
+    reason="the arm-none-eabi toolchain or qemu-system-arm is missing "
+    "(bash scripts/setup.sh installs gcc-arm-none-eabi and qemu-system-arm)",
+)
+
+MODEL_LINE = re.compile(r"^model (\d+): (\S+)$")
+OUTPUT_LINE = re.compile(r"^output (\d+): (\w+) \[([\d, ]*)\]((?: \S+)*)$")
+
+
+def parse_outputs(stdout):
+    """{model name: [(dtype, sizes, values)]} from the firmware's output."""
+    models, current = {}, None
+    for line in stdout.splitlines():
+        if match := MODEL_LINE.match(line):
+            current = models.setdefault(match.group(2), [])
+        elif match := OUTPUT_LINE.match(line):
+            assert current is not None, line
+            sizes = [int(d) for d in match.group(3).split(",") if d.strip()]
+            values = [float(v) for v in match.group(4).split()]
+            current.append((match.group(2), sizes, values))
+    return models
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    """{name: (.pte path, raw input path, eager outputs)} for MODELS."""
+    out = tmp_path_factory.mktemp("arm")
+    found = {}
+    for name in MODELS:
+        torch.manual_seed(0)
+        model, inputs = get_model(name)
+        model = model.eval()
+        with torch.no_grad():
+            expected = model(*inputs)
+        program = to_edge(torch.export.export(model, inputs)).to_executorch()
+        pte = out / f"{name}.pte"
+        pte.write_bytes(program.buffer)
+        raw = out / f"{name}.bin"
+        raw.write_bytes(b"".join(t.contiguous().numpy().tobytes() for t in inputs))
+        found[name] = (str(pte), str(raw), expected)
+    return found
+
+
+@pytest.fixture(scope="module")
+def firmware_dir(build_dir):
+    return os.path.join(build_dir, "arm-firmware")
+
+
+def run(firmware_dir, board, models, *flags):
+    result = subprocess.run(
+        ["bash", RUN_SH, *models, "--board", board,
+         "--build-dir", os.path.join(firmware_dir, board), *flags],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert result.returncode in (0, EXIT_ERROR), (
+        f"firmware build or run failed ({result.returncode}):\n"
+        f"{result.stdout[-2000:]}\n{result.stderr[-3000:]}"
+    )
+    return result
+
+
+def both_models(programs):
+    """run.sh arguments for the MLP and the CNN with their input files."""
+    args = [programs[name][0] for name in MODELS]
+    for name in MODELS:
+        args += ["--inputs", programs[name][1]]
+    return args
+
+
+@pytest.mark.parametrize(
+    "board",
+    [BOARDS[0]] + [
+        pytest.param(board, marks=pytest.mark.skipif(
+            not ALL_BOARDS,
+            reason="a second firmware build; EXECUTORCH_ARM_ALL_BOARDS=1 "
+            "(examples/arm/test_all_boards.sh) runs it"))
+        for board in BOARDS[1:]
+    ],
+)
+def test_outputs_match_eager(programs, firmware_dir, board):
+    result = run(firmware_dir, board, both_models(programs))
+    assert result.returncode == 0, result.stderr
+    printed = parse_outputs(result.stdout)
+    assert sorted(printed) == sorted(f"{name}.pte" for name in MODELS)
+    for name in MODELS:
+        expected = programs[name][2]
+        (dtype, sizes, values), = printed[f"{name}.pte"]
+        assert dtype == "Float"
+        assert sizes == list(expected.shape)
+        torch.testing.assert_close(
+            torch.tensor(values).reshape(sizes), expected, rtol=1e-4, atol=1e-5
+        )
+    assert re.search(r"^cycles: load \d+ execute [1-9]\d*$", result.stdout, re.M)
+
+
+def test_planned_memory_larger_than_the_arena_is_reported(programs, firmware_dir):
+    result = run(firmware_dir, BOARDS[0], both_models(programs), "--planned-arena", "64")
+    assert result.returncode == EXIT_ERROR
+    assert "planned arena holds 64 bytes" in result.stderr
+    assert "fault" not in result.stderr
+
+
+def test_missing_kernel_is_reported(programs, firmware_dir):
+    # The core-alone image has no kernels at all.
+    result = run(firmware_dir, BOARDS[0], both_models(programs), "--core")
+    assert result.returncode == EXIT_ERROR
+    assert "has no registered kernel" in result.stderr
+    assert "OperatorMissing" in result.stderr
+
+
+@pytest.mark.parametrize("damage", ["truncated", "bad_root_offset"])
+def test_corrupted_program_is_reported(programs, firmware_dir, tmp_path, damage):
+    data = bytearray(open(programs["mlp"][0], "rb").read())
+    if damage == "truncated":
+        data = data[: len(data) * 3 // 5]
+    else:
+        data[0:4] = (0x7FFFFFF0).to_bytes(4, "little")
+    damaged = tmp_path / "damaged.pte"
+    damaged.write_bytes(data)
+    # The kernels are selected from the intact programs (as before: only the
+    # runner is rebuilt).
+    selection = []
+    for name in MODELS:
+        selection += ["--ops-from", programs[name][0]]
+    result = run(firmware_dir, BOARDS[0], [str(damaged)], *selection)
+    assert result.returncode == EXIT_ERROR, result.stdout
+    assert "loading the program failed" in result.stderr
+    assert "fault" not in result.stderr
+
+
+def test_image_has_no_heap(programs, firmware_dir):
+    """Nothing links newlib's allocator, and any allocator symbol the image
+    keeps is a trapping one from libc_overrides.cpp (so a run that called it
+    would have exited with kHeapUsed instead of passing)."""
+    run(firmware_dir, BOARDS[0], both_models(programs))
+    map_text = open(
+        os.path.join(firmware_dir, BOARDS[0], "examples", "arm",
+                     "arm_executor_runner.elf.map")
+    ).read()
+    assert "mallocr" not in map_text and "sbrk" not in map_text
+    kept = map_text.split("Linker script and memory map", 1)[1]
+    allocators = re.findall(
+        r"^ \.text\.(malloc|calloc|realloc|_malloc_r|_Znwj|_Znaj|et_pal_allocate)"
+        r"\s+0x[0-9a-f]+\s+0x[0-9a-f]+ (\S+)$", kept, re.M)
+    for symbol, source in allocators:
+        assert source.endswith("libc_overrides.cpp.obj"), (symbol, source)
