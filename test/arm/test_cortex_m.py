@@ -182,3 +182,31 @@ def test_image_has_no_heap(programs, firmware_dir):
         r"\s+0x[0-9a-f]+\s+0x[0-9a-f]+ (\S+)$", kept, re.M)
     for symbol, source in allocators:
         assert source.endswith("libc_overrides.cpp.obj"), (symbol, source)
+
+
+@pytest.mark.parametrize(
+    "trap, status, message",
+    [
+        ("heap", 4, "firmware: malloc called, but the firmware must not use the heap"),
+        ("new", 4, "firmware: operator new called"),
+        ("abort", 2, "trap_test: the check that fails"),
+        ("fault", 3, "firmware: HardFault at PC 0x"),
+    ],
+)
+def test_traps_exit_with_their_code(programs, firmware_dir, trap, status, message):
+    """The trapping malloc and operator new, et_pal_abort and the fault
+    handler each print why and exit with their own code (FirmwareExit)."""
+    board_dir = os.path.join(firmware_dir, BOARDS[0])
+    if not os.path.exists(os.path.join(board_dir, "CMakeCache.txt")):
+        run(firmware_dir, BOARDS[0], both_models(programs))
+    subprocess.run(["cmake", "--build", board_dir, "--target", "arm_trap_test"],
+                   check=True, capture_output=True)
+    result = subprocess.run(
+        ["qemu-system-arm", "-M", BOARDS[0], "-nographic", "-monitor", "none",
+         "-serial", "null", "-semihosting-config",
+         f"enable=on,target=native,arg=trap_test,arg={trap}",
+         "-kernel", os.path.join(board_dir, "examples", "arm", "arm_trap_test.elf")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == status, result.stderr
+    assert message in result.stderr

@@ -12,6 +12,7 @@ namespace {
 enum Operation : uintptr_t {
   kOpen = 0x01,
   kWrite = 0x05,
+  kGetCommandLine = 0x15,
   kExitExtended = 0x20,
 };
 
@@ -57,6 +58,20 @@ void semihosting_write_stdout(const char* text, size_t length) {
 
 void semihosting_write_stderr(const char* text, size_t length) {
   write(stderr_handle, kModeAppend, text, length);
+}
+
+bool semihosting_command_line(char* buffer, size_t size) {
+  if (size == 0) {
+    return false;
+  }
+  // The host writes the line and its length back into the block.
+  uintptr_t block[] = {reinterpret_cast<uintptr_t>(buffer), size};
+  if (call(kGetCommandLine, block) != 0 || block[1] >= size) {
+    buffer[0] = '\0';
+    return false;
+  }
+  buffer[block[1]] = '\0';
+  return true;
 }
 
 void semihosting_exit(FirmwareExit status) {

@@ -23,6 +23,11 @@ enum class FirmwareExit : int {
 void semihosting_write_stdout(const char* text, size_t length);
 void semihosting_write_stderr(const char* text, size_t length);
 
+// Copies the command line the host passed (QEMU: -semihosting-config
+// arg=...) into `buffer` as a NUL-terminated string; false if there is none
+// or it does not fit.
+bool semihosting_command_line(char* buffer, size_t size);
+
 // Ends the program with `status` as the host process's exit code.
 [[noreturn]] void semihosting_exit(FirmwareExit status);
 
