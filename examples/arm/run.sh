@@ -4,7 +4,7 @@
 #
 #   bash examples/arm/run.sh MODEL.pte [MODEL2.pte ...]
 #        [--board mps2-an386|mps3-an547] [--inputs FILE ...] [--size]
-#        [--ops-from PTE] [--planned-arena BYTES] [--core]
+#        [--ops-from PTE] [--planned-arena BYTES] [--core] [--no-logging]
 #        [--timeout SECONDS] [--build-dir DIR]
 #
 #   --board          mps2-an386 (Cortex-M4F, default) or mps3-an547 (M55)
@@ -17,6 +17,8 @@
 #                    selection)
 #   --planned-arena  bytes of the planned-memory arena (default: what the
 #                    program plans)
+#   --no-logging     compile the runtime's log messages out (smallest
+#                    image; errors are then reported by code only)
 #   --core           run the core-alone image (no kernels): it loads the
 #                    program and reports the first operator it lacks
 #
@@ -27,10 +29,10 @@
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2; }
 
 models=() inputs=() ops_from=() board="mps2-an386" size=0 planned=0
-timeout_s=120 build_dir="" image=arm_executor_runner
+timeout_s=120 build_dir="" image=arm_executor_runner optimize_size=OFF
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --board) board="$2"; shift 2 ;;
@@ -39,6 +41,7 @@ while [[ $# -gt 0 ]]; do
     --ops-from) ops_from+=("$(realpath "$2")"); shift 2 ;;
     --planned-arena) planned="$2"; shift 2 ;;
     --core) image=arm_core_runner; shift ;;
+    --no-logging) optimize_size=ON; shift ;;
     --timeout) timeout_s="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
     -h|--help) usage ;;
@@ -76,7 +79,8 @@ if ! { cmake --preset "arm-$board" -S "$repo_root" -B "$build_dir" \
          -DEXECUTORCH_ARM_MODEL="$(join "${models[@]}")" \
          -DEXECUTORCH_SELECT_OPS_MODEL="$(join "${selection[@]}")" \
          -DEXECUTORCH_ARM_INPUTS="$(join "${inputs[@]}")" \
-         -DEXECUTORCH_ARM_PLANNED_ARENA_SIZE="$planned" &&
+         -DEXECUTORCH_ARM_PLANNED_ARENA_SIZE="$planned" \
+         -DEXECUTORCH_OPTIMIZE_SIZE="$optimize_size" &&
        cmake --build "$build_dir" -j2 --target arm_executor_runner arm_core_runner; } \
        >"$log" 2>&1; then
   grep -E "error|Error" "$log" | head -20 >&2 || true
