@@ -38,13 +38,15 @@ def read_plan(data: bytes, method: str):
         raise PteError(f"no method '{method}' in the program (it has {names})")
     plan = plans[names.index(method)]
     # Entry 0 of non_const_buffer_sizes is reserved; MethodMeta skips it.
-    sizes = [plan.NonConstBufferSizes(i) for i in range(plan.NonConstBufferSizesLength())]
+    count = plan.NonConstBufferSizesLength()
+    sizes = [plan.NonConstBufferSizes(i) for i in range(count)]
     return method, sizes[1:]
 
 
 def byte_rows(data: bytes, per_row: int = 20):
     for start in range(0, len(data), per_row):
-        yield "    " + ", ".join(f"0x{b:02x}" for b in data[start : start + per_row]) + ","
+        row = data[start : start + per_row]
+        yield "    " + ", ".join(f"0x{b:02x}" for b in row) + ","
 
 
 def planned_bytes(sizes) -> int:

@@ -21,10 +21,16 @@ from typing import Dict, Tuple
 PARTS = [
     (re.compile(r"kProgram|kInputs"), "model (.pte, inputs)"),
     (re.compile(r"libexecutorch_core\.a|data_loader/"), "runtime core"),
-    (re.compile(r"portable_ops_lib|libprim_ops|codegen_unboxing|kernels"), "kernels"),
+    (
+        re.compile(r"portable_ops_lib|libprim_ops|codegen_unboxing|kernels"),
+        "kernels",
+    ),
     (re.compile(r"cortex_m_pal"), "PAL and startup"),
     (re.compile(r"arm_executor_runner\.cpp"), "runner"),
-    (re.compile(r"lib(c|c_nano|g|g_nano|m|gcc|stdc\+\+|stdc\+\+_nano|supc\+\+|supc\+\+_nano|nosys)\.a"), "C/C++ library"),
+    (
+        re.compile(r"lib(c|g|m|gcc|stdc\+\+|supc\+\+|nosys)(_nano)?\.a"),
+        "C/C++ library",
+    ),
 ]
 FLASH_SECTIONS = {".text", ".ARM.exidx"}
 RAM_SECTIONS = {".bss", ".arena", ".stack"}
@@ -33,7 +39,12 @@ ARENAS = "arenas (method, temp, planned)"
 ORDER = [part for _, part in PARTS] + [ARENAS, "linker (stack, padding)", MERGED]
 
 _OUTPUT = re.compile(r"^(\.[\w.]+)\s")
-_INPUT = re.compile(r"^ (\.[\w.$]+|\*fill\*|COMMON)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)(?:\s+(\S.*))?)?$")
+# An input section: " .name [0xADDRESS 0xSIZE [object]]"; a long name puts
+# the rest on the next line (_CONTINUED).
+_INPUT = re.compile(
+    r"^ (\.[\w.$]+|\*fill\*|COMMON)"
+    r"(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)(?:\s+(\S.*))?)?$"
+)
 _CONTINUED = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)(?:\s+(\S.*))?$")
 
 

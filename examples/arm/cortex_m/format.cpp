@@ -198,7 +198,8 @@ int estimate_decimal_exponent(double value) {
   std::memcpy(&bits, &value, sizeof(bits));
   const int binary_exponent = static_cast<int>((bits >> 52) & 0x7ff) - 1023;
   const long scaled = static_cast<long>(binary_exponent) * 78913;
-  return static_cast<int>(scaled >= 0 ? scaled >> 18 : -((-scaled + 262143) >> 18));
+  return static_cast<int>(scaled >= 0 ? scaled >> 18
+                                      : -((-scaled + 262143) >> 18));
 }
 
 // Decimal digits of a positive finite value: digits[0..count) with the
@@ -260,7 +261,8 @@ Decimal round_fixed(double value, int precision) {
   }
   // Below half a unit of the last place it rounds to zero; a value that
   // rounds up to one unit has count == 0 (it is at least 0.1 units).
-  if (count == 0 && round_half_even(scale_by_power_of_ten(value, precision)) == 1) {
+  if (count == 0 &&
+      round_half_even(scale_by_power_of_ten(value, precision)) == 1) {
     result.digits[0] = '1';
     result.count = 1;
     result.exponent = -precision;
@@ -270,7 +272,8 @@ Decimal round_fixed(double value, int precision) {
 
 // Fixed notation: integer digits, then '.' and `precision` digits.
 int fixed_length(const Decimal& d, int precision, bool point) {
-  const int integer_digits = d.count > 0 && d.exponent >= 0 ? d.exponent + 1 : 1;
+  const int integer_digits =
+      d.count > 0 && d.exponent >= 0 ? d.exponent + 1 : 1;
   return integer_digits + (point ? 1 + precision : 0);
 }
 
@@ -333,7 +336,8 @@ void emit_scientific(Output& out,
 
 void format_floating(Output& out, const Spec& spec, double value) {
   const char conversion = spec.conversion;
-  const bool upper = conversion == 'F' || conversion == 'E' || conversion == 'G';
+  const bool upper =
+      conversion == 'F' || conversion == 'E' || conversion == 'G';
   const bool negative = __builtin_signbit(value);
   const double magnitude = negative ? -value : value;
   const char* prefix = sign_prefix(spec, negative);

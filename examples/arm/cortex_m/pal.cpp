@@ -37,7 +37,8 @@ void et_pal_init(void) {
   using namespace executorch::arm;
   SysTickReload::ref() = kSysTickPeriod - 1;
   SysTickValue::ref() = 0;
-  SysTickControl::ref() = kSysTickCoreClock | kSysTickInterrupt | kSysTickEnable;
+  SysTickControl::ref() =
+      kSysTickCoreClock | kSysTickInterrupt | kSysTickEnable;
 }
 
 et_timestamp_t et_pal_current_ticks(void) {

@@ -31,8 +31,9 @@ int main() {
   executorch::runtime::runtime_init();
   char line[64];
   if (!executorch::arm::semihosting_command_line(line, sizeof(line))) {
-    executorch::arm::fail(executorch::arm::FirmwareExit::kError,
-                          "trap_test: no command line (arg=heap|new|abort|fault)");
+    executorch::arm::fail(
+        executorch::arm::FirmwareExit::kError,
+        "trap_test: no command line (arg=heap|new|abort|fault)");
   }
   if (ends_with(line, "heap")) {
     sink = std::malloc(16);

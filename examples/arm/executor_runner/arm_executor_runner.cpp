@@ -33,6 +33,7 @@
 
 #include <model_pte.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <new>
 #include <type_traits>
@@ -117,6 +118,10 @@ size_t align_up(size_t size) {
          kPlannedAlignment;
 }
 
+size_t planned_buffer_size(const MethodMeta& meta, size_t index) {
+  return static_cast<size_t>(*meta.memory_planned_buffer_size(index));
+}
+
 // Splits planned_arena into the method's planned buffers, or says why not.
 bool carve_planned_buffers(const MethodMeta& meta,
                            Span<uint8_t>* buffers,
@@ -124,7 +129,7 @@ bool carve_planned_buffers(const MethodMeta& meta,
   const size_t n = meta.num_memory_planned_buffers();
   size_t needed = 0;
   for (size_t i = 0; i < n; ++i) {
-    needed += align_up(static_cast<size_t>(*meta.memory_planned_buffer_size(i)));
+    needed += align_up(planned_buffer_size(meta, i));
   }
   if (n > kMaxPlannedBuffers || needed > EXECUTORCH_ARM_PLANNED_ARENA_SIZE) {
     print(true,
@@ -140,7 +145,7 @@ bool carve_planned_buffers(const MethodMeta& meta,
   }
   size_t offset = 0;
   for (size_t i = 0; i < n; ++i) {
-    const size_t size = static_cast<size_t>(*meta.memory_planned_buffer_size(i));
+    const size_t size = planned_buffer_size(meta, i);
     buffers[i] = Span<uint8_t>(planned_arena + offset, size);
     offset += align_up(size);
   }
@@ -315,17 +320,17 @@ Error print_output(size_t index, const EValue& value) {
     return Error::NotSupported;
   }
   const Tensor tensor = value.toTensor();
-  char shape[96];
-  size_t used = 0;
-  shape[used++] = '[';
-  for (int d = 0; d < static_cast<int>(tensor.dim()) && used < sizeof(shape); ++d) {
-    used += et_snprintf(shape + used, sizeof(shape) - used,
-                        d == 0 ? "%d" : ", %d",
-                        static_cast<int>(tensor.size(d)));
+  // "[d0, d1, ...]", cut short if it does not fit.
+  char shape[96] = "[";
+  size_t used = 1;
+  const int dim = static_cast<int>(tensor.dim());
+  for (int d = 0; d < dim; ++d) {
+    const int length = et_snprintf(shape + used, sizeof(shape) - used,
+                                   d == 0 ? "%d" : ", %d",
+                                   static_cast<int>(tensor.size(d)));
+    used = std::min(used + static_cast<size_t>(length), sizeof(shape) - 1);
   }
-  et_snprintf(shape + (used < sizeof(shape) ? used : sizeof(shape) - 1),
-              sizeof(shape) - (used < sizeof(shape) ? used : sizeof(shape) - 1),
-              "]");
+  et_snprintf(shape + used, sizeof(shape) - used, "]");
   print(false, "output %u: %s %s", static_cast<unsigned>(index),
         executorch::runtime::toString(tensor.scalar_type()), shape);
   const bool known = visit_dtype(tensor.scalar_type(), [&](auto zero) {
@@ -413,7 +418,7 @@ int main() {
   }
 #endif
   size_t index = 0;
-  for (const executorch_arm_model::Model& model : executorch_arm_model::kModels) {
+  for (const auto& model : executorch_arm_model::kModels) {
     print(false, "model %u: %s\n", static_cast<unsigned>(index++), model.name);
     const int status = run_model(model);
     if (status != static_cast<int>(FirmwareExit::kOk)) {
