@@ -70,6 +70,12 @@ mkdir -p "$(dirname "$build_dir")"
 
 selection=("${models[@]}")
 [[ ${#ops_from[@]} -eq 0 ]] || selection=("${ops_from[@]}")
+# Programs that call quantized operators (their names are strings in the
+# .pte) get the quantized kernel library too.
+quantized=OFF
+if grep -qaE "quantized_decomposed::|et_quantized::" "${selection[@]}"; then
+  quantized=ON
+fi
 
 # One build directory per board: new models regenerate the embedded
 # programs and the kernel registration; kernels recompile only when the
@@ -80,7 +86,8 @@ if ! { cmake --preset "arm-$board" -S "$repo_root" -B "$build_dir" \
          -DEXECUTORCH_SELECT_OPS_MODEL="$(join "${selection[@]}")" \
          -DEXECUTORCH_ARM_INPUTS="$(join "${inputs[@]}")" \
          -DEXECUTORCH_ARM_PLANNED_ARENA_SIZE="$planned" \
-         -DEXECUTORCH_OPTIMIZE_SIZE="$optimize_size" &&
+         -DEXECUTORCH_OPTIMIZE_SIZE="$optimize_size" \
+         -DEXECUTORCH_ARM_QUANTIZED="$quantized" &&
        cmake --build "$build_dir" -j2 --target arm_executor_runner arm_core_runner; } \
        >"$log" 2>&1; then
   grep -E "error|Error" "$log" | head -20 >&2 || true

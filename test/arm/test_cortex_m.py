@@ -1,11 +1,14 @@
-"""The bare-metal Cortex-M firmware (examples/arm) under QEMU: an MLP and a
-small CNN exported with our exporter, built into one image per board with
-only the kernels they use, print outputs that match PyTorch eager on the
-same inputs; bad programs and a too-small arena are reported, never a
-fault; the image has no heap.
+"""The bare-metal Cortex-M firmware (examples/arm) under QEMU: an MLP, a
+small CNN and the MLP quantized to int8 (PT2E, XNNPACKQuantizer), exported
+with our exporter and built into one image per board with only the kernels
+they use, print outputs that match PyTorch eager on the same inputs; bad
+programs and a too-small arena are reported, never a fault; the image has no
+heap.
 
-fp32 tolerance: |device - eager| <= 1e-5 + 1e-4 * |eager| (the portable
-kernels accumulate in a different order than ATen).
+Tolerances: fp32 |device - eager| <= 1e-5 + 1e-4 * |eager| (the portable
+kernels accumulate in a different order than ATen); int8 against the
+converted (reference-quantized) model in eager, one step of the output's
+quantization scale (a rounding tie may land on the neighbouring step).
 
 One firmware build per board (the runtime core and the portable kernels
 compiled for Cortex-M with only the dtypes the models use); later runs only
@@ -30,7 +33,7 @@ BOARDS = ["mps2-an386", "mps3-an547"]
 # The second board costs a second build of the core and kernels; the normal
 # suite builds one (examples/arm/test_all_boards.sh runs both).
 ALL_BOARDS = os.environ.get("EXECUTORCH_ARM_ALL_BOARDS") == "1"
-MODELS = ["mlp", "cnn"]
+MODELS = ["mlp", "cnn", "mlp_int8"]
 
 # Exit codes of the firmware (FirmwareExit in cortex_m/semihosting.h).
 EXIT_ERROR = 1
@@ -59,15 +62,41 @@ def parse_outputs(stdout):
     return models
 
 
+def quantize_int8(model, inputs):
+    """The model through PT2E static int8 quantization (per-channel weights),
+    calibrated on `inputs`, and the scale of its quantized output."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True)
+    )
+    prepared = prepare_pt2e(torch.export.export(model, inputs).module(), quantizer)
+    prepared(*inputs)
+    converted = convert_pt2e(prepared)
+    output = next(n for n in converted.graph.nodes if n.op == "output").args[0][0]
+    assert "dequantize" in str(output.target), output.target
+    return converted, float(output.args[1])
+
+
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory):
-    """{name: (.pte path, raw input path, eager outputs)} for MODELS."""
+    """{name: (.pte path, raw input path, eager outputs, tolerance)} for
+    MODELS; "_int8" names the float model quantized."""
     out = tmp_path_factory.mktemp("arm")
     found = {}
     for name in MODELS:
         torch.manual_seed(0)
-        model, inputs = get_model(name)
+        model, inputs = get_model(name.removesuffix("_int8"))
         model = model.eval()
+        tolerance = {"rtol": 1e-4, "atol": 1e-5}
+        if name.endswith("_int8"):
+            model, scale = quantize_int8(model, inputs)
+            tolerance = {"rtol": 0, "atol": scale * 1.001}
         with torch.no_grad():
             expected = model(*inputs)
         program = to_edge(torch.export.export(model, inputs)).to_executorch()
@@ -75,7 +104,7 @@ def programs(tmp_path_factory):
         pte.write_bytes(program.buffer)
         raw = out / f"{name}.bin"
         raw.write_bytes(b"".join(t.contiguous().numpy().tobytes() for t in inputs))
-        found[name] = (str(pte), str(raw), expected)
+        found[name] = (str(pte), str(raw), expected, tolerance)
     return found
 
 
@@ -121,12 +150,12 @@ def test_outputs_match_eager(programs, firmware_dir, board):
     printed = parse_outputs(result.stdout)
     assert sorted(printed) == sorted(f"{name}.pte" for name in MODELS)
     for name in MODELS:
-        expected = programs[name][2]
+        _, _, expected, tolerance = programs[name]
         (dtype, sizes, values), = printed[f"{name}.pte"]
         assert dtype == "Float"
         assert sizes == list(expected.shape)
         torch.testing.assert_close(
-            torch.tensor(values).reshape(sizes), expected, rtol=1e-4, atol=1e-5
+            torch.tensor(values).reshape(sizes), expected, **tolerance
         )
     assert re.search(r"^cycles: load \d+ execute [1-9]\d*$", result.stdout, re.M)
 

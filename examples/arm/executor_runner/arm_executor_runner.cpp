@@ -30,6 +30,9 @@
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/kernels/portable/register_portable_kernels.h>
 #endif
+#ifdef EXECUTORCH_ARM_QUANTIZED
+#include <executorch/kernels/quantized/register_quantized_kernels.h>
+#endif
 
 #include <model_pte.h>
 
@@ -413,6 +416,11 @@ int main() {
   if (registered == Error::Ok) {
     registered = executorch::kernels::register_portable_kernels();
   }
+#ifdef EXECUTORCH_ARM_QUANTIZED
+  if (registered == Error::Ok) {
+    registered = executorch::kernels::register_quantized_kernels();
+  }
+#endif
   if (registered != Error::Ok) {
     return failed("registering the kernels", registered);
   }
