@@ -25,6 +25,7 @@ import time
 import torch
 
 from executorch.exir.kernel_check import KernelLibrary
+from executorch.extension.progress import ProgressBar
 from executorch.extension.pybindings.portable_lib import _get_operator_names
 from executorch.test.ops.op_check import DTYPES, EXPORT, FAIL, PASS, UNSUPPORTED
 from executorch.test.ops.op_samples import opinfo_index, targets
@@ -86,6 +87,9 @@ def _parse_args():
         "--output",
         default=os.path.join(REPO, "docs", "kernel_coverage.md"),
         help="where to write the coverage table",
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar"
     )
     return parser.parse_args()
 
@@ -228,14 +232,19 @@ def main() -> int:
     results = collections.defaultdict(dict)
     done = collections.Counter()
 
+    bar = ProgressBar(len(tasks) * len(DTYPES), "op_sweep", args.quiet)
+
     def on_result(name, dtype, outcome):
         results[name][dtype] = outcome
         done[name] += 1
+        bar.begin(f"{name} {dtype}")
+        bar.step()
         if done[name] == len(DTYPES):
             row = " ".join(SYMBOLS[results[name][d].status] for d in DTYPES)
-            print(f"[op_sweep] {len(done):4d}/{len(tasks)} {row}  {name}", flush=True)
+            bar.write(f"[op_sweep] {len(done):4d}/{len(tasks)} {row}  {name}")
 
-    run_sweep(tasks, args.jobs, on_result)
+    with bar:
+        run_sweep(tasks, args.jobs, on_result)
     seconds = time.monotonic() - started
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as f:

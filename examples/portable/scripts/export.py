@@ -18,40 +18,57 @@ from executorch.exir import (
     to_edge,
     to_edge_transform_and_lower,
 )
+from executorch.extension.progress import ProgressBar
 
 
 def export_to_pte(
-    model_name: str, output_dir: str, segment_alignment: int, xnnpack: bool = False
+    model_name: str,
+    output_dir: str,
+    segment_alignment: int,
+    xnnpack: bool = False,
+    quiet: bool = False,
 ) -> str:
     """Exports `model_name` and returns the path of the written `.pte`. With
     `xnnpack`, what XnnpackPartitioner accepts is delegated to XNNPACK and
-    the partition report is printed."""
-    model, example_inputs = get_model(model_name)
-    exported = torch.export.export(model, example_inputs)
-    if xnnpack:
-        # Imported here so that a portable-only export does not need the
-        # backend's Python package.
-        from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
-            XnnpackPartitioner,
-        )
+    the partition report is printed. A progress bar names the stage under
+    way (on a terminal, unless `quiet`)."""
+    with ProgressBar(4, f"export {model_name}", quiet) as bar:
+        bar.begin("model")
+        model, example_inputs = get_model(model_name)
+        bar.begin("torch.export")
+        exported = torch.export.export(model, example_inputs)
+        bar.step()
+        if xnnpack:
+            # Imported here so that a portable-only export does not need the
+            # backend's Python package.
+            from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+                XnnpackPartitioner,
+            )
 
-        partitioner = XnnpackPartitioner()
-        edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])
-        print(partitioner.report())
-        name = f"{model_name}_xnnpack_fp32.pte"
-    else:
-        edge = to_edge(exported)
-        name = f"{model_name}.pte"
-    program = edge.to_executorch(
-        ExecutorchBackendConfig(segment_alignment=segment_alignment)
-    )
-    os.makedirs(output_dir, exist_ok=True)
-    path = os.path.join(output_dir, name)
-    program.save(path)
+            bar.begin("to_edge_transform_and_lower (XNNPACK)")
+            partitioner = XnnpackPartitioner()
+            edge = to_edge_transform_and_lower(exported, partitioner=[partitioner])
+            bar.write(partitioner.report())
+            name = f"{model_name}_xnnpack_fp32.pte"
+        else:
+            bar.begin("to_edge")
+            edge = to_edge(exported)
+            name = f"{model_name}.pte"
+        bar.step()
+        bar.begin("to_executorch")
+        program = edge.to_executorch(
+            ExecutorchBackendConfig(segment_alignment=segment_alignment)
+        )
+        bar.step()
+        bar.begin("save")
+        os.makedirs(output_dir, exist_ok=True)
+        path = os.path.join(output_dir, name)
+        program.save(path)
+        bar.step()
     return path
 
 
-def main():
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-m", "--model_name", required=True, choices=sorted(MODELS))
     parser.add_argument("-o", "--output_dir", default=".")
@@ -67,9 +84,16 @@ def main():
         default=128,
         help="alignment of data segments in the file (a power of two)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress bar"
+    )
+    args = parser.parse_args(argv)
     path = export_to_pte(
-        args.model_name, args.output_dir, args.segment_alignment, args.delegate
+        args.model_name,
+        args.output_dir,
+        args.segment_alignment,
+        args.delegate,
+        quiet=args.quiet,
     )
     print(f"Saved {path} ({os.path.getsize(path)} bytes)")
 
