@@ -29,6 +29,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import flatbuffers
 
+from executorch.exir.error import ExportError, ExportErrorType
+
 _SCALARS = {
     # name: (struct format, Builder.Prepend<X>Slot suffix)
     "bool": ("<?", "Bool"),
@@ -47,13 +49,17 @@ _SCALARS = {
 }
 
 
-class SchemaError(ValueError):
+class SchemaError(ExportError, ValueError):
     """The .fbs file uses something this reader does not handle."""
 
+    error_type = ExportErrorType.NOT_SUPPORTED
 
-class FlatBufferError(ValueError):
+
+class FlatBufferError(ExportError, ValueError):
     """A buffer does not match its schema. `field` is the path of the field
     at fault, e.g. "run_data[0].events[3].debug_event"."""
+
+    error_type = ExportErrorType.INVALID_INPUT_TYPE
 
     def __init__(self, field: str, problem: str):
         super().__init__(f"{field or '(root)'}: {problem}")

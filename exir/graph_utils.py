@@ -2,11 +2,42 @@
 
 import dataclasses
 import heapq
-from typing import Tuple
+from typing import List, Tuple
 
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import ExportGraphSignature, TensorArgument
+
+# Higher-order operators whose branches and bodies are graphs of their own.
+CONTROL_FLOW_OPS = (
+    torch.ops.higher_order.cond,
+    torch.ops.higher_order.map_impl,
+    torch.ops.higher_order.while_loop,
+)
+
+# Operators on symbolic sizes, and reading a one-element tensor as a
+# Scalar (`.item()`); they are runtime prim ops, not Edge operators.
+SYM_OPS = (
+    torch.ops.aten.sym_size.int,
+    torch.ops.aten.sym_numel.default,
+    torch.ops.aten.sym_stride.int,
+    torch.ops.aten.sym_storage_offset.default,
+    torch.ops.aten.sym_is_contiguous.default,
+    torch.ops.aten._local_scalar_dense.default,
+)
+
+
+def control_flow_graphs(gm: torch.fx.GraphModule) -> List[torch.fx.GraphModule]:
+    """The branch and body graphs of `gm`'s control-flow operators, nested
+    ones included (innermost first)."""
+    graphs = []
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target in CONTROL_FLOW_OPS:
+            for arg in node.args:
+                if isinstance(arg, torch.fx.Node) and arg.op == "get_attr":
+                    sub = getattr(gm, arg.target)
+                    graphs += control_flow_graphs(sub) + [sub]
+    return graphs
 
 
 def _renamed(spec, name):

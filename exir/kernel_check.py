@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Optional
 
 import yaml
 
+from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.source_info import source_line_of_trace
 
 _PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -82,8 +83,10 @@ class KernelLibrary:
         return KernelLibrary(self.operator_names | other.operator_names)
 
 
-class MissingKernelError(RuntimeError):
+class MissingKernelError(ExportError, RuntimeError):
     """A program calls operators that the target runtime has no kernel for."""
+
+    error_type = ExportErrorType.NOT_SUPPORTED
 
 
 def check_kernels(sources_by_method: Dict[str, list], library: KernelLibrary) -> None:

@@ -59,6 +59,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
     XnnpackGraphBuilder,
 )
 from executorch.exir.dialects.edge import to_aten_op
+from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.tensor import upper_bound
 
 aten = torch.ops.aten
@@ -70,8 +71,10 @@ _TO_NCHW = [0, 3, 1, 2]
 _MAX_RANK = 6
 
 
-class XnnpackLoweringError(ValueError):
-    pass
+class XnnpackLoweringError(ExportError, ValueError):
+    """A partition the XNNPACK delegate cannot lower."""
+
+    error_type = ExportErrorType.NOT_SUPPORTED
 
 
 def _aten_op(target: Any) -> Any:

@@ -9,13 +9,16 @@ from typing import Any, Dict, Optional, Union
 from executorch.devtools.etdump import schema_flatcc
 from executorch.devtools.etdump.schema_flatcc import ETDumpFlatCC
 from executorch.devtools.flatbuffer_codec import FlatBufferError, Schema
+from executorch.exir.error import ExportError, ExportErrorType
 
 _SCHEMA_PATH = os.path.join(os.path.dirname(__file__), "etdump_schema.fbs")
 _INCLUDE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "schema")
 
 
-class ETDumpError(ValueError):
+class ETDumpError(ExportError, ValueError):
     """An ETDump that cannot be read; says which file and field."""
+
+    error_type = ExportErrorType.INVALID_INPUT_TYPE
 
 
 @functools.lru_cache(maxsize=None)

@@ -31,6 +31,7 @@ from torch.export import ExportedProgram
 
 from executorch.devtools.etrecord._inline_delegates import inline_delegates
 from executorch.exir import EdgeProgramManager, ExecutorchProgramManager
+from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.serde.serialize import (
     SerializedArtifact,
     deserialize,
@@ -58,9 +59,11 @@ _RESERVED = [name.value for name in ETRecordReservedFileNames]
 _ARTIFACT_SUFFIXES = ("_state_dict", "_constants", "_example_inputs")
 
 
-class ETRecordError(ValueError):
+class ETRecordError(ExportError, ValueError):
     """An ETRecord that cannot be read or written; says which file and
     entry."""
+
+    error_type = ExportErrorType.INVALID_INPUT_TYPE
 
 
 class ETRecord:

@@ -14,11 +14,14 @@ from typing import Dict, List, Optional, Tuple
 import torch
 
 from executorch.devtools.etdump import schema_flatcc as etdump
+from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.tensor import dtype_of_scalar_type_code
 
 
-class DebugBufferError(ValueError):
+class DebugBufferError(ExportError, ValueError):
     """A logged value that the debug buffer does not hold."""
+
+    error_type = ExportErrorType.INVALID_INPUT_TYPE
 
 
 # What identifies an instruction (or a delegate event inside one) in a run:

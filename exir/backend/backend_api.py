@@ -24,6 +24,7 @@ from executorch.exir.backend.partitioner import (
     DelegationSpec,
     Partitioner,
 )
+from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.graph_utils import (
     copy_program,
     rename_signature,
@@ -38,8 +39,10 @@ from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
 _CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
 
-class PartitionError(ValueError):
+class PartitionError(ExportError, ValueError):
     """A partition cannot be delegated as tagged."""
+
+    error_type = ExportErrorType.VIOLATION_OF_SPEC
 
 
 def _lower(ep: ExportedProgram, delegation: DelegationSpec) -> LoweredBackendModule:

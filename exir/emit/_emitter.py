@@ -59,12 +59,13 @@ from executorch.exir._serialize._flatbuffer import (
     TensorT,
 )
 from executorch.exir.dialects.edge._ops import to_aten_op
+from executorch.exir.error import ExportError, ExportErrorType
+from executorch.exir.graph_utils import SYM_OPS
 from executorch.exir.lowered_backend_module import (
     LoweredBackendModule,
     executorch_call_delegate,
 )
 from executorch.exir.operator_schema import bind_arguments, out_arguments
-from executorch.exir.passes.aten_to_edge import SYM_OPS
 from executorch.exir.tensor import TensorSpec, memory_format_code, scalar_type_code
 
 # Python arithmetic on symbolic sizes, run by the runtime's prim ops.
@@ -95,8 +96,10 @@ _CONTROL_FLOW = (
 )
 
 
-class EmitError(RuntimeError):
+class EmitError(ExportError, RuntimeError):
     """The graph has something the program format cannot express."""
+
+    error_type = ExportErrorType.NOT_SUPPORTED
 
 
 class ConstantData:

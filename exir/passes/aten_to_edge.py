@@ -1,6 +1,6 @@
 """Rewrites of a Core ATen graph into the Edge dialect, applied by `to_edge`.
 
-Each function rewrites a graph module in place:
+`AtenToEdgePass` applies these rewrites, each of a graph module in place:
 
 - `remove_asserts`: graph-level assertions (tensor metadata, symbolic size
   ranges) are dropped; export already checked them for the example inputs
@@ -31,21 +31,11 @@ from torch._ops import OpOverload
 
 from executorch.exir.dialects.edge._ops import edge_op, to_aten_op
 from executorch.exir.dim_order_utils import dim_order_of
+from executorch.exir.graph_utils import SYM_OPS
+from executorch.exir.pass_base import PassBase, PassResult
 
 # Registers the dim_order_ops operators that replace_memory_format_ops uses.
 from executorch.exir.passes import dim_order_ops_registry  # noqa: F401
-
-# Operators on symbolic sizes, and reading a one-element tensor as a
-# Scalar (`.item()`); they are runtime prim ops, not Edge operators.
-SYM_OPS = (
-    torch.ops.aten.sym_size.int,
-    torch.ops.aten.sym_numel.default,
-    torch.ops.aten.sym_stride.int,
-    torch.ops.aten.sym_storage_offset.default,
-    torch.ops.aten.sym_is_contiguous.default,
-    torch.ops.aten._local_scalar_dense.default,
-)
-
 
 def _call_function_nodes(gm: torch.fx.GraphModule):
     return [n for n in gm.graph.nodes if n.op == "call_function"]
@@ -288,15 +278,23 @@ def replace_aten_with_edge_ops(gm: torch.fx.GraphModule) -> None:
             node.target = edge_op(node.target)
 
 
-def aten_to_edge(gm: torch.fx.GraphModule, skip_dim_order: bool = False) -> None:
-    """Applies all rewrites of this module to a Core ATen graph, in place."""
-    remove_asserts(gm)
-    replace_view_ops_with_copies(gm)
-    use_scalar_overloads(gm)
-    # Layouts of the copies replacing views decide the dim orders below.
-    propagate_fake_tensors(gm)
-    if not skip_dim_order:
-        replace_memory_format_ops(gm)
+class AtenToEdgePass(PassBase):
+    """Applies all rewrites of this module to a Core ATen graph, in place;
+    `skip_dim_order` keeps memory formats (EdgeCompileConfig._skip_dim_order)."""
+
+    def __init__(self, skip_dim_order: bool = False):
+        super().__init__()
+        self.skip_dim_order = skip_dim_order
+
+    def call(self, gm: torch.fx.GraphModule) -> PassResult:
+        remove_asserts(gm)
+        replace_view_ops_with_copies(gm)
+        use_scalar_overloads(gm)
+        # Layouts of the copies replacing views decide the dim orders below.
         propagate_fake_tensors(gm)
-    replace_aten_with_edge_ops(gm)
-    gm.recompile()
+        if not self.skip_dim_order:
+            replace_memory_format_ops(gm)
+            propagate_fake_tensors(gm)
+        replace_aten_with_edge_ops(gm)
+        gm.recompile()
+        return PassResult(gm, True)

@@ -14,6 +14,7 @@ import torch
 from torch.utils._sympy.value_ranges import ValueRanges
 
 from executorch.exir.dialects.edge._ops import to_aten_op
+from executorch.exir.pass_base import PassBase, PassResult
 from executorch.exir.tensor import upper_bound
 
 
@@ -32,18 +33,24 @@ def _masked_select_bound(node: torch.fx.Node) -> int:
 _BOUNDS = {torch.ops.aten.masked_select.default: _masked_select_bound}
 
 
-def bound_data_dependent_sizes(gm: torch.fx.GraphModule) -> None:
+class BoundDataDependentSizesPass(PassBase):
     """Sets the upper bound of each data-dependent output size of the
     operators in _BOUNDS from the operator's inputs."""
-    for node in gm.graph.nodes:
-        if node.op != "call_function":
-            continue
-        bound_of = _BOUNDS.get(to_aten_op(node.target))
-        if bound_of is None:
-            continue
-        (size,) = node.meta["val"].shape
-        if isinstance(size, int):
-            continue
-        symbol = size.node.expr
-        if isinstance(symbol, sympy.Symbol):
-            size.node.shape_env.var_to_range[symbol] = ValueRanges(0, bound_of(node))
+
+    def call(self, gm: torch.fx.GraphModule) -> PassResult:
+        for node in gm.graph.nodes:
+            if node.op != "call_function":
+                continue
+            bound_of = _BOUNDS.get(to_aten_op(node.target))
+            if bound_of is None:
+                continue
+            (size,) = node.meta["val"].shape
+            if isinstance(size, int):
+                continue
+            symbol = size.node.expr
+            if isinstance(symbol, sympy.Symbol):
+                size.node.shape_env.var_to_range[symbol] = ValueRanges(
+                    0, bound_of(node)
+                )
+        # Only the bounds of symbols changed, never the graph.
+        return PassResult(gm, False)

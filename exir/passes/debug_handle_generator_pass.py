@@ -12,10 +12,10 @@ pass can run again after transforms add nodes.
 import operator
 
 import torch
-from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
+from executorch.exir.graph_utils import control_flow_graphs
 from executorch.exir.lowered_backend_module import LoweredBackendModule
-from executorch.exir.passes.lower_control_flow_pass import control_flow_graphs
+from executorch.exir.pass_base import PassBase, PassResult
 
 
 def _numbered_nodes(graph_module: torch.fx.GraphModule):

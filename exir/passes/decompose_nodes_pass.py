@@ -13,7 +13,8 @@ from torch._guards import detect_fake_mode
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from executorch.exir.dialects.edge._ops import to_aten_op
-from executorch.exir.passes.aten_to_edge import aten_to_edge
+from executorch.exir.pass_base import PassBase, PassResult
+from executorch.exir.passes.aten_to_edge import AtenToEdgePass
 
 
 def _decompose_node(gm: torch.fx.GraphModule, node: torch.fx.Node, table) -> None:
@@ -50,21 +51,26 @@ def _decompose_node(gm: torch.fx.GraphModule, node: torch.fx.Node, table) -> Non
     graph.erase_node(node)
 
 
-def decompose_nodes(gm: torch.fx.GraphModule, ops: Collection) -> bool:
+class DecomposeNodesPass(PassBase):
     """Decomposes every call of an operator in `ops` (ATen `OpOverload`s)
     with torch.export's default table, then brings the new nodes into the
-    Edge dialect. Returns whether anything changed."""
-    ops = set(ops)
-    nodes = [
-        n
-        for n in gm.graph.nodes
-        if n.op == "call_function" and to_aten_op(n.target) in ops
-    ]
-    if not nodes:
-        return False
-    table = dict(torch.export.default_decompositions().items())
-    for node in nodes:
-        _decompose_node(gm, node, table)
-    aten_to_edge(gm)
-    gm.graph.lint()
-    return True
+    Edge dialect."""
+
+    def __init__(self, ops: Collection):
+        super().__init__()
+        self.ops = set(ops)
+
+    def call(self, gm: torch.fx.GraphModule) -> PassResult:
+        nodes = [
+            n
+            for n in gm.graph.nodes
+            if n.op == "call_function" and to_aten_op(n.target) in self.ops
+        ]
+        if not nodes:
+            return PassResult(gm, False)
+        table = dict(torch.export.default_decompositions().items())
+        for node in nodes:
+            _decompose_node(gm, node, table)
+        AtenToEdgePass()(gm)
+        gm.graph.lint()
+        return PassResult(gm, True)

@@ -44,6 +44,7 @@ from torch.export.graph_signature import (
 
 import executorch.kernels.quantized as quantized_kernels
 from executorch.exir.graph_utils import copy_program
+from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
@@ -387,3 +388,19 @@ def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
     ]
     signature = ExportGraphSignature(input_specs=constants.specs, output_specs=output_specs)
     return ep._update(gm, signature, constants=constants.tensors)
+
+
+class UnwrapTensorSubclassesPass(ExportedProgramPassBase):
+    """`unwrap_tensor_subclasses` as a step of a pipeline."""
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        unwrapped = unwrap_tensor_subclasses(exported_program)
+        return ExportedProgramPassResult(unwrapped, unwrapped is not exported_program)
+
+
+class FuseQuantizedWeightsPass(ExportedProgramPassBase):
+    """`fuse_quantized_weights` as a step of a pipeline."""
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        fused = fuse_quantized_weights(exported_program)
+        return ExportedProgramPassResult(fused, fused is not exported_program)

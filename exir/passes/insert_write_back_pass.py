@@ -10,12 +10,30 @@ user's outputs.
 from typing import List
 
 import torch
+from torch.export import ExportedProgram
 from torch.export.graph_signature import ExportGraphSignature, OutputKind
 
 from executorch.exir.dialects.edge._ops import edge_op
+from executorch.exir.graph_utils import copy_program
+from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 
 
-def insert_write_back_for_buffers(
+class InsertWriteBackPass(ExportedProgramPassBase):
+    """The pass of this module; the program it returns has no
+    buffer-mutation outputs."""
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        signature = exported_program.graph_signature
+        if not any(s.kind == OutputKind.BUFFER_MUTATION for s in signature.output_specs):
+            return ExportedProgramPassResult(exported_program, False)
+        graph_module, signature = copy_program(exported_program)
+        signature = _insert_write_back_for_buffers(graph_module, signature)
+        return ExportedProgramPassResult(
+            exported_program._update(graph_module, signature), True
+        )
+
+
+def _insert_write_back_for_buffers(
     graph_module: torch.fx.GraphModule, signature: ExportGraphSignature
 ) -> ExportGraphSignature:
     """Rewrites `graph_module` in place; returns the signature without the

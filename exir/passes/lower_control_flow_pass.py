@@ -31,35 +31,24 @@ import operator
 from typing import List
 
 import torch
-from torch.fx.passes.infra.pass_base import PassBase, PassResult
 from torch.utils import _pytree as pytree
 
 from executorch.exir import control_flow, memory
 from executorch.exir.dialects._ops import ops as exir_ops
+from executorch.exir.error import ExportError, ExportErrorType
+from executorch.exir.pass_base import PassBase, PassResult
 from executorch.exir.passes.to_out_var_pass import alloc_spec, convert_to_out_variant
 from executorch.exir.source_info import source_line
 
 _COND = torch.ops.higher_order.cond
 _MAP = torch.ops.higher_order.map_impl
 _WHILE = torch.ops.higher_order.while_loop
-CONTROL_FLOW_OPS = (_COND, _MAP, _WHILE)
 
 
-class ControlFlowError(RuntimeError):
+class ControlFlowError(ExportError, RuntimeError):
     """A control-flow operator uses something the lowering cannot express."""
 
-
-def control_flow_graphs(gm: torch.fx.GraphModule) -> List[torch.fx.GraphModule]:
-    """The branch and body graphs of `gm`'s control-flow operators, nested
-    ones included (innermost first)."""
-    graphs = []
-    for node in gm.graph.nodes:
-        if node.op == "call_function" and node.target in CONTROL_FLOW_OPS:
-            for arg in node.args:
-                if isinstance(arg, torch.fx.Node) and arg.op == "get_attr":
-                    sub = getattr(gm, arg.target)
-                    graphs += control_flow_graphs(sub) + [sub]
-    return graphs
+    error_type = ExportErrorType.NOT_SUPPORTED
 
 
 def _tensor_val(node: torch.fx.Node, what: str, cf_node: torch.fx.Node):

@@ -3,8 +3,9 @@
 from typing import Callable, List, Optional, Union
 
 import torch
-from torch.fx.passes.infra.pass_base import PassBase, PassResult
+from torch.export import ExportedProgram
 
+from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.memory_planning import (
     ALGORITHMS,
     collect_planned_specs,
@@ -12,10 +13,19 @@ from executorch.exir.memory_planning import (
     memory_report,
     verify_memory_plan,
 )
+from executorch.exir.pass_base import (
+    ExportedProgramPassBase,
+    ExportedProgramPassResult,
+    PassBase,
+    PassResult,
+)
+from executorch.exir.passes.spec_prop_pass import SpecPropPass
 
 
-class MemoryBudgetError(ValueError):
+class MemoryBudgetError(ExportError, ValueError):
     """A memory plan exceeds `MemoryPlanningPass(memory_budget=...)`."""
+
+    error_type = ExportErrorType.VIOLATION_OF_SPEC
 
 
 class MemoryPlanningPass(PassBase):
@@ -97,3 +107,19 @@ class MemoryPlanningPass(PassBase):
             )
         self.buffer_sizes = buffer_sizes
         return PassResult(graph_module, True)
+
+
+class PlanMemoryPass(ExportedProgramPassBase):
+    """The last step of `to_executorch`: tensor specs (`SpecPropPass`, which
+    reads from the graph signature which inputs are constants) and then the
+    method's memory plan (`planning`, a `MemoryPlanningPass`)."""
+
+    def __init__(self, planning):
+        self.planning = planning
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        graph_module = exported_program.graph_module
+        signature = exported_program.graph_signature
+        SpecPropPass(signature)(graph_module)
+        self.planning.run(graph_module, signature)
+        return ExportedProgramPassResult(exported_program, True)

@@ -11,6 +11,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import ExportGraphSignature, InputKind
 
 from executorch.exir.graph_utils import copy_program
+from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 
 _CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
@@ -48,3 +49,11 @@ def remove_unused_constants(ep: ExportedProgram) -> ExportedProgram:
         state_dict={k: v for k, v in ep.state_dict.items() if k in targets},
         constants={k: v for k, v in ep.constants.items() if k in targets},
     )
+
+
+class RemoveUnusedConstantsPass(ExportedProgramPassBase):
+    """`remove_unused_constants` as a step of a pipeline."""
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        pruned = remove_unused_constants(exported_program)
+        return ExportedProgramPassResult(pruned, pruned is not exported_program)

@@ -9,11 +9,11 @@ their copy (their memory is not the planner's to share).
 """
 
 import torch
-from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 from executorch.exir import memory
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.dim_order_utils import dim_order_of
+from executorch.exir.pass_base import PassBase, PassResult
 
 
 def _static_contiguous(val) -> bool:

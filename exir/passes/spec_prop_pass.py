@@ -12,11 +12,11 @@ from typing import Optional
 
 import torch
 from torch.export.graph_signature import ExportGraphSignature, InputKind
-from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 from executorch.exir import control_flow, memory
 from executorch.exir.dialects.edge._ops import to_aten_op
 from executorch.exir.operator_schema import bind_arguments, out_arguments
+from executorch.exir.pass_base import PassBase, PassResult
 from executorch.exir.tensor import TensorSpec
 
 _CONSTANT_INPUTS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)

@@ -17,26 +17,29 @@ import operator
 
 import torch
 from torch._ops import OpOverload
-from torch.fx.passes.infra.pass_base import PassBase, PassResult
 
 # Defines the out variants of the quantized_decomposed operators (the
 # runtime's quantized kernel library) for programs quantized with PT2E.
 import executorch.kernels.quantized  # noqa: F401
 from executorch.exir import memory
 from executorch.exir.dialects.edge._ops import EdgeOpOverload, edge_op, to_aten_op
-from executorch.exir.passes.aten_to_edge import SYM_OPS
+from executorch.exir.error import ExportError, ExportErrorType
+from executorch.exir.graph_utils import SYM_OPS
 from executorch.exir.operator_schema import (
     bind_arguments,
     find_out_variant,
     out_arguments,
     split_call,
 )
+from executorch.exir.pass_base import PassBase, PassResult
 from executorch.exir.source_info import source_line
 from executorch.exir.tensor import upper_bound
 
 
-class OutVariantError(RuntimeError):
+class OutVariantError(ExportError, RuntimeError):
     """An operator of the program has no out variant."""
+
+    error_type = ExportErrorType.NOT_SUPPORTED
 
 
 def alloc_spec(val):

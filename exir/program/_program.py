@@ -5,14 +5,11 @@ ExecutorchProgramManager (.buffer, .save)
 """
 
 import copy
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
-from torch._decomp import decomposition_table
-from torch._ops import OpOverload
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
-from torch.fx.passes.infra.pass_base import PassResult
 
 from executorch.exir._serialize import serialize_pte_binary
 from executorch.exir._serialize._flatbuffer import ProgramT
@@ -20,7 +17,6 @@ from executorch.exir.backend.backend_api import to_backend
 from executorch.exir.backend.partitioner import Partitioner
 from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
 from executorch.exir.kernel_check import check_kernels
-from executorch.exir.graph_utils import copy_program, rename_signature
 from executorch.exir.emit._pretty import format_plan
 from executorch.exir.emit import (
     ConstantData,
@@ -31,30 +27,13 @@ from executorch.exir.emit import (
 )
 from executorch.exir.memory_planning import MemoryReport
 from executorch.exir.program import _debug_maps
+from executorch.exir.pass_manager import ExportedProgramPassManager, PassType
 from executorch.exir.passes.debug_handle_generator_pass import (
     DebugHandleGeneratorPass,
 )
-from executorch.exir.passes.aten_to_edge import aten_to_edge
-from executorch.exir.passes.decompose_nodes_pass import decompose_nodes
-from executorch.exir.passes.lower_control_flow_pass import (
-    LowerControlFlowPass,
-    control_flow_graphs,
-)
-from executorch.exir.passes.insert_write_back_pass import insert_write_back_for_buffers
-from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
-from executorch.exir.passes.data_dependent_bounds import bound_data_dependent_sizes
-from executorch.exir.passes.fuse_quantized_weights import (
-    fuse_quantized_weights,
-    unwrap_tensor_subclasses,
-)
-from executorch.exir.passes.remove_unused_constants import remove_unused_constants
-from executorch.exir.passes.spec_prop_pass import SpecPropPass
-from executorch.exir.verification.quant_params import check_quantization_parameters
-from executorch.exir.verification.verifier import (
-    EXIREdgeDialectVerifier,
-    EXIRExecutorchVerifier,
-    check_edge_ops,
-)
+from executorch.exir.passes.decompose_nodes_pass import DecomposeNodesPass
+from executorch.exir.passes.pipelines import edge_passes, executorch_passes
+from executorch.exir.verification.verifier import check_edge_ops
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
 
@@ -72,110 +51,9 @@ def _as_dict(programs: Programs) -> Dict[str, ExportedProgram]:
     )
 
 
-def _needs_decomposition(op, config: EdgeCompileConfig) -> bool:
-    """Whether `op` is an ATen operator outside Core ATen that torch has a
-    decomposition for (and the user did not ask to keep)."""
-    return (
-        isinstance(op, OpOverload)
-        and op.namespace == "aten"
-        and torch.Tag.core not in op.tags
-        and op not in config._preserve_ops
-        and op not in config._core_aten_ops_exception_list
-        and op in decomposition_table
-    )
-
-
-def _operators(ep: ExportedProgram) -> set:
-    return {n.target for n in ep.graph.nodes if n.op == "call_function"}
-
-
-def _var_mean(x, dim=None, *, correction=None, keepdim=False):
-    var = torch.ops.aten.var.correction(x, dim, correction=correction, keepdim=keepdim)
-    return var, torch.ops.aten.mean.dim(x, dim, keepdim)
-
-
-def _amax(x):
-    return torch.ops.aten.amax.default(x)
-
-
-def _amin(x):
-    return torch.ops.aten.amin.default(x)
-
-
-def _adaptive_windows(size: int, out: int):
-    """Indices [out, k] of each adaptive pooling window along a dimension,
-    the shorter windows padded by repeating their last index (a repeat
-    changes neither a max nor which index comes first)."""
-    i = torch.arange(out)
-    start = i * size // out
-    end = ((i + 1) * size + out - 1) // out
-    k = max(((j + 1) * size + out - 1) // out - j * size // out for j in range(out))
-    return torch.minimum(start[:, None] + torch.arange(k), end[:, None] - 1), k
-
-
-def _adaptive_max_pool2d(x, output_size):
-    h, w = x.shape[-2:]
-    if not (isinstance(h, int) and isinstance(w, int)):
-        return NotImplemented
-    rows, kh = _adaptive_windows(h, output_size[0])
-    cols, kw = _adaptive_windows(w, output_size[1])
-    # [..., oh * kh, ow * kw] -> [..., oh, ow, kh * kw]: each window on the last dim.
-    y = x.index_select(-2, rows.flatten()).index_select(-1, cols.flatten())
-    y = y.unflatten(-1, (-1, kw)).unflatten(-3, (-1, kh)).transpose(-3, -2)
-    values, position = y.flatten(-2).max(-1)
-    flat = (rows[:, None, :, None] * w + cols[None, :, None, :]).flatten(-2)
-    indices = flat.expand(*position.shape, kh * kw).gather(-1, position[..., None])
-    return values, indices[..., 0]
-
-
-# Non-core operators torch has no decomposition for, or one that yields
-# `prims` operators or applies to some shapes only, written in core
-# operators instead (var_mean comes from training-mode batch norm).
-_CORE_ONLY_DECOMPOSITIONS = {
-    torch.ops.aten.var_mean.correction: _var_mean,
-    torch.ops.aten.max.default: _amax,
-    torch.ops.aten.min.default: _amin,
-    torch.ops.aten.adaptive_max_pool2d.default: _adaptive_max_pool2d,
-}
-
-
-def _decompose(ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
-    """Core ATen decomposition: torch.export's default table, plus torch's
-    decomposition of each non-core operator the default table leaves in the
-    graph (`linalg_vector_norm`), one at a time, kept only if it yields no
-    `prims` operators (which no runtime has kernels for) and removes the
-    operator (some decompositions apply to a subset of shapes only, like
-    `adaptive_max_pool2d` to output sizes that divide the input's)."""
-    table = torch.export.default_decompositions()
-    for op, decompose in _CORE_ONLY_DECOMPOSITIONS.items():
-        if op not in [*config._preserve_ops, *config._core_aten_ops_exception_list]:
-            table[op] = decompose
-    for op in config._preserve_ops:
-        table.pop(op, None)
-    core = ep.run_decompositions(table)
-    rejected = set()
-    while True:
-        missing = [
-            op
-            for op in _operators(core)
-            if _needs_decomposition(op, config) and op not in rejected
-        ]
-        if not missing:
-            return core
-        op = missing[0]
-        table[op] = decomposition_table[op]
-        candidate = ep.run_decompositions(table)
-        left = _operators(candidate)
-        if op in left or any(getattr(t, "namespace", None) == "prims" for t in left):
-            del table[op]
-            rejected.add(op)
-        else:
-            core = candidate
-
-
 def to_edge_transform_and_lower(
     programs: Programs,
-    transform_passes: Optional[Sequence[Callable]] = None,
+    transform_passes: Optional[Sequence[PassType]] = None,
     partitioner: Union[
         Sequence[Partitioner], Dict[str, Sequence[Partitioner]], None
     ] = None,
@@ -217,22 +95,12 @@ def to_edge_transform_and_lower(
     undelegated = [
         op for op in dict.fromkeys(kept) if op not in user_config._preserve_ops
     ]
-    return edge.transform([_decomposition_pass(undelegated)], user_config)
+    return edge.transform([DecomposeNodesPass(undelegated)], user_config)
 
 
-def _decomposition_pass(ops) -> Callable:
-    def decompose(gm: torch.fx.GraphModule) -> PassResult:
-        return PassResult(gm, decompose_nodes(gm, ops))
-
-    return decompose
-
-
-def _apply_passes(ep: ExportedProgram, passes: Sequence[Callable]) -> ExportedProgram:
+def _run_passes(ep: ExportedProgram, passes: Sequence[PassType]) -> ExportedProgram:
     """A new program: `ep` transformed by `passes` (`ep` stays as it was)."""
-    if not passes:
-        return ep
-    gm, signature = copy_program(ep)
-    return ep._update(gm, signature)._transform_do_not_use(*passes)
+    return ExportedProgramPassManager(passes)(ep).exported_program
 
 
 def _constants_of(ep: ExportedProgram) -> Dict[str, torch.Tensor]:
@@ -257,34 +125,19 @@ def _check_programs(programs, config: EdgeCompileConfig) -> None:
             check_edge_ops(ep.graph_module, exceptions, name)
 
 
-def _to_edge_program(
-    ep: ExportedProgram, config: EdgeCompileConfig, name: str
-) -> ExportedProgram:
-    # Quantization parameters are checked before the quantize/dequantize
-    # calls are fused into kernels or decomposed.
-    ep = unwrap_tensor_subclasses(ep)
-    check_quantization_parameters(ep, name)
-    if config.fuse_quantized_weights:
-        ep = fuse_quantized_weights(ep)
-    core = _decompose(ep, config)
-    gm = core.graph_module
-    for graph in control_flow_graphs(gm) + [gm]:
-        aten_to_edge(graph, skip_dim_order=config._skip_dim_order)
-    edge = core._update(gm, core.graph_signature, verifiers=[EXIREdgeDialectVerifier])
-    return remove_unused_constants(edge)
-
-
 def to_edge(
     programs: Programs,
     constant_methods: Optional[Dict[str, Any]] = None,
     compile_config: Optional[EdgeCompileConfig] = None,
     generate_etrecord: bool = False,
+    transform_passes: Optional[Sequence[PassType]] = None,
 ) -> "EdgeProgramManager":
     """Lowers exported programs to the Edge dialect.
 
     Each program is decomposed to Core ATen (torch.export's default
     decomposition table), its views become copies, memory formats become dim
-    orders, and its operators become Edge operators.
+    orders, and its operators become Edge operators: the passes of
+    `exir.passes.pipelines.edge_passes`.
 
     Args:
         programs: an ExportedProgram (the method "forward") or a dict of
@@ -296,10 +149,12 @@ def to_edge(
         generate_etrecord: start an ETRecord with these ATen programs; the
             managers derived from the result carry it, and `to_executorch`
             completes it (`ExecutorchProgramManager.get_etrecord()`).
+        transform_passes: passes run on each method's Edge program last
+            (graph passes, see `exir.pass_base`), before the check.
     """
     config = compile_config or EdgeCompileConfig()
     edge = {
-        name: _to_edge_program(ep, config, name)
+        name: _run_passes(ep, edge_passes(config, name, transform_passes or ()))
         for name, ep in _as_dict(programs).items()
     }
     manager = EdgeProgramManager(edge, constant_methods, config)
@@ -349,23 +204,24 @@ class EdgeProgramManager:
 
     def transform(
         self,
-        passes: Union[Sequence[Callable], Dict[str, Sequence[Callable]]],
+        passes: Union[Sequence[PassType], Dict[str, Sequence[PassType]]],
         compile_config: Optional[EdgeCompileConfig] = None,
     ) -> "EdgeProgramManager":
         """Runs graph passes on every method (a list) or on named methods (a
         dict of method name to list) and returns a new manager; the result
         is verified again.
 
-        A pass is a callable taking a GraphModule and returning a PassResult
-        (e.g. a `torch.fx.passes.infra.pass_base.PassBase`) or None when it
-        edits the graph in place.
+        A pass is a `exir.pass_base.PassBase` (or a callable taking a
+        GraphModule and returning a PassResult, or None when it edits the
+        graph in place), run on the graph and each control-flow graph in
+        it, or an `ExportedProgramPassBase`.
         """
         if isinstance(passes, dict):
             per_method = {name: passes.get(name, []) for name in self._edge_programs}
         else:
             per_method = {name: list(passes) for name in self._edge_programs}
         programs = {
-            name: _apply_passes(ep, per_method[name])
+            name: _run_passes(ep, per_method[name])
             for name, ep in self._edge_programs.items()
         }
         return self._derived(programs, compile_config or self.compile_config)
@@ -414,25 +270,6 @@ class EdgeProgramManager:
         return manager
 
 
-def _to_planned_program(
-    name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
-) -> ExportedProgram:
-    ep = _apply_passes(ep, config.passes)
-    gm, signature = copy_program(ep)
-    signature = insert_write_back_for_buffers(gm, signature)
-    for graph in control_flow_graphs(gm) + [gm]:
-        bound_data_dependent_sizes(graph)
-        if config.remove_view_copy:
-            ReplaceViewCopyWithViewPass()(graph)
-        config.to_out_var_pass(graph)
-    if LowerControlFlowPass()(gm).modified:
-        # Results of control flow are now the tensors its branches write.
-        signature = rename_signature(gm, signature)
-    SpecPropPass(signature)(gm)
-    config.method_memory_planning_pass(name).run(gm, signature)
-    return ep._update(gm, signature, verifiers=[EXIRExecutorchVerifier])
-
-
 class ExecutorchProgramManager:
     """A program ready to run: out variants, planned memory, emitted and
     serialized on demand to `.pte` bytes."""
@@ -445,7 +282,7 @@ class ExecutorchProgramManager:
     ):
         self.config = config
         self._programs = {
-            name: _to_planned_program(name, ep, config)
+            name: _run_passes(ep, executorch_passes(config, name))
             for name, ep in edge_programs.items()
         }
         self._constant_data = ConstantData()

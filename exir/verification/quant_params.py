@@ -24,11 +24,15 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from executorch.exir.dialects.edge._ops import EdgeOpOverload
+from executorch.exir.error import ExportError, ExportErrorType
+from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from executorch.exir.source_info import source_line
 
 
-class QuantizationParameterError(ValueError):
+class QuantizationParameterError(ExportError, ValueError):
     """A quantize/dequantize call has invalid quantization parameters."""
+
+    error_type = ExportErrorType.VIOLATION_OF_SPEC
 
 
 _DTYPE_RANGE = {
@@ -201,3 +205,14 @@ def check_quantization_parameters(ep: ExportedProgram, method: str = "forward") 
             "Invalid quantization parameters:\n" + "\n".join(problems)
         )
 
+
+class CheckQuantizationParametersPass(ExportedProgramPassBase):
+    """`check_quantization_parameters` as a step of a pipeline (it changes
+    nothing; it raises on the first program with invalid parameters)."""
+
+    def __init__(self, method: str = "forward"):
+        self.method = method
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        check_quantization_parameters(exported_program, self.method)
+        return ExportedProgramPassResult(exported_program, False)

@@ -11,20 +11,18 @@ violation names the node, its operator and the source line that produced it.
 
 import operator
 import types
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Type
 
 import torch
 from torch._export.verifier import SpecViolationError, Verifier
 from torch._ops import HigherOrderOperator, OpOverload
+from torch.export import ExportedProgram
 
 from executorch.exir.dialects.edge._ops import EdgeOpOverload, to_aten_op
+from executorch.exir.graph_utils import CONTROL_FLOW_OPS, SYM_OPS, control_flow_graphs
+from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from executorch.exir.lowered_backend_module import executorch_call_delegate
 from executorch.exir.source_info import source_line
-from executorch.exir.passes.aten_to_edge import SYM_OPS
-from executorch.exir.passes.lower_control_flow_pass import (
-    CONTROL_FLOW_OPS,
-    control_flow_graphs,
-)
 
 
 class EXIREdgeDialectVerifier(Verifier):
@@ -46,6 +44,23 @@ class EXIRExecutorchVerifier(Verifier):
 
     def allowed_op_types(self):
         return (OpOverload, HigherOrderOperator, EdgeOpOverload, types.FunctionType)
+
+
+class DialectPass(ExportedProgramPassBase):
+    """Marks where a pipeline moves the program into a dialect: from here on
+    it is verified with `verifier` (EXIREdgeDialectVerifier after the Edge
+    rewrites, EXIRExecutorchVerifier after the out-variant conversion)."""
+
+    def __init__(self, verifier: Type[Verifier]):
+        self.verifier = verifier
+
+    def call(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
+        marked = exported_program._update(
+            exported_program.graph_module,
+            exported_program.graph_signature,
+            verifiers=[self.verifier],
+        )
+        return ExportedProgramPassResult(marked, False)
 
 
 def _is_allowed(op: OpOverload, exceptions: Iterable) -> bool:

@@ -10,14 +10,17 @@ from executorch.devtools.bundled_program.schema import (
     bundled_program_schema as schema,
 )
 from executorch.devtools.flatbuffer_codec import FlatBufferError, Schema
+from executorch.exir.error import ExportError, ExportErrorType
 
 _HERE = os.path.dirname(__file__)
 _SCHEMA_PATH = os.path.join(_HERE, "..", "schema", "bundled_program_schema.fbs")
 _INCLUDE_DIR = os.path.join(_HERE, "..", "..", "..", "schema")
 
 
-class BundledProgramError(ValueError):
+class BundledProgramError(ExportError, ValueError):
     """A `.bpte` that cannot be read; says which file and field."""
+
+    error_type = ExportErrorType.INVALID_INPUT_TYPE
 
 
 @functools.lru_cache(maxsize=None)
