@@ -100,3 +100,12 @@ def quantize(name: str, scheme: str) -> Quantized:
     converted = convert_pt2e(prepared)
     exported = torch.export.export(converted, inputs)
     return Quantized(converted, inputs, exported, _last_quantize_scale(converted))
+
+
+def check_steps(actual, expected, step, max_steps, within_one_step=1.0):
+    """|actual - expected| <= max_steps steps everywhere, and <= one step
+    for at least the fraction `within_one_step` of the elements."""
+    steps = (actual - expected).abs() / step
+    assert steps.max().item() <= max_steps + 1e-3, f"max {steps.max().item():.2f} steps"
+    close = (steps <= 1 + 1e-3).float().mean().item()
+    assert close >= within_one_step, f"only {close:.3f} within one step"

@@ -17,7 +17,7 @@ Tolerances, and why:
 
 import pytest
 import torch
-from quantized_flows import quantize
+from quantized_flows import check_steps, quantize
 
 from executorch.exir import EdgeCompileConfig, to_edge
 from executorch.extension.pybindings.portable_lib import (
@@ -30,15 +30,6 @@ def _run_portable(quantized, fuse=True):
     program = to_edge(quantized.exported, compile_config=config).to_executorch()
     module = _load_for_executorch_from_buffer(program.buffer)
     return module.forward(quantized.inputs)[0], program
-
-
-def _check_steps(actual, expected, step, max_steps, within_one_step=1.0):
-    """|actual - expected| <= max_steps steps everywhere, and <= one step
-    for at least the fraction `within_one_step` of the elements."""
-    steps = (actual - expected).abs() / step
-    assert steps.max().item() <= max_steps + 1e-3, f"max {steps.max().item():.2f} steps"
-    close = (steps <= 1 + 1e-3).float().mean().item()
-    assert close >= within_one_step, f"only {close:.3f} within one step"
 
 
 # (model, scheme, max steps, fraction within one step). Small models: one
@@ -61,7 +52,7 @@ def test_static_quantized_models_match_the_reference(name, scheme, max_steps, fr
     actual, _ = _run_portable(quantized)
     expected = quantized.converted(*quantized.inputs)
     assert quantized.output_step is not None
-    _check_steps(actual, expected, quantized.output_step, max_steps, fraction)
+    check_steps(actual, expected, quantized.output_step, max_steps, fraction)
 
 
 @pytest.mark.parametrize(
