@@ -4,3 +4,5 @@
 `executorch.runtime` and `executorch.extension.pybindings.portable_lib` run
 programs through the C++ runtime.
 """
+
+from .version import __version__  # noqa: F401
