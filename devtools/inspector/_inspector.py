@@ -416,17 +416,27 @@ class Inspector:
     # Queries
 
     def operator_events(self) -> List[Event]:
-        """The events that time operators, each once: kernel calls, events
-        inside delegates, and delegate calls whose delegate reported no
-        events of its own (their OPERATOR_CALL wrappers and the framework's
-        events are left out)."""
+        """The events that time operators, each once: kernel calls, and for
+        a delegate call either the events inside it, when every one of them
+        maps to graph nodes, or else the call itself (e.g. XNNPACK's step
+        events, which the delegate map does not name). OPERATOR_CALL
+        wrappers and the framework's events are left out."""
         chosen = []
         for block in self.event_blocks:
-            inner = {e._instruction_id for e in block.events if e.is_delegated_op}
+            unmapped = {
+                e._instruction_id
+                for e in block.events
+                if e.is_delegated_op and e.debug_handles is None
+            }
+            inner = {
+                e._instruction_id for e in block.events if e.is_delegated_op
+            } - unmapped
             for event in block.events:
                 if event.name in FRAMEWORK_EVENTS or event.name == OPERATOR_CALL:
                     continue
                 if event.name == DELEGATE_CALL and event._instruction_id in inner:
+                    continue
+                if event.is_delegated_op and event._instruction_id in unmapped:
                     continue
                 chosen.append(event)
         return chosen

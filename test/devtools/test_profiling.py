@@ -3,6 +3,7 @@ export (portable and XNNPACK-delegated), ETRecord, a run of the C++ runtime
 recording an ETDump with every intermediate value, and the Inspector."""
 
 import os
+import re
 
 import pytest
 import torch
@@ -129,6 +130,44 @@ def test_delegated_program_has_events_for_every_instruction(delegated):
     torch.testing.assert_close(
         delegated.outputs[0],
         delegated.edge.exported_program().module()(*delegated.inputs),
+    )
+
+
+STEP_NAME = re.compile(r"XNNPACK nodes (\d+)-(\d+)|host \w+ node (\d+)")
+
+
+def test_xnnpack_steps_are_timed_inside_their_delegate_call(delegated):
+    """This XNNPACK cannot time single operators, so the delegate reports
+    one named event per step (an XNNPACK runtime over a run of nodes, or one
+    node on the host), nested in its DELEGATE_CALL."""
+    events = delegated.execute_events()
+    for call in [e for e in events if e.name == "DELEGATE_CALL"]:
+        steps = [
+            e
+            for e in events
+            if e.is_delegated_op and e._instruction_id == call._instruction_id
+        ]
+        assert steps, call._instruction_id
+        covered = []
+        for step in steps:
+            assert step.delegate_backend_name == "XnnpackBackend"
+            match = STEP_NAME.fullmatch(step.name)
+            assert match, step.name
+            first, last, host = match.groups()
+            if host:
+                covered.append(int(host))
+            else:
+                covered += range(int(first), int(last) + 1)
+            # Each run's step lies within that run's delegate call.
+            for run in range(2):
+                assert call._start_time[run] <= step._start_time[run]
+                assert step.perf_data.raw[run] <= call.perf_data.raw[run]
+        assert covered == list(range(len(covered)))
+    # The steps map to no graph node, so module totals count the calls.
+    kernels = [e for e in events if e.name.startswith("native_call_")]
+    calls = [e for e in events if e.name == "DELEGATE_CALL"]
+    assert delegated.inspector.find_total_for_module("") == pytest.approx(
+        sum(e.perf_data.avg for e in kernels + calls)
     )
 
 

@@ -94,7 +94,8 @@ Error XnnpackBackend::execute(BackendExecutionContext& context,
   ET_CHECK_OR_RETURN_ERROR(handle != nullptr,
                            DelegateInvalidHandle,
                            "XnnpackBackend: null delegate handle");
-  return static_cast<XnnpackExecutor*>(handle)->execute(args);
+  return static_cast<XnnpackExecutor*>(handle)->execute(args,
+                                                        context.event_tracer());
 }
 
 void XnnpackBackend::destroy(DelegateHandle* handle) const {

@@ -9,6 +9,7 @@
 #include <executorch/backends/xnnpack/runtime/host_ops.h>
 #include <executorch/backends/xnnpack/runtime/node_traits.h>
 #include <executorch/backends/xnnpack/xnnpack_graph_generated.h>
+#include <executorch/runtime/core/event_tracer_hooks_delegate.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -18,6 +19,9 @@ namespace xnnpack {
 
 using runtime::Error;
 using runtime::EValue;
+using runtime::EventTracer;
+using runtime::EventTracerEntry;
+using runtime::kUnsetDebugHandle;
 using runtime::Result;
 using runtime::Span;
 using xnnpack_graph::NodeKind;
@@ -157,6 +161,15 @@ Error XnnpackExecutor::plan_steps() {
     steps_.back().end_node = i + 1;
     node_step_[i] = steps_.size() - 1;
     producer_[nodes->Get(i)->outputs()->Get(0)] = i;
+  }
+  for (Step& step : steps_) {
+    step.event_name = step.on_host
+                          ? "host " +
+                                std::string(xnnpack_graph::EnumNameNodeKind(
+                                    nodes->Get(step.first_node)->kind())) +
+                                " node " + std::to_string(step.first_node)
+                          : "XNNPACK nodes " + std::to_string(step.first_node) +
+                                "-" + std::to_string(step.end_node - 1);
   }
   // A value crosses steps when it is an arg, or when a host node touches it,
   // or when it is used in another step than the one producing it. Outputs
@@ -722,43 +735,54 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
   return Error::Ok;
 }
 
-Error XnnpackExecutor::execute(Span<EValue*> args) {
+Error XnnpackExecutor::execute(Span<EValue*> args, EventTracer* event_tracer) {
   ET_CHECK_OK_OR_RETURN_ERROR(bind_args(args));
   for (Step& step : steps_) {
-    if (step.on_host) {
-      ET_CHECK_OK_OR_RETURN_ERROR(
-          run_host_node(graph_->nodes()->Get(step.first_node),
-                        checked_,
-                        data_.data(),
-                        threadpool_.get()));
-      continue;
-    }
-    // Setting up a runtime is cheap but not free; the planned memory of a
-    // method usually hands the same pointers every time.
-    bool changed = !step.set_up;
-    for (xnn_external_value& external : step.externals) {
-      changed |= external.data != data_[external.id];
-      external.data = data_[external.id];
-    }
-    if (changed) {
-      const xnn_status status = xnn_setup_runtime(
-          step.runtime, step.externals.size(), step.externals.data());
-      ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
-                               Internal,
-                               "XNNPACK setup of nodes %zu to %zu failed: %s",
-                               step.first_node,
-                               step.end_node - 1,
-                               status_name(status));
-      step.set_up = true;
-    }
-    const xnn_status status = xnn_invoke_runtime(step.runtime);
+    ET_CHECK_OK_OR_RETURN_ERROR(run_step(step, event_tracer));
+  }
+  return Error::Ok;
+}
+
+Error XnnpackExecutor::run_step(Step& step, EventTracer* event_tracer) {
+  const EventTracerEntry event = event_tracer_start_profiling_delegate(
+      event_tracer, step.event_name.c_str(), kUnsetDebugHandle);
+  const Error error = run_step_untraced(step);
+  event_tracer_end_profiling_delegate(event_tracer, event);
+  return error;
+}
+
+Error XnnpackExecutor::run_step_untraced(Step& step) {
+  if (step.on_host) {
+    return run_host_node(graph_->nodes()->Get(step.first_node),
+                         checked_,
+                         data_.data(),
+                         threadpool_.get());
+  }
+  // Setting up a runtime is cheap but not free; the planned memory of a
+  // method usually hands the same pointers every time.
+  bool changed = !step.set_up;
+  for (xnn_external_value& external : step.externals) {
+    changed |= external.data != data_[external.id];
+    external.data = data_[external.id];
+  }
+  if (changed) {
+    const xnn_status status = xnn_setup_runtime(
+        step.runtime, step.externals.size(), step.externals.data());
     ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                              Internal,
-                             "XNNPACK run of nodes %zu to %zu failed: %s",
+                             "XNNPACK setup of nodes %zu to %zu failed: %s",
                              step.first_node,
                              step.end_node - 1,
                              status_name(status));
+    step.set_up = true;
   }
+  const xnn_status status = xnn_invoke_runtime(step.runtime);
+  ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                           Internal,
+                           "XNNPACK run of nodes %zu to %zu failed: %s",
+                           step.first_node,
+                           step.end_node - 1,
+                           status_name(status));
   return Error::Ok;
 }
 

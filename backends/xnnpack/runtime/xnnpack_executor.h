@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <xnnpack.h>
@@ -26,6 +27,7 @@
 #include <executorch/backends/xnnpack/runtime/graph_check.h>
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/span.h>
 
 namespace executorch {
@@ -47,8 +49,10 @@ class XnnpackExecutor final {
                                    size_t num_threads);
 
   // `args`: the inputs, then the outputs (resized to the dims the inputs'
-  // sizes give).
-  ET_NODISCARD runtime::Error execute(runtime::Span<runtime::EValue*> args);
+  // sizes give). `event_tracer` (may be null) gets one delegate event per
+  // step, named by its nodes: this XNNPACK cannot time single operators.
+  ET_NODISCARD runtime::Error execute(runtime::Span<runtime::EValue*> args,
+                                      runtime::EventTracer* event_tracer);
 
  private:
   struct Step {
@@ -60,8 +64,13 @@ class XnnpackExecutor final {
     bool set_up = false;
     // The runtime's external values; data refreshed from data_ per execute.
     std::vector<xnn_external_value> externals;
+    // Its profiling event's name: "XNNPACK nodes 0-41" or "host Kind node 7".
+    std::string event_name;
   };
 
+  // Runs one step inside its profiling event.
+  runtime::Error run_step(Step& step, runtime::EventTracer* event_tracer);
+  runtime::Error run_step_untraced(Step& step);
   runtime::Error plan_steps();
   // Allocates arena_ and sets each arena value's offset in it.
   runtime::Error plan_arena(std::vector<size_t>* offsets);
