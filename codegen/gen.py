@@ -490,6 +490,17 @@ def gen_registration(
     return "\n".join(out) + "\n"
 
 
+def write_if_changed(path: str, text: str) -> None:
+    """Writes `text` to `path` unless it already holds exactly that:
+    rewriting identical output would make the build redo what depends on it."""
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--functions-yaml", action="append", required=True)
@@ -553,14 +564,7 @@ def main(argv=None) -> None:
             selection.build_dtypes(e.schema.qualified_name for e in entries)
         )
     for name, text in outputs.items():
-        path = os.path.join(args.output_dir, name)
-        # Rewriting identical output would make the build recompile it.
-        if os.path.exists(path):
-            with open(path) as f:
-                if f.read() == text:
-                    continue
-        with open(path, "w") as f:
-            f.write(text)
+        write_if_changed(os.path.join(args.output_dir, name), text)
 
 
 if __name__ == "__main__":

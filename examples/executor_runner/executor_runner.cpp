@@ -56,7 +56,11 @@
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/output_buffers.h>
+#ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
+#include <executorch/kernels/optimized/register_optimized_kernels.h>
+#else
 #include <executorch/kernels/portable/register_portable_kernels.h>
+#endif
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
@@ -648,7 +652,12 @@ std::unique_ptr<DataLoader> open_program(const std::string& path,
 
 int run(const Options& options) {
   executorch::runtime::runtime_init();
+#ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
+  // The optimized kernels, and the portable ones for the other operators.
+  const Error kernels = executorch::kernels::register_optimized_kernels();
+#else
   const Error kernels = executorch::kernels::register_portable_kernels();
+#endif
   const Error prims = executorch::kernels::register_prim_ops();
   const Error quantized = executorch::kernels::register_quantized_kernels();
   if (kernels != Error::Ok || prims != Error::Ok || quantized != Error::Ok) {

@@ -1,4 +1,5 @@
-"""Run ExecuTorch programs from Python with the portable kernels.
+"""Run ExecuTorch programs from Python on the optimized kernels (the portable
+ones for the operators they do not cover, or when they are not built).
 
 The module-style API of ExecuTorch's ``portable_lib``::
 
@@ -41,6 +42,13 @@ from executorch.extension.pybindings._portable_lib import (  # noqa: F401
     TypedArray,
     Verification,
 )
+
+# The process-wide thread pool that the optimized kernels share (absent from
+# a build without pthreadpool): _unsafe_reset_threadpool(n) as upstream has
+# it, while no method is executing.
+if hasattr(_C, "_unsafe_reset_threadpool"):
+    _unsafe_reset_threadpool = _C._unsafe_reset_threadpool
+    _get_threadpool_thread_count = _C._get_threadpool_thread_count
 
 # ExecuTorch ScalarType codes of the torch dtypes numpy has no type for,
 # with the unsigned torch dtype of the same width that carries their bits.

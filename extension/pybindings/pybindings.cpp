@@ -36,7 +36,14 @@
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/output_buffers.h>
+#ifdef EXECUTORCH_WITH_THREADPOOL
+#include <executorch/extension/threadpool/threadpool.h>
+#endif
+#ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
+#include <executorch/kernels/optimized/register_optimized_kernels.h>
+#else
 #include <executorch/kernels/portable/register_portable_kernels.h>
+#endif
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/backend/interface.h>
@@ -978,9 +985,16 @@ PyTensorInfo tensor_meta(const PyMethodMeta& self, size_t index, bool input) {
 
 void register_libraries() {
   ErrorLogCapture logs;
+#ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
+  // The optimized kernels, and the portable ones for the other operators.
+  check_ok(::executorch::kernels::register_optimized_kernels(),
+           "Registering the optimized kernels",
+           logs);
+#else
   check_ok(::executorch::kernels::register_portable_kernels(),
            "Registering the portable kernels",
            logs);
+#endif
   check_ok(::executorch::kernels::register_prim_ops(),
            "Registering the prim ops",
            logs);
@@ -1246,6 +1260,28 @@ PYBIND11_MODULE(_portable_lib, m) {
       },
       "Names of the operators that have at least one registered kernel, "
       "sorted.");
+#ifdef EXECUTORCH_WITH_THREADPOOL
+  m.def(
+      "_unsafe_reset_threadpool",
+      [](uint32_t num_threads) {
+        if (!::executorch::extension::threadpool::get_threadpool()
+                 ->_unsafe_reset_threadpool(num_threads)) {
+          throw std::runtime_error("could not create " +
+                                   std::to_string(num_threads) + " threads");
+        }
+      },
+      py::arg("num_threads"),
+      "Replaces the process-wide thread pool's threads with num_threads (0: "
+      "one per core). Only while no method is executing.");
+  m.def(
+      "_get_threadpool_thread_count",
+      []() {
+        return ::executorch::extension::threadpool::get_threadpool()
+            ->get_thread_count();
+      },
+      "The number of threads of the process-wide pool (the caller "
+      "included).");
+#endif
   m.def("_get_registered_backend_names", []() {
     std::vector<std::string> names;
     for (size_t i = 0; i < ::executorch::runtime::get_num_registered_backends();

@@ -1,0 +1,70 @@
+#pragma once
+
+// The process-wide thread pool, under upstream ExecuTorch's names. One pool
+// serves the optimized kernels (through parallel_for,
+// <executorch/runtime/kernel/thread_parallel_interface.h>) and the XNNPACK
+// delegate (through its pthreadpool), so a program never runs two pools
+// that compete for the same cores.
+//
+// Threads: every function here may be called from any thread. Work
+// submitted from two threads at once runs one submission after the other.
+// The pool is created on first use with one thread per core this process
+// may run on (including the caller, which always takes part).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include <executorch/runtime/core/function_ref.h>
+
+struct pthreadpool;
+
+namespace executorch {
+namespace extension {
+namespace threadpool {
+
+class ThreadPool final {
+ public:
+  // thread_count 0: the number of cores (cores_available()).
+  explicit ThreadPool(size_t thread_count = 0);
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  size_t get_thread_count() const;
+
+  // Replaces the pool's threads with `num_threads` (0: the number of
+  // cores). Unsafe in upstream's sense only: work already running finishes
+  // on the old threads, and users that hold the old pthreadpool
+  // (share_pthreadpool(), e.g. XNNPACK runtimes created before) keep it
+  // alive and keep using it until they go away. Returns false if the
+  // threads could not be created (the old pool stays).
+  bool _unsafe_reset_threadpool(uint32_t num_threads);
+
+  // Calls fn(i) for every i in [0, range), spread over the pool's threads;
+  // returns when all calls have returned.
+  void run(::executorch::runtime::FunctionRef<void(size_t)> fn, size_t range);
+
+  // The current pthreadpool, for libraries built on it (XNNPACK). It stays
+  // valid until the next _unsafe_reset_threadpool; share_pthreadpool()
+  // keeps it alive beyond that.
+  pthreadpool* get_pthreadpool() const;
+  std::shared_ptr<pthreadpool> share_pthreadpool() const;
+
+ private:
+  mutable std::mutex mutex_; // guards pool_ (the pointer, not its use)
+  std::shared_ptr<pthreadpool> pool_;
+};
+
+// The process-wide pool, created on first call. Never null.
+ThreadPool* get_threadpool();
+
+// get_threadpool()->get_pthreadpool().
+pthreadpool* get_pthreadpool();
+
+// The number of cores this process may run on (its CPU affinity), >= 1.
+size_t cores_available();
+
+} // namespace threadpool
+} // namespace extension
+} // namespace executorch

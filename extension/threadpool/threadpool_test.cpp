@@ -1,0 +1,183 @@
+#include <executorch/extension/threadpool/threadpool.h>
+#include <executorch/extension/threadpool/threadpool_guard.h>
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <pthreadpool.h>
+
+using executorch::extension::get_thread_count;
+using executorch::extension::get_thread_num;
+using executorch::extension::parallel_for;
+using executorch::extension::threadpool::get_threadpool;
+using executorch::extension::threadpool::NoThreadPoolGuard;
+
+namespace {
+
+// Each test starts from a pool of `n` threads and restores the default.
+class ThreadPoolTest : public ::testing::Test {
+ protected:
+  void use_threads(uint32_t n) {
+    ASSERT_TRUE(get_threadpool()->_unsafe_reset_threadpool(n));
+    ASSERT_EQ(get_thread_count(), n);
+  }
+  void TearDown() override {
+    get_threadpool()->_unsafe_reset_threadpool(0);
+  }
+};
+
+// Blocks each caller until `expected` callers are inside at once, or the
+// timeout passes; returns whether they met.
+class Meeting {
+ public:
+  explicit Meeting(int expected) : expected_(expected) {}
+  bool arrive() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++arrived_;
+    cv_.notify_all();
+    return cv_.wait_for(
+        lock, std::chrono::seconds(20), [&] { return arrived_ >= expected_; });
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int expected_;
+  int arrived_ = 0;
+};
+
+TEST_F(ThreadPoolTest, DefaultPoolHasOneThreadPerCore) {
+  EXPECT_EQ(get_threadpool(), get_threadpool());
+  EXPECT_EQ(get_threadpool()->get_thread_count(),
+            executorch::extension::threadpool::cores_available());
+  EXPECT_NE(executorch::extension::threadpool::get_pthreadpool(), nullptr);
+}
+
+TEST_F(ThreadPoolTest, RunCallsEveryIndexOnce) {
+  use_threads(3);
+  std::vector<std::atomic<int>> calls(1000);
+  get_threadpool()->run([&](size_t i) { calls[i]++; }, calls.size());
+  for (auto& c : calls) {
+    ASSERT_EQ(c.load(), 1);
+  }
+}
+
+TEST_F(ThreadPoolTest, ParallelForCoversTheRangeInChunksOfAtLeastTheGrain) {
+  use_threads(4);
+  std::vector<std::atomic<int>> hits(10007);
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, int64_t>> chunks;
+  ASSERT_TRUE(parallel_for(7, 10007, 1000, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      hits[i]++;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    chunks.emplace_back(begin, end);
+  }));
+  for (int64_t i = 0; i < 10007; ++i) {
+    ASSERT_EQ(hits[i].load(), i >= 7 ? 1 : 0) << i;
+  }
+  EXPECT_EQ(chunks.size(), 4u); // one per thread
+  for (auto& c : chunks) {
+    EXPECT_GE(c.second - c.first, 1000);
+  }
+}
+
+TEST_F(ThreadPoolTest, ChunksRunConcurrentlyWithDistinctThreadNumbers) {
+  use_threads(2);
+  Meeting meeting(2);
+  std::atomic<bool> met{true};
+  std::mutex mutex;
+  std::set<int64_t> numbers;
+  std::set<std::thread::id> threads;
+  parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      numbers.insert(get_thread_num());
+      threads.insert(std::this_thread::get_id());
+    }
+    met = meeting.arrive() && met;
+  });
+  EXPECT_TRUE(met);
+  EXPECT_EQ(numbers, (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(threads.size(), 2u);
+}
+
+TEST_F(ThreadPoolTest, SmallRangesAndNestedCallsRunOnTheCallingThread) {
+  use_threads(2);
+  const auto caller = std::this_thread::get_id();
+  int calls = 0;
+  parallel_for(0, 100, 100, [&](int64_t begin, int64_t end) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    EXPECT_EQ(end - begin, 100);
+    ++calls;
+  });
+  EXPECT_EQ(calls, 1);
+
+  std::atomic<int> inner_calls{0};
+  parallel_for(0, 2, 1, [&](int64_t, int64_t) {
+    const auto outer_thread = std::this_thread::get_id();
+    const int64_t outer_number = get_thread_num();
+    parallel_for(0, 1000, 1, [&](int64_t begin, int64_t end) {
+      EXPECT_EQ(std::this_thread::get_id(), outer_thread);
+      EXPECT_EQ(get_thread_num(), outer_number);
+      EXPECT_EQ(end - begin, 1000);
+      inner_calls++;
+    });
+  });
+  EXPECT_EQ(inner_calls.load(), 2);
+}
+
+TEST_F(ThreadPoolTest, NoThreadPoolGuardKeepsWorkOnTheCallingThread) {
+  use_threads(2);
+  const auto caller = std::this_thread::get_id();
+  {
+    NoThreadPoolGuard guard;
+    EXPECT_TRUE(NoThreadPoolGuard::is_enabled());
+    int calls = 0;
+    parallel_for(0, 1 << 20, 1, [&](int64_t begin, int64_t end) {
+      EXPECT_EQ(std::this_thread::get_id(), caller);
+      EXPECT_EQ(end - begin, 1 << 20);
+      ++calls;
+    });
+    EXPECT_EQ(calls, 1);
+  }
+  EXPECT_FALSE(NoThreadPoolGuard::is_enabled());
+}
+
+TEST_F(ThreadPoolTest, BadArgumentsRunNothing) {
+  int calls = 0;
+  auto count = [&](int64_t, int64_t) { ++calls; };
+  EXPECT_FALSE(parallel_for(-1, 10, 1, count));
+  EXPECT_FALSE(parallel_for(10, 5, 1, count));
+  EXPECT_FALSE(parallel_for(0, 10, 0, count));
+  EXPECT_TRUE(parallel_for(5, 5, 1, count));
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
+  use_threads(2);
+  std::shared_ptr<pthreadpool> old_pool = get_threadpool()->share_pthreadpool();
+  use_threads(3);
+  EXPECT_NE(get_threadpool()->get_pthreadpool(), old_pool.get());
+  EXPECT_EQ(pthreadpool_get_threads_count(old_pool.get()), 2u);
+  std::atomic<int> calls{0};
+  pthreadpool_parallelize_1d(
+      old_pool.get(),
+      [](void* context, size_t) {
+        (*static_cast<std::atomic<int>*>(context))++;
+      },
+      &calls,
+      64,
+      0);
+  EXPECT_EQ(calls.load(), 64);
+}
+
+} // namespace

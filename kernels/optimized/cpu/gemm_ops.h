@@ -1,0 +1,31 @@
+#pragma once
+
+// Matrix products on tensors through the packed GEMM, for the optimized
+// kernels (mm, bmm, addmm) and for host code that multiplies tensors
+// outside a kernel call (the XNNPACK delegate's batch matmul).
+
+#include <executorch/kernels/optimized/blas/gemm.h>
+#include <executorch/runtime/kernel/kernel_includes.h>
+
+namespace executorch {
+namespace kernels {
+namespace optimized {
+
+// out = epilogue(a @ b) for float32 matrices (rank 2) or batches of them
+// (rank 3), any strides on a and b; resizes out to [batch, m, n]. The
+// epilogue's bias, if any, is applied to every batch alike. Returns false,
+// touching nothing but out's shape, when the arguments are not that (other
+// dtypes or ranks, mismatched shapes, an out that is not row-major); the
+// caller then takes its general path, which reports what was wrong. Returns
+// true when out holds the product or `ctx` has failed with the reason
+// (out's shape cannot change, scratch memory ran out).
+bool float_matmul(::executorch::runtime::KernelRuntimeContext& ctx,
+                  const char* op,
+                  const ::executorch::aten::Tensor& a,
+                  const ::executorch::aten::Tensor& b,
+                  ::executorch::aten::Tensor& out,
+                  const GemmEpilogue& epilogue);
+
+} // namespace optimized
+} // namespace kernels
+} // namespace executorch

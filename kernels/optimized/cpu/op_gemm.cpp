@@ -1,0 +1,180 @@
+// mm, bmm and addmm on float32 through the packed GEMM (blas/gemm.h), any
+// strides on the inputs (a transposed weight is read in place). Other
+// dtypes go to the portable kernels, which also report every bad argument.
+
+#include <algorithm>
+
+#include <executorch/kernels/optimized/blas/gemm.h>
+#include <executorch/kernels/optimized/cpu/float_runs.h>
+#include <executorch/kernels/optimized/cpu/gemm_ops.h>
+#include <executorch/kernels/optimized/cpu/scratch.h>
+#include <executorch/kernels/portable/util/checks.h>
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
+
+#include <NativeFunctions.h> // the portable kernels, generated
+
+namespace executorch {
+namespace kernels {
+namespace optimized {
+
+using ::executorch::aten::Tensor;
+using ::executorch::runtime::KernelRuntimeContext;
+
+namespace {
+
+// Multiply-adds per batch task when bmm spreads batches over threads.
+constexpr int64_t kBatchGrainMacs = int64_t{1} << 21;
+
+MatrixView matrix_of(const Tensor& t, int64_t batch) {
+  const int64_t rank = t.dim();
+  const int64_t batch_stride = rank == 3 ? t.strides()[0] : 0;
+  return MatrixView{t.const_data_ptr<float>() + batch * batch_stride,
+                    t.strides()[rank - 2],
+                    t.strides()[rank - 1]};
+}
+
+bool has_row_major_out(const Tensor& out) {
+  const int64_t rank = out.dim();
+  const int64_t n = out.size(rank - 1);
+  const int64_t m = out.size(rank - 2);
+  return out.strides()[rank - 1] == 1 && out.strides()[rank - 2] == n &&
+         (rank == 2 || out.strides()[0] == m * n || m * n == 0);
+}
+
+} // namespace
+
+bool float_matmul(KernelRuntimeContext& ctx,
+                  const char* op,
+                  const Tensor& a,
+                  const Tensor& b,
+                  Tensor& out,
+                  const GemmEpilogue& epilogue) {
+  namespace native = ::torch::executor::native;
+  const int64_t rank = a.dim();
+  if (!all_float({&a, &b, &out}) || (rank != 2 && rank != 3) ||
+      b.dim() != rank || a.size(rank - 1) != b.size(rank - 2) ||
+      (rank == 3 && a.size(0) != b.size(0))) {
+    return false;
+  }
+  const int64_t m = a.size(rank - 2);
+  const int64_t k = a.size(rank - 1);
+  const int64_t n = b.size(rank - 1);
+  const int64_t batches = rank == 3 ? a.size(0) : 1;
+  ::executorch::aten::SizesType shape[3];
+  if (rank == 3) {
+    shape[0] = static_cast<::executorch::aten::SizesType>(batches);
+  }
+  shape[rank - 2] = static_cast<::executorch::aten::SizesType>(m);
+  shape[rank - 1] = static_cast<::executorch::aten::SizesType>(n);
+  if (!native::resize_out(ctx, op, "out", out, {shape, size_t(rank)})) {
+    return true;
+  }
+  if (!has_row_major_out(out)) {
+    return false;
+  }
+  float* c = out.mutable_data_ptr<float>();
+  const size_t scratch_bytes = sgemm_scratch_bytes(m, n, k);
+  const int64_t macs_per_batch = std::max<int64_t>(m * n * k, 1);
+  bool ok = true;
+  // Small matrices (attention heads) run one batch per task; large ones
+  // thread inside the GEMM (a nested parallel_for runs inline).
+  ::executorch::extension::parallel_for(
+      0,
+      batches,
+      std::max<int64_t>(1, kBatchGrainMacs / macs_per_batch),
+      [&](int64_t begin, int64_t end) {
+        void* scratch = thread_scratch(scratch_bytes);
+        for (int64_t i = begin; i < end; ++i) {
+          if (!sgemm(m,
+                     n,
+                     k,
+                     matrix_of(a, i),
+                     GemmB::matrix_of(matrix_of(b, i)),
+                     c + i * m * n,
+                     n,
+                     epilogue,
+                     scratch,
+                     scratch_bytes)) {
+            ok = false;
+          }
+        }
+      });
+  if (!ok) {
+    native::fail_arg(ctx,
+                     op,
+                     "out of memory for the GEMM's %zu-byte scratch",
+                     scratch_bytes);
+  }
+  return true;
+}
+
+} // namespace optimized
+} // namespace kernels
+} // namespace executorch
+
+namespace torch {
+namespace executor {
+namespace native {
+
+using ::executorch::kernels::optimized::float_matmul;
+using ::executorch::kernels::optimized::GemmEpilogue;
+
+Tensor& opt_mm_out(KernelRuntimeContext& ctx,
+                   const Tensor& self,
+                   const Tensor& mat2,
+                   Tensor& out) {
+  if (self.dim() != 2 ||
+      !float_matmul(ctx, "mm.out", self, mat2, out, GemmEpilogue{})) {
+    mm_out(ctx, self, mat2, out);
+  }
+  return out;
+}
+
+Tensor& opt_bmm_out(KernelRuntimeContext& ctx,
+                    const Tensor& self,
+                    const Tensor& mat2,
+                    Tensor& out) {
+  if (self.dim() != 3 ||
+      !float_matmul(ctx, "bmm.out", self, mat2, out, GemmEpilogue{})) {
+    bmm_out(ctx, self, mat2, out);
+  }
+  return out;
+}
+
+Tensor& opt_addmm_out(KernelRuntimeContext& ctx,
+                      const Tensor& self,
+                      const Tensor& mat1,
+                      const Tensor& mat2,
+                      const Scalar& beta,
+                      const Scalar& alpha,
+                      Tensor& out) {
+  // The bias term: self broadcast to [m, n] through zero strides. A zero
+  // beta ignores self, NaN included, as PyTorch does.
+  const int64_t m = mat1.dim() == 2 ? mat1.size(0) : -1;
+  const int64_t n = mat2.dim() == 2 ? mat2.size(1) : -1;
+  const bool bias_fits =
+      self.scalar_type() == ScalarType::Float && self.dim() <= 2 &&
+      (self.dim() < 2 || self.size(0) == m || self.size(0) == 1) &&
+      (self.dim() < 1 || self.size(self.dim() - 1) == n ||
+       self.size(self.dim() - 1) == 1);
+  GemmEpilogue epilogue;
+  epilogue.alpha = alpha.to<float>();
+  epilogue.bias_scale = beta.to<float>();
+  if (bias_fits && epilogue.bias_scale != 0.0f) {
+    const int64_t d = self.dim();
+    epilogue.bias = self.const_data_ptr<float>();
+    epilogue.bias_col_stride =
+        d >= 1 && self.size(d - 1) != 1 ? self.strides()[d - 1] : 0;
+    epilogue.bias_row_stride =
+        d == 2 && self.size(0) != 1 ? self.strides()[0] : 0;
+  }
+  if (mat1.dim() != 2 || !bias_fits ||
+      !float_matmul(ctx, "addmm.out", mat1, mat2, out, epilogue)) {
+    addmm_out(ctx, self, mat1, mat2, beta, alpha, out);
+  }
+  return out;
+}
+
+} // namespace native
+} // namespace executor
+} // namespace torch

@@ -1,0 +1,103 @@
+#pragma once
+
+// SimdKernels: the inner loops of the optimized kernels, built once per
+// instruction set (simd_kernels_impl.cpp on vec.h) and chosen at run time
+// by simd() (isa.h). Everything here works on contiguous float32 runs;
+// shapes, strides, dtypes, broadcasting and threads are the caller's.
+// Every function is thread-safe (no state).
+
+#include <cstdint>
+
+namespace executorch {
+namespace kernels {
+namespace optimized {
+
+enum class BinaryOp : uint8_t {
+  kAdd, // a + alpha * b
+  kSub, // a - alpha * b
+  kMul,
+  kDiv,
+  kMaximum, // NaN-propagating, as torch.maximum
+  kMinimum,
+};
+
+enum class UnaryOp : uint8_t {
+  kExp,
+  kTanh,
+  kSigmoid,
+  kGeluErf,  // gelu(approximate="none")
+  kGeluTanh, // gelu(approximate="tanh")
+  kSilu,
+  kRelu,
+  kClamp,  // min(max(x, p0), p1); NaN stays NaN
+  kAffine, // p0 * x + p1 (batch norm's per-channel scale and shift)
+  kHardswish,
+  kNeg,
+  kAbs,
+  kSqrt,
+  kRsqrt,
+  kReciprocal,
+};
+
+struct SimdKernels {
+  const char* isa_name;
+
+  // GEMM microkernel: the MR x NR block C = A_panel * B_panel over kc
+  // steps, where A_panel holds MR floats per step and B_panel NR floats
+  // per step (gemm.cpp packs them). With `accumulate` it adds to C instead
+  // of overwriting it. C(i, j) is c[i * ldc + j].
+  int gemm_mr;
+  int gemm_nr;
+  void (*gemm_microkernel)(int64_t kc,
+                           const float* a_panel,
+                           const float* b_panel,
+                           float* c,
+                           int64_t ldc,
+                           bool accumulate);
+
+  // out[i] = a[i * a_step] op b[i * b_step], steps 0 (broadcast) or 1.
+  void (*binary)(BinaryOp op,
+                 const float* a,
+                 int64_t a_step,
+                 const float* b,
+                 int64_t b_step,
+                 float* out,
+                 int64_t n,
+                 float alpha);
+  // out[i] = op(in[i]); p0, p1 as the op says.
+  void (*unary)(
+      UnaryOp op, const float* in, float* out, int64_t n, float p0, float p1);
+
+  float (*sum)(const float* x, int64_t n);
+  // acc[i] += x[i]: reductions over an outer dim, vectorized along the
+  // inner one.
+  void (*accumulate)(float* acc, const float* x, int64_t n);
+
+  // Softmax (or log_softmax) of one contiguous row.
+  void (*softmax_row)(const float* in, float* out, int64_t n, bool log);
+  // Softmax along a dim of `n` entries `stride` apart, for `lanes`
+  // adjacent positions at once (lanes <= stride): row r of lane l is
+  // in[r * stride + l]. `scratch` holds `lanes` floats.
+  void (*softmax_lanes)(const float* in,
+                        float* out,
+                        int64_t n,
+                        int64_t stride,
+                        int64_t lanes,
+                        bool log,
+                        float* scratch);
+
+  // Layer norm of one row: out = (x - mean) * rstd * weight + bias, weight
+  // and bias may be null (1 and 0); returns mean and rstd.
+  void (*layer_norm_row)(const float* in,
+                         float* out,
+                         int64_t n,
+                         const float* weight,
+                         const float* bias,
+                         float eps,
+                         float* mean,
+                         float* rstd);
+};
+
+} // namespace optimized
+} // namespace kernels
+} // namespace executorch

@@ -1,0 +1,431 @@
+// The SimdKernels table of one instruction set. The build compiles this
+// file once per instruction set (see isa.h), with ET_OPT_VECTOR_BYTES and
+// ET_OPT_ISA_NAMESPACE set; the function it defines is named after the
+// latter, e.g. simd_kernels_avx2().
+
+#include <executorch/kernels/optimized/simd/simd_kernels.h>
+
+#include <cmath>
+
+#include <executorch/kernels/optimized/simd/vec.h>
+#include <executorch/kernels/optimized/simd/vec_math.h>
+
+namespace executorch {
+namespace kernels {
+namespace optimized {
+namespace simd {
+inline namespace ET_OPT_ISA_NAMESPACE {
+
+namespace {
+
+// ---- GEMM ----------------------------------------------------------------
+
+// Register block: MR rows of C by kNv vectors. MR * kNv accumulators hide
+// the FMA latency; all of them, the B vectors and one broadcast fit the
+// register file (16 registers up to AVX2, 32 with AVX-512).
+constexpr int kNv = 2;
+constexpr int kMr = kVecBytes == 64 ? 8 : 6;
+constexpr int kNr = kNv * kLanes;
+
+void gemm_microkernel(int64_t kc,
+                      const float* __restrict a,
+                      const float* __restrict b,
+                      float* c,
+                      int64_t ldc,
+                      bool accumulate) {
+  Vec acc[kMr][kNv];
+  for (int i = 0; i < kMr; ++i) {
+    for (int j = 0; j < kNv; ++j) {
+      acc[i][j] = Vec{};
+    }
+  }
+  for (int64_t k = 0; k < kc; ++k) {
+    Vec bv[kNv];
+    for (int j = 0; j < kNv; ++j) {
+      bv[j] = load(b + j * kLanes);
+    }
+    for (int i = 0; i < kMr; ++i) {
+      const Vec av = broadcast(a[i]);
+      for (int j = 0; j < kNv; ++j) {
+        acc[i][j] += av * bv[j];
+      }
+    }
+    a += kMr;
+    b += kNr;
+  }
+  for (int i = 0; i < kMr; ++i) {
+    for (int j = 0; j < kNv; ++j) {
+      float* p = c + i * ldc + j * kLanes;
+      store(p, accumulate ? load(p) + acc[i][j] : acc[i][j]);
+    }
+  }
+}
+
+// ---- Elementwise ---------------------------------------------------------
+
+// Applies `vec_fn` to whole vectors and the tail. Lanes past the tail are
+// zero in the call and dropped after it.
+template <typename F>
+inline void map_unary(const float* in, float* out, int64_t n, F vec_fn) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    store(out + i, vec_fn(load(in + i)));
+  }
+  if (i < n) {
+    store_partial(out + i, vec_fn(load_partial(in + i, n - i)), n - i);
+  }
+}
+
+template <typename F>
+inline void map_binary(const float* a,
+                       int64_t a_step,
+                       const float* b,
+                       int64_t b_step,
+                       float* out,
+                       int64_t n,
+                       F vec_fn) {
+  // A broadcast operand is one value in every lane.
+  const Vec a_all = broadcast(a[0]);
+  const Vec b_all = broadcast(b[0]);
+  auto load_a = [&](int64_t i) { return a_step == 0 ? a_all : load(a + i); };
+  auto load_b = [&](int64_t i) { return b_step == 0 ? b_all : load(b + i); };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    store(out + i, vec_fn(load_a(i), load_b(i)));
+  }
+  if (i < n) {
+    const int64_t rest = n - i;
+    const Vec av = a_step == 0 ? a_all : load_partial(a + i, rest);
+    const Vec bv = b_step == 0 ? b_all : load_partial(b + i, rest);
+    store_partial(out + i, vec_fn(av, bv), rest);
+  }
+}
+
+void binary(BinaryOp op,
+            const float* a,
+            int64_t a_step,
+            const float* b,
+            int64_t b_step,
+            float* out,
+            int64_t n,
+            float alpha) {
+  if (n <= 0) {
+    return;
+  }
+  const Vec va = broadcast(alpha);
+  switch (op) {
+    case BinaryOp::kAdd:
+      if (alpha == 1.0f) {
+        map_binary(
+            a, a_step, b, b_step, out, n, [](Vec x, Vec y) { return x + y; });
+      } else {
+        map_binary(a, a_step, b, b_step, out, n, [va](Vec x, Vec y) {
+          return x + va * y;
+        });
+      }
+      return;
+    case BinaryOp::kSub:
+      map_binary(a, a_step, b, b_step, out, n, [va](Vec x, Vec y) {
+        return x - va * y;
+      });
+      return;
+    case BinaryOp::kMul:
+      map_binary(
+          a, a_step, b, b_step, out, n, [](Vec x, Vec y) { return x * y; });
+      return;
+    case BinaryOp::kDiv:
+      map_binary(
+          a, a_step, b, b_step, out, n, [](Vec x, Vec y) { return x / y; });
+      return;
+    case BinaryOp::kMaximum:
+      map_binary(
+          a, a_step, b, b_step, out, n, [](Vec x, Vec y) { return max(x, y); });
+      return;
+    case BinaryOp::kMinimum:
+      map_binary(
+          a, a_step, b, b_step, out, n, [](Vec x, Vec y) { return min(x, y); });
+      return;
+  }
+}
+
+void unary(
+    UnaryOp op, const float* in, float* out, int64_t n, float p0, float p1) {
+  if (n <= 0) {
+    return;
+  }
+  const Vec v0 = broadcast(p0);
+  const Vec v1 = broadcast(p1);
+  const Vec zero{};
+  const Vec one = broadcast(1.0f);
+  switch (op) {
+    case UnaryOp::kExp:
+      return map_unary(in, out, n, [](Vec x) { return exp(x); });
+    case UnaryOp::kTanh:
+      return map_unary(in, out, n, [](Vec x) { return tanh(x); });
+    case UnaryOp::kSigmoid:
+      return map_unary(in, out, n, [](Vec x) { return sigmoid(x); });
+    case UnaryOp::kGeluErf:
+      return map_unary(in, out, n, [](Vec x) { return gelu_erf(x); });
+    case UnaryOp::kGeluTanh:
+      return map_unary(in, out, n, [](Vec x) { return gelu_tanh(x); });
+    case UnaryOp::kSilu:
+      return map_unary(in, out, n, [](Vec x) { return x * sigmoid(x); });
+    case UnaryOp::kRelu:
+      // relu(NaN) is NaN in PyTorch.
+      return map_unary(
+          in, out, n, [zero](Vec x) { return select(x < zero, zero, x); });
+    case UnaryOp::kClamp:
+      return map_unary(in, out, n, [v0, v1](Vec x) {
+        x = select(x < v0, v0, x);
+        return select(x > v1, v1, x);
+      });
+    case UnaryOp::kAffine:
+      return map_unary(in, out, n, [v0, v1](Vec x) { return v0 * x + v1; });
+    case UnaryOp::kHardswish:
+      return map_unary(in, out, n, [zero](Vec x) {
+        Vec r = x + broadcast(3.0f);
+        r = select(r < zero, zero, r);
+        r = select(r > broadcast(6.0f), broadcast(6.0f), r);
+        return x * r * broadcast(1.0f / 6.0f);
+      });
+    case UnaryOp::kNeg:
+      return map_unary(in, out, n, [](Vec x) { return -x; });
+    case UnaryOp::kAbs:
+      return map_unary(in, out, n, [](Vec x) { return abs(x); });
+    case UnaryOp::kSqrt:
+      return map_unary(in, out, n, [](Vec x) {
+        float lanes[kLanes];
+        store(lanes, x);
+        for (float& l : lanes) {
+          l = __builtin_sqrtf(l);
+        }
+        return load(lanes);
+      });
+    case UnaryOp::kRsqrt:
+      return map_unary(in, out, n, [one](Vec x) {
+        float lanes[kLanes];
+        store(lanes, x);
+        for (float& l : lanes) {
+          l = __builtin_sqrtf(l);
+        }
+        return one / load(lanes);
+      });
+    case UnaryOp::kReciprocal:
+      return map_unary(in, out, n, [one](Vec x) { return one / x; });
+  }
+}
+
+// ---- Reductions ----------------------------------------------------------
+
+// Four independent accumulators hide the add latency.
+float sum(const float* x, int64_t n) {
+  Vec s0{}, s1{}, s2{}, s3{};
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    s0 += load(x + i);
+    s1 += load(x + i + kLanes);
+    s2 += load(x + i + 2 * kLanes);
+    s3 += load(x + i + 3 * kLanes);
+  }
+  for (; i + kLanes <= n; i += kLanes) {
+    s0 += load(x + i);
+  }
+  if (i < n) {
+    s1 += load_partial(x + i, n - i);
+  }
+  return reduce_add((s0 + s1) + (s2 + s3));
+}
+
+void accumulate(float* acc, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    store(acc + i, load(acc + i) + load(x + i));
+  }
+  for (; i < n; ++i) {
+    acc[i] += x[i];
+  }
+}
+
+float max_of(const float* x, int64_t n) {
+  Vec m = broadcast(-__builtin_inff());
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    m = max(m, load(x + i));
+  }
+  float result = reduce_max(m);
+  for (; i < n; ++i) {
+    result = (x[i] > result || x[i] != x[i]) ? x[i] : result;
+  }
+  return result;
+}
+
+void softmax_row(const float* in, float* out, int64_t n, bool log) {
+  if (n <= 0) {
+    return;
+  }
+  const float row_max = max_of(in, n);
+  // A row of -inf (fully masked) gives NaN, as in PyTorch; so does a NaN.
+  const Vec vmax = broadcast(row_max);
+  Vec total{};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Vec e = exp(load(in + i) - vmax);
+    if (!log) {
+      store(out + i, e);
+    }
+    total += e;
+  }
+  if (i < n) {
+    const Vec e = exp(load_partial(in + i, n - i) - vmax);
+    // Padding lanes computed exp(0 - max); they must not count.
+    float lanes[kLanes];
+    store(lanes, e);
+    for (int64_t l = n - i; l < kLanes; ++l) {
+      lanes[l] = 0.0f;
+    }
+    if (!log) {
+      std::memcpy(out + i, lanes, (n - i) * sizeof(float));
+    }
+    total += load(lanes);
+  }
+  const float s = reduce_add(total);
+  if (log) {
+    const Vec shift = broadcast(row_max + std::log(s));
+    map_unary(in, out, n, [shift](Vec x) { return x - shift; });
+  } else {
+    const Vec scale = broadcast(1.0f / s);
+    map_unary(out, out, n, [scale](Vec x) { return x * scale; });
+  }
+}
+
+void softmax_lanes(const float* in,
+                   float* out,
+                   int64_t n,
+                   int64_t stride,
+                   int64_t lanes,
+                   bool log,
+                   float* scratch) {
+  // Running max over rows, then sums of exp, then the outputs, each pass
+  // vectorized across the lanes.
+  float* row_max = scratch;
+  for (int64_t l = 0; l < lanes; ++l) {
+    row_max[l] = -__builtin_inff();
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    binary(BinaryOp::kMaximum,
+           row_max,
+           1,
+           in + r * stride,
+           1,
+           row_max,
+           lanes,
+           1.0f);
+  }
+  // For softmax, out holds exp(x - max) until the lane's sum is known.
+  for (int64_t l0 = 0; l0 < lanes; l0 += kLanes) {
+    const int64_t w = lanes - l0 < kLanes ? lanes - l0 : kLanes;
+    const Vec m =
+        w == kLanes ? load(row_max + l0) : load_partial(row_max + l0, w);
+    Vec total{};
+    for (int64_t r = 0; r < n; ++r) {
+      const float* src = in + r * stride + l0;
+      const Vec x = w == kLanes ? load(src) : load_partial(src, w);
+      const Vec e = exp(x - m);
+      total += e;
+      if (!log) {
+        float* dst = out + r * stride + l0;
+        w == kLanes ? store(dst, e) : store_partial(dst, e, w);
+      }
+    }
+    float t[kLanes];
+    store(t, total);
+    for (int64_t r = 0; r < n; ++r) {
+      float* dst = out + r * stride + l0;
+      if (log) {
+        const float* src = in + r * stride + l0;
+        for (int64_t l = 0; l < w; ++l) {
+          dst[l] = src[l] - (row_max[l0 + l] + std::log(t[l]));
+        }
+      } else {
+        const Vec scale = broadcast(1.0f) / load(t);
+        const Vec e = w == kLanes ? load(dst) : load_partial(dst, w);
+        w == kLanes ? store(dst, e * scale) : store_partial(dst, e * scale, w);
+      }
+    }
+  }
+}
+
+void layer_norm_row(const float* in,
+                    float* out,
+                    int64_t n,
+                    const float* weight,
+                    const float* bias,
+                    float eps,
+                    float* mean_out,
+                    float* rstd_out) {
+  const float mean = n > 0 ? sum(in, n) / static_cast<float>(n) : 0.0f;
+  // Two passes: the variance of centered values does not cancel.
+  const Vec vmean = broadcast(mean);
+  Vec sq{};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Vec d = load(in + i) - vmean;
+    sq += d * d;
+  }
+  float var = reduce_add(sq);
+  for (; i < n; ++i) {
+    const float d = in[i] - mean;
+    var += d * d;
+  }
+  var = n > 0 ? var / static_cast<float>(n) : 0.0f;
+  const float rstd = 1.0f / std::sqrt(var + eps);
+  *mean_out = mean;
+  *rstd_out = rstd;
+  const Vec vrstd = broadcast(rstd);
+  const Vec one = broadcast(1.0f);
+  const Vec zero{};
+  i = 0;
+  auto norm = [&](Vec x, Vec w, Vec b) { return (x - vmean) * vrstd * w + b; };
+  for (; i + kLanes <= n; i += kLanes) {
+    const Vec w = weight != nullptr ? load(weight + i) : one;
+    const Vec b = bias != nullptr ? load(bias + i) : zero;
+    store(out + i, norm(load(in + i), w, b));
+  }
+  if (i < n) {
+    const int64_t rest = n - i;
+    const Vec w = weight != nullptr ? load_partial(weight + i, rest) : one;
+    const Vec b = bias != nullptr ? load_partial(bias + i, rest) : zero;
+    store_partial(out + i, norm(load_partial(in + i, rest), w, b), rest);
+  }
+}
+
+} // namespace
+
+} // namespace ET_OPT_ISA_NAMESPACE
+} // namespace simd
+
+#define ET_OPT_CONCAT_(a, b) a##b
+#define ET_OPT_CONCAT(a, b) ET_OPT_CONCAT_(a, b)
+#define ET_OPT_STRINGIFY_(a) #a
+#define ET_OPT_STRINGIFY(a) ET_OPT_STRINGIFY_(a)
+
+const SimdKernels& ET_OPT_CONCAT(simd_kernels_, ET_OPT_ISA_NAMESPACE)() {
+  static const SimdKernels kernels = {
+      ET_OPT_STRINGIFY(ET_OPT_ISA_NAMESPACE),
+      simd::kMr,
+      simd::kNr,
+      simd::gemm_microkernel,
+      simd::binary,
+      simd::unary,
+      simd::sum,
+      simd::accumulate,
+      simd::softmax_row,
+      simd::softmax_lanes,
+      simd::layer_norm_row,
+  };
+  return kernels;
+}
+
+} // namespace optimized
+} // namespace kernels
+} // namespace executorch

@@ -1,0 +1,100 @@
+#pragma once
+
+// Transcendental functions on Vec (vec.h), each a few multiply-adds on a
+// polynomial fitted for this file. Relative error stays within a few float
+// ulps over the whole range (checked against libm by simd_test.cpp), NaN
+// in gives NaN out, and the limits are exact: exp(-inf) = 0 (masked
+// attention scores), exp(inf) = inf, tanh(+-inf) = +-1, sigmoid(-inf) = 0.
+
+#include <executorch/kernels/optimized/simd/vec.h>
+
+namespace executorch {
+namespace kernels {
+namespace optimized {
+namespace simd {
+inline namespace ET_OPT_ISA_NAMESPACE {
+
+// e^x = 2^n * e^r with n = round(x / ln 2) and |r| <= ln(2) / 2, where
+// e^r = 1 + r + r^2 * P(r) (P of degree 4, relative error 1e-8 on that
+// interval). ln 2 is split in two so r is exact to float precision.
+inline Vec exp(Vec x) {
+  const Vec lo = broadcast(-87.3365478515625f);    // e^lo = smallest normal
+  const Vec hi = broadcast(88.72283172607421875f); // largest finite
+  const Vec xc = min(max(x, lo), hi);
+  const Vec n = round_nearest(xc * broadcast(1.44269504088896341f));
+  Vec r = xc - n * broadcast(0.693359375f);
+  r = r - n * broadcast(-2.12194440e-4f);
+  Vec p = broadcast(0.0013933650916442275f);
+  p = p * r + broadcast(0.008363181725144386f);
+  p = p * r + broadcast(0.04166646674275398f);
+  p = p * r + broadcast(0.16666576266288757f);
+  p = p * r + broadcast(0.5f);
+  p = p * (r * r) + r + broadcast(1.0f);
+  // 2^n in two factors, each a normal float even when 2^n is not.
+  const VecI ni = __builtin_convertvector(n, VecI);
+  const VecI n1 = ni >> 1;
+  const VecI n2 = ni - n1;
+  const Vec s1 = as_float((n1 + 127) << 23);
+  const Vec s2 = as_float((n2 + 127) << 23);
+  Vec result = p * s1 * s2;
+  result = select(x < lo, Vec{}, result);
+  return select(x > hi, broadcast(__builtin_inff()), result);
+}
+
+// tanh(x) = x + x^3 * P(x^2) for |x| < 0.625 (P of degree 4, relative error
+// 5e-8), else sign(x) * (1 - 2 / (e^(2|x|) + 1)).
+inline Vec tanh(Vec x) {
+  const Vec ax = abs(x);
+  const Vec x2 = x * x;
+  Vec p = broadcast(-0.00622130511328578f);
+  p = p * x2 + broadcast(0.021085575222969055f);
+  p = p * x2 + broadcast(-0.05387021228671074f);
+  p = p * x2 + broadcast(0.13332901895046234f);
+  p = p * x2 + broadcast(-0.3333333134651184f);
+  const Vec small = x + x * x2 * p;
+  const Vec large_abs =
+      broadcast(1.0f) - broadcast(2.0f) / (exp(ax + ax) + broadcast(1.0f));
+  const Vec sign = as_float(as_int(x) & broadcast_i(INT32_MIN));
+  const Vec large = as_float(as_int(large_abs) | as_int(sign));
+  return select(ax < broadcast(0.625f), small, large);
+}
+
+inline Vec sigmoid(Vec x) {
+  return broadcast(1.0f) / (broadcast(1.0f) + exp(-x));
+}
+
+// erf(x) = 1 - t * Q(t) * e^(-x^2), t = 1 / (1 + 0.3275911 |x|) (Abramowitz
+// and Stegun 7.1.26, absolute error 1.5e-7), with erf's sign.
+inline Vec erf(Vec x) {
+  const Vec ax = abs(x);
+  const Vec t =
+      broadcast(1.0f) / (broadcast(1.0f) + broadcast(0.3275911f) * ax);
+  Vec q = broadcast(1.061405429f);
+  q = q * t + broadcast(-1.453152027f);
+  q = q * t + broadcast(1.421413741f);
+  q = q * t + broadcast(-0.284496736f);
+  q = q * t + broadcast(0.254829592f);
+  const Vec e = broadcast(1.0f) - t * q * exp(-(ax * ax));
+  const Vec sign = as_float(as_int(x) & broadcast_i(INT32_MIN));
+  return as_float(as_int(e) | as_int(sign));
+}
+
+// PyTorch's gelu(approximate="none"): x/2 * (1 + erf(x / sqrt(2))).
+inline Vec gelu_erf(Vec x) {
+  const Vec half_x = broadcast(0.5f) * x;
+  return half_x + half_x * erf(x * broadcast(0.70710678118654752f));
+}
+
+// PyTorch's gelu(approximate="tanh").
+inline Vec gelu_tanh(Vec x) {
+  const Vec inner =
+      broadcast(0.79788456080286536f) * (x + broadcast(0.044715f) * x * x * x);
+  const Vec half_x = broadcast(0.5f) * x;
+  return half_x + half_x * tanh(inner);
+}
+
+} // namespace ET_OPT_ISA_NAMESPACE
+} // namespace simd
+} // namespace optimized
+} // namespace kernels
+} // namespace executorch

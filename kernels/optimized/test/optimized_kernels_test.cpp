@@ -1,0 +1,549 @@
+// Every optimized kernel against its portable counterpart on the same
+// inputs: odd sizes (not multiples of any vector width), broadcasting,
+// non-default dim orders, empty tensors, sizes large enough to thread, for
+// each instruction set this CPU runs and for 1 and 2 threads. The portable
+// kernels are the reference (test_kernels_against_eager.py and the op
+// sweep hold them to eager). Tolerance for float32: |opt - ref| <=
+// 1e-5 + 1e-4 * |ref| (the GEMM sums in another order, exp/tanh/erf are
+// polynomial approximations); products sum K terms in another order and
+// cancel, so matrix products and convolutions allow atol 1e-3 on results
+// of magnitude up to ~100.
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <tuple>
+
+#include <gtest/gtest.h>
+
+#include <executorch/extension/threadpool/threadpool.h>
+#include <executorch/kernels/optimized/simd/isa.h>
+#include <executorch/kernels/portable/test/test_tensor.h>
+#include <optimized/optimized_native_cpu_ops_lib/NativeFunctions.h>
+#include <portable/portable_ops/NativeFunctions.h>
+
+using namespace torch::executor::testing;
+namespace native = torch::executor::native;
+namespace opt = executorch::kernels::optimized;
+using ::executorch::aten::IntArrayRef;
+
+namespace {
+
+std::vector<float> random_values(size_t n, float lo = -3.0f, float hi = 3.0f) {
+  static std::mt19937 gen(1234);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) {
+    x = dist(gen);
+  }
+  return v;
+}
+
+size_t numel(const std::vector<int32_t>& sizes) {
+  size_t n = 1;
+  for (int32_t s : sizes) {
+    n *= static_cast<size_t>(s);
+  }
+  return n;
+}
+
+// A float tensor of random values; `dim_order` empty for the default.
+std::unique_ptr<TestTensor> rand_tensor(std::vector<int32_t> sizes,
+                                        std::vector<uint8_t> dim_order = {},
+                                        float lo = -3.0f,
+                                        float hi = 3.0f) {
+  const size_t n = numel(sizes);
+  return std::make_unique<TestTensor>(ScalarType::Float,
+                                      std::move(sizes),
+                                      random_values(n, lo, hi),
+                                      DYN::STATIC,
+                                      std::move(dim_order));
+}
+
+using Kernel = std::function<void(
+    KernelRuntimeContext&, bool optimized, std::vector<Tensor*>& outs)>;
+
+// Runs `kernel` once optimized and once portable into fresh outs of
+// `out_sizes` and compares every out.
+void expect_same(const std::vector<std::vector<int32_t>>& out_sizes,
+                 const Kernel& kernel,
+                 const std::string& what,
+                 float atol = 1e-5f) {
+  std::vector<std::vector<float>> results[2];
+  for (int optimized = 0; optimized < 2; ++optimized) {
+    std::vector<std::unique_ptr<TestTensor>> owners;
+    std::vector<Tensor*> outs;
+    for (const auto& sizes : out_sizes) {
+      owners.push_back(std::make_unique<TestTensor>(
+          ScalarType::Float, sizes, std::vector<float>(numel(sizes), NAN)));
+      outs.push_back(&owners.back()->tensor());
+    }
+    TempContext ctx;
+    kernel(ctx.get(), optimized == 1, outs);
+    ASSERT_EQ(ctx.get().failure_state(), Error::Ok)
+        << what << (optimized ? " (optimized)" : " (portable)");
+    for (auto& owner : owners) {
+      results[optimized].push_back(owner->values<float>());
+    }
+  }
+  for (size_t o = 0; o < out_sizes.size(); ++o) {
+    const auto& ref = results[0][o];
+    const auto& got = results[1][o];
+    ASSERT_EQ(ref.size(), got.size()) << what;
+    size_t bad = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+      const bool both_nan = std::isnan(ref[i]) && std::isnan(got[i]);
+      if (!both_nan &&
+          !(std::fabs(got[i] - ref[i]) <= atol + 1e-4f * std::fabs(ref[i]))) {
+        if (++bad <= 3) {
+          ADD_FAILURE() << what << " out " << o << " [" << i << "]: optimized "
+                        << got[i] << " portable " << ref[i];
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << ref.size()
+                       << " elements differ";
+  }
+}
+
+// (instruction set, threads)
+class OptimizedKernels
+    : public ::testing::TestWithParam<std::tuple<opt::Isa, int>> {
+ protected:
+  void SetUp() override {
+    const opt::Isa isa = std::get<0>(GetParam());
+    if (!opt::isa_available(isa)) {
+      GTEST_SKIP() << opt::isa_name(isa) << " is not available here";
+    }
+    previous_ = opt::selected_isa();
+    ASSERT_TRUE(opt::select_isa_for_testing(isa));
+    ASSERT_TRUE(executorch::extension::threadpool::get_threadpool()
+                    ->_unsafe_reset_threadpool(std::get<1>(GetParam())));
+  }
+  void TearDown() override {
+    opt::select_isa_for_testing(previous_);
+    executorch::extension::threadpool::get_threadpool()
+        ->_unsafe_reset_threadpool(0);
+  }
+
+ private:
+  opt::Isa previous_ = opt::Isa::kPortable;
+};
+
+TEST_P(OptimizedKernels, BinaryOpsWithBroadcasting) {
+  // self, other, self's dim order, out (the broadcast shape)
+  using Shapes = std::tuple<std::vector<int32_t>,
+                            std::vector<int32_t>,
+                            std::vector<uint8_t>,
+                            std::vector<int32_t>>;
+  const std::vector<Shapes> cases = {
+      {{2, 3, 37}, {2, 3, 37}, {}, {2, 3, 37}},
+      {{5, 17}, {17}, {}, {5, 17}},
+      {{4, 1, 9}, {3, 1}, {}, {4, 3, 9}},
+      {{3, 4}, {}, {}, {3, 4}},
+      {{0, 5}, {5}, {}, {0, 5}},
+      {{300, 257}, {257}, {}, {300, 257}},      // threaded
+      {{1, 70001}, {1, 70001}, {}, {1, 70001}}, // one long run in pieces
+      {{2, 3, 4, 5}, {2, 3, 4, 5}, {0, 2, 3, 1}, {2, 3, 4, 5}},
+      {{2, 3, 4, 5}, {3, 1, 1}, {0, 2, 3, 1}, {2, 3, 4, 5}},
+  };
+  for (const auto& [a_sizes, b_sizes, a_order, out_sizes] : cases) {
+    auto a = rand_tensor(a_sizes, a_order);
+    auto b = rand_tensor(b_sizes, {}, 0.5f, 3.0f); // no division by ~0
+    const std::string shapes = "[" + std::to_string(a_sizes.size()) + "-d x " +
+                               std::to_string(b_sizes.size()) + "-d]";
+    using Op = std::function<void(
+        KernelRuntimeContext&, bool, Tensor&, Tensor&, Tensor&)>;
+    const std::vector<std::pair<const char*, Op>> ops = {
+        {"add",
+         [](auto& c, bool o, Tensor& x, Tensor& y, Tensor& out) {
+           o ? native::opt_add_out(c, x, y, 2.0, out)
+             : native::add_out(c, x, y, 2.0, out);
+         }},
+        {"sub",
+         [](auto& c, bool o, Tensor& x, Tensor& y, Tensor& out) {
+           o ? native::opt_sub_out(c, x, y, 0.5, out)
+             : native::sub_out(c, x, y, 0.5, out);
+         }},
+        {"mul",
+         [](auto& c, bool o, Tensor& x, Tensor& y, Tensor& out) {
+           o ? native::opt_mul_out(c, x, y, out)
+             : native::mul_out(c, x, y, out);
+         }},
+        {"div",
+         [](auto& c, bool o, Tensor& x, Tensor& y, Tensor& out) {
+           o ? native::opt_div_out(c, x, y, out)
+             : native::div_out(c, x, y, out);
+         }},
+        {"maximum",
+         [](auto& c, bool o, Tensor& x, Tensor& y, Tensor& out) {
+           o ? native::opt_maximum_out(c, x, y, out)
+             : native::maximum_out(c, x, y, out);
+         }},
+        {"minimum",
+         [](auto& c, bool o, Tensor& x, Tensor& y, Tensor& out) {
+           o ? native::opt_minimum_out(c, x, y, out)
+             : native::minimum_out(c, x, y, out);
+         }},
+    };
+    for (const auto& [name, op] : ops) {
+      expect_same(
+          {out_sizes},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            op(c, o, a->tensor(), b->tensor(), *outs[0]);
+          },
+          std::string(name) + shapes);
+    }
+  }
+}
+
+TEST_P(OptimizedKernels, BinaryOpsOnOtherDtypesFallBack) {
+  TestTensor a(ScalarType::Int, {2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 6});
+  TestTensor b(ScalarType::Int, {3}, std::vector<int32_t>{10, 20, 30});
+  TestTensor out(ScalarType::Int, {2, 3}, std::vector<int32_t>(6, 0));
+  TempContext ctx;
+  native::opt_add_out(ctx.get(), a, b, 1, out);
+  ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<int32_t>(),
+            (std::vector<int32_t>{11, 22, 33, 14, 25, 36}));
+}
+
+TEST_P(OptimizedKernels, BinaryOpsReportBadShapes) {
+  auto a = rand_tensor({2, 3});
+  auto b = rand_tensor({4});
+  TestTensor out(ScalarType::Float, {2, 3}, std::vector<float>(6, 0.0f));
+  TempContext ctx;
+  native::opt_mul_out(ctx.get(), *a, *b, out);
+  EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+}
+
+TEST_P(OptimizedKernels, UnaryOps) {
+  using Unary = Tensor& (*)(KernelRuntimeContext&, const Tensor&, Tensor&);
+  const std::vector<std::tuple<const char*, Unary, Unary, float, float>> ops = {
+      {"relu", native::opt_relu_out, native::relu_out, -3, 3},
+      {"sigmoid", native::opt_sigmoid_out, native::sigmoid_out, -20, 20},
+      {"tanh", native::opt_tanh_out, native::tanh_out, -10, 10},
+      {"silu", native::opt_silu_out, native::silu_out, -20, 20},
+      {"exp", native::opt_exp_out, native::exp_out, -80, 80},
+      {"hardswish", native::opt_hardswish_out, native::hardswish_out, -5, 5},
+      {"neg", native::opt_neg_out, native::neg_out, -3, 3},
+      {"abs", native::opt_abs_out, native::abs_out, -3, 3},
+      {"sqrt", native::opt_sqrt_out, native::sqrt_out, 0, 100},
+      {"rsqrt", native::opt_rsqrt_out, native::rsqrt_out, 0.01f, 100},
+      {"reciprocal",
+       native::opt_reciprocal_out,
+       native::reciprocal_out,
+       0.01f,
+       100},
+  };
+  for (const std::vector<int32_t>& sizes :
+       {std::vector<int32_t>{3, 1001}, {0, 4}, {}, {2, 3, 4, 5}}) {
+    for (const auto& [name, optimized, portable, lo, hi] : ops) {
+      auto x = rand_tensor(sizes, {}, lo, hi);
+      expect_same(
+          {sizes},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            (o ? optimized : portable)(c, *x, *outs[0]);
+          },
+          std::string(name) + " " + std::to_string(numel(sizes)));
+    }
+  }
+  auto x = rand_tensor({7, 129}, {}, -6, 6);
+  for (const char* approximate : {"none", "tanh"}) {
+    expect_same(
+        {{7, 129}},
+        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+          o ? native::opt_gelu_out(c, *x, approximate, *outs[0])
+            : native::gelu_out(c, *x, approximate, *outs[0]);
+        },
+        std::string("gelu ") + approximate);
+  }
+  expect_same(
+      {{7, 129}},
+      [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+        o ? native::opt_hardtanh_out(c, *x, -0.5, 0.7, *outs[0])
+          : native::hardtanh_out(c, *x, -0.5, 0.7, *outs[0]);
+      },
+      "hardtanh");
+}
+
+// The values of a [rows, cols] matrix stored column-major (dim order
+// {1, 0}), as TestTensor takes them (memory order).
+std::vector<float> column_major(const std::vector<float>& row_major,
+                                int32_t rows,
+                                int32_t cols) {
+  std::vector<float> v(row_major.size());
+  for (int32_t i = 0; i < rows; ++i) {
+    for (int32_t j = 0; j < cols; ++j) {
+      v[j * rows + i] = row_major[i * cols + j];
+    }
+  }
+  return v;
+}
+
+TEST_P(OptimizedKernels, MatrixProducts) {
+  for (const auto& [m, k, n] :
+       std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1},
+                                                          {7, 13, 5},
+                                                          {64, 300, 70},
+                                                          {150, 520, 130},
+                                                          {3, 0, 4},
+                                                          {0, 5, 3}}) {
+    const std::string shape =
+        std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+    auto a = rand_tensor({m, k});
+    const auto b_values = random_values(static_cast<size_t>(k) * n);
+    TestTensor b(ScalarType::Float, {k, n}, b_values);
+    // The same matrix stored transposed, as a linear's weight is read.
+    TestTensor b_t(ScalarType::Float,
+                   {k, n},
+                   column_major(b_values, k, n),
+                   DYN::STATIC,
+                   {1, 0});
+    expect_same(
+        {{m, n}},
+        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+          o ? native::opt_mm_out(c, *a, b, *outs[0])
+            : native::mm_out(c, *a, b, *outs[0]);
+        },
+        "mm " + shape,
+        1e-3f);
+    expect_same(
+        {{m, n}},
+        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+          // The portable kernel takes the default dim order only.
+          o ? native::opt_mm_out(c, *a, b_t, *outs[0])
+            : native::mm_out(c, *a, b, *outs[0]);
+        },
+        "mm (transposed mat2) " + shape,
+        1e-3f);
+    for (const std::vector<int32_t>& bias_sizes :
+         {std::vector<int32_t>{n}, {m, n}, {1, n}, {m, 1}, {}}) {
+      auto bias = rand_tensor(bias_sizes);
+      expect_same(
+          {{m, n}},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            o ? native::opt_addmm_out(c, *bias, *a, b_t, 0.5, 2.0, *outs[0])
+              : native::addmm_out(c, *bias, *a, b, 0.5, 2.0, *outs[0]);
+          },
+          "addmm " + shape + " bias " + std::to_string(bias_sizes.size()) +
+              "-d",
+          1e-3f);
+    }
+  }
+  for (const auto& [batch, m, k, n] :
+       std::vector<std::tuple<int32_t, int32_t, int32_t, int32_t>>{
+           {12, 33, 17, 29}, {3, 128, 64, 128}, {1, 5, 7, 3}, {0, 2, 2, 2}}) {
+    auto a = rand_tensor({batch, m, k});
+    auto b = rand_tensor({batch, k, n});
+    expect_same(
+        {{batch, m, n}},
+        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+          o ? native::opt_bmm_out(c, *a, *b, *outs[0])
+            : native::bmm_out(c, *a, *b, *outs[0]);
+        },
+        "bmm " + std::to_string(batch),
+        1e-3f);
+  }
+}
+
+TEST_P(OptimizedKernels, MatrixProductsReportBadShapes) {
+  auto a = rand_tensor({2, 3});
+  auto b = rand_tensor({4, 5});
+  TestTensor out(ScalarType::Float, {2, 5}, std::vector<float>(10, 0.0f));
+  TempContext ctx;
+  native::opt_mm_out(ctx.get(), *a, *b, out);
+  EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+}
+
+TEST_P(OptimizedKernels, SoftmaxAlongEveryDim) {
+  for (const auto& [sizes, dim] :
+       std::vector<std::pair<std::vector<int32_t>, int64_t>>{{{4, 37}, -1},
+                                                             {{3, 37, 70}, 1},
+                                                             {{2, 5, 3}, 0},
+                                                             {{64, 1000}, 1},
+                                                             {{3, 200, 130}, 2},
+                                                             {{0, 6}, 1},
+                                                             {{}, 0}}) {
+    auto x = rand_tensor(sizes, {}, -20, 20);
+    for (const bool log : {false, true}) {
+      expect_same(
+          {sizes},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            if (log) {
+              o ? native::opt_log_softmax_out(c, *x, dim, false, *outs[0])
+                : native::log_softmax_out(c, *x, dim, false, *outs[0]);
+            } else {
+              o ? native::opt_softmax_out(c, *x, dim, false, *outs[0])
+                : native::softmax_out(c, *x, dim, false, *outs[0]);
+            }
+          },
+          std::string(log ? "log_softmax" : "softmax") + " dim " +
+              std::to_string(dim) + " of " + std::to_string(sizes.size()) +
+              "-d");
+    }
+  }
+}
+
+TEST_P(OptimizedKernels, LayerNorm) {
+  for (const auto& [sizes, normalized] :
+       std::vector<std::pair<std::vector<int32_t>, std::vector<int64_t>>>{
+           {{4, 7, 129}, {129}},
+           {{4, 7, 129}, {7, 129}},
+           {{300, 384}, {384}},
+           {{0, 8}, {8}}}) {
+    auto x = rand_tensor(sizes);
+    int32_t lane = 1;
+    std::vector<int32_t> stats = sizes;
+    for (size_t i = 0; i < normalized.size(); ++i) {
+      lane *= static_cast<int32_t>(normalized[i]);
+      stats[sizes.size() - 1 - i] = 1;
+    }
+    auto weight = rand_tensor({lane});
+    auto bias = rand_tensor({lane});
+    for (const bool affine : {true, false}) {
+      std::optional<Tensor> w, b;
+      if (affine) {
+        w = weight->tensor();
+        b = bias->tensor();
+      }
+      const IntArrayRef shape(normalized.data(), normalized.size());
+      expect_same(
+          {sizes, stats, stats},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            (o ? native::opt_native_layer_norm_out
+               : native::native_layer_norm_out)(
+                c, *x, shape, w, b, 1e-5, *outs[0], *outs[1], *outs[2]);
+          },
+          "layer_norm lane " + std::to_string(lane) +
+              (affine ? " affine" : ""));
+    }
+  }
+}
+
+struct ConvCase {
+  const char* name;
+  std::vector<int32_t> input, weight;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+  bool bias;
+  std::vector<uint8_t> input_order;
+};
+
+TEST_P(OptimizedKernels, Convolution) {
+  const std::vector<ConvCase> cases = {
+      {"3x3 pad 1", {2, 3, 13, 11}, {5, 3, 3, 3}, {1}, {1}, {1}, 1, true, {}},
+      {"stride 2 dilation 2",
+       {1, 4, 17, 19},
+       {6, 4, 3, 3},
+       {2, 2},
+       {0, 0},
+       {2, 2},
+       1,
+       true,
+       {}},
+      {"1x1", {2, 16, 7, 9}, {24, 16, 1, 1}, {1}, {0}, {1}, 1, false, {}},
+      {"groups 2", {1, 4, 9, 9}, {6, 2, 3, 3}, {1}, {1}, {1}, 2, true, {}},
+      {"depthwise", {2, 8, 15, 13}, {8, 1, 3, 3}, {1}, {1}, {1}, 8, true, {}},
+      {"depthwise stride 2",
+       {1, 8, 16, 15},
+       {8, 1, 3, 3},
+       {2},
+       {1},
+       {1},
+       8,
+       false,
+       {}},
+      {"depthwise multiplier 2 5x5",
+       {1, 3, 12, 12},
+       {6, 1, 5, 5},
+       {1},
+       {2},
+       {1},
+       3,
+       true,
+       {}},
+      {"depthwise dilation 2",
+       {1, 4, 10, 11},
+       {4, 1, 3, 3},
+       {1},
+       {2},
+       {2},
+       4,
+       true,
+       {}},
+      {"channels-last input",
+       {2, 3, 8, 8},
+       {4, 3, 3, 3},
+       {1},
+       {1},
+       {1},
+       1,
+       true,
+       {0, 2, 3, 1}},
+      {"1-d", {2, 3, 20}, {4, 3, 5}, {2}, {1}, {1}, 1, true, {}},
+      {"large", {1, 32, 28, 28}, {64, 32, 3, 3}, {1}, {1}, {1}, 1, true, {}},
+  };
+  for (const ConvCase& cc : cases) {
+    auto x = rand_tensor(cc.input, cc.input_order);
+    // Portable takes any dim order too; give it the same logical input.
+    auto w = rand_tensor(cc.weight);
+    auto b = rand_tensor({cc.weight[0]});
+    std::optional<Tensor> bias;
+    if (cc.bias) {
+      bias = b->tensor();
+    }
+    const bool is_1d = cc.input.size() == 3;
+    std::vector<int32_t> out_sizes = {cc.input[0], cc.weight[0]};
+    for (size_t d = 2; d < cc.input.size(); ++d) {
+      const size_t p = is_1d ? 0 : d - 2;
+      const int64_t s = cc.stride.size() == 1 ? cc.stride[0] : cc.stride[p];
+      const int64_t pad =
+          cc.padding.size() == 1 ? cc.padding[0] : cc.padding[p];
+      const int64_t dil =
+          cc.dilation.size() == 1 ? cc.dilation[0] : cc.dilation[p];
+      out_sizes.push_back(static_cast<int32_t>(
+          (cc.input[d] + 2 * pad - dil * (cc.weight[d] - 1) - 1) / s + 1));
+    }
+    const IntArrayRef stride(cc.stride.data(), cc.stride.size());
+    const IntArrayRef padding(cc.padding.data(), cc.padding.size());
+    const IntArrayRef dilation(cc.dilation.data(), cc.dilation.size());
+    const std::vector<int64_t> no_padding = {0};
+    expect_same(
+        {out_sizes},
+        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+          (o ? native::opt_convolution_out : native::convolution_out)(
+              c,
+              *x,
+              *w,
+              bias,
+              stride,
+              padding,
+              dilation,
+              false,
+              IntArrayRef(no_padding.data(), 1),
+              cc.groups,
+              *outs[0]);
+        },
+        std::string("convolution ") + cc.name,
+        1e-3f);
+  }
+}
+
+std::string param_name(
+    const ::testing::TestParamInfo<std::tuple<opt::Isa, int>>& info) {
+  return std::string(opt::isa_name(std::get<0>(info.param))) + "_" +
+         std::to_string(std::get<1>(info.param)) + "threads";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllIsas,
+    OptimizedKernels,
+    ::testing::Combine(::testing::Values(opt::Isa::kPortable,
+                                         opt::Isa::kAvx2,
+                                         opt::Isa::kAvx512),
+                       ::testing::Values(1, 2)),
+    param_name);
+
+} // namespace

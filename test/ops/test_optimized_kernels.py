@@ -1,0 +1,133 @@
+"""The default (non-delegated) path on the optimized kernels, against eager.
+
+Programs exported with plain ``to_edge`` run through the Python bindings,
+which register the optimized kernels first and the portable ones for every
+other operator (kernels/optimized/README.md). The models hit each optimized
+kernel's fast path: linear layers (addmm/mm with a transposed weight),
+attention (bmm, softmax, layer norm, GELU), convolutions (GEMM, grouped,
+depthwise, strided), elementwise ops with broadcasting, at sizes that are
+not multiples of any vector width, with 1 and 2 threads of the process-wide
+pool. Tolerances: float32 rtol=1e-4, atol=1e-4 (the GEMM sums in another
+order). The kernel-by-kernel comparison with the portable kernels is the
+optimized_kernels_test GoogleTest suite.
+"""
+
+import pytest
+import torch
+
+to_edge = pytest.importorskip("executorch.exir").to_edge
+portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
+
+TOLERANCE = dict(rtol=1e-4, atol=1e-4)
+
+
+class Attention(torch.nn.Module):
+    """A pre-norm transformer block (the shape of a ViT/BERT layer)."""
+
+    def __init__(self, dim=36, heads=3):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = torch.nn.LayerNorm(dim)
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.proj = torch.nn.Linear(dim, dim)
+        self.norm2 = torch.nn.LayerNorm(dim)
+        self.fc1 = torch.nn.Linear(dim, 4 * dim + 3)
+        self.fc2 = torch.nn.Linear(4 * dim + 3, dim)
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+
+        def split(z):
+            return z.reshape(b, t, self.heads, d // self.heads).transpose(1, 2)
+
+        q, k, v = split(q), split(k), split(v)
+        scores = (q @ k.transpose(-1, -2)) / (d // self.heads) ** 0.5
+        attended = torch.softmax(scores, dim=-1) @ v
+        x = x + self.proj(attended.transpose(1, 2).reshape(b, t, d))
+        hidden = torch.nn.functional.gelu(self.fc1(self.norm2(x)))
+        return x + self.fc2(hidden), torch.log_softmax(scores, dim=1)
+
+
+class ConvNet(torch.nn.Module):
+    """MobileNet-style blocks: full, depthwise, grouped and 1-d convs."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 10, 3, stride=2, padding=1)
+        self.depthwise = torch.nn.Conv2d(10, 10, 3, padding=1, groups=10)
+        self.pointwise = torch.nn.Conv2d(10, 17, 1)
+        self.grouped = torch.nn.Conv2d(17 + 1, 12, 3, padding=2, dilation=2, groups=2)
+        self.conv1d = torch.nn.Conv1d(12, 5, 3)
+
+    def forward(self, x):
+        x = torch.nn.functional.hardtanh(self.stem(x), 0.0, 6.0)
+        x = torch.relu(self.depthwise(x))
+        x = self.pointwise(x)
+        x = torch.cat([x, x.mean(dim=1, keepdim=True)], dim=1)
+        x = torch.nn.functional.silu(self.grouped(x))
+        y = self.conv1d(x.flatten(2)[:, :, :40])
+        return torch.sigmoid(x) * torch.tanh(x), y
+
+
+class Elementwise(torch.nn.Module):
+    def forward(self, a, b, c):
+        x = (a + 2 * b) * c - a / (c.abs() + 1)
+        return torch.maximum(x, b), torch.minimum(x, -b), torch.exp(-x.abs()).sqrt()
+
+
+def _run(module, inputs):
+    with torch.no_grad():
+        expected = module(*inputs)
+    program = to_edge(torch.export.export(module, inputs)).to_executorch()
+    actual = portable_lib._load_for_executorch_from_buffer(program.buffer).forward(
+        inputs
+    )
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    assert len(actual) == len(expected)
+    for got, want in zip(actual, expected):
+        torch.testing.assert_close(got, want, **TOLERANCE)
+
+
+CASES = {
+    "attention": (Attention, lambda: (torch.randn(2, 19, 36),)),
+    "convnet": (ConvNet, lambda: (torch.randn(2, 3, 23, 21),)),
+    "elementwise": (
+        Elementwise,
+        lambda: (torch.randn(4, 1, 37), torch.randn(3, 37), torch.randn(4, 3, 1)),
+    ),
+    "mlp": (
+        lambda: torch.nn.Sequential(
+            torch.nn.Linear(67, 130), torch.nn.ReLU(), torch.nn.Linear(130, 9)
+        ),
+        lambda: (torch.randn(5, 67),),
+    ),
+}
+
+
+@pytest.fixture(params=[1, 2], ids=["1thread", "2threads"])
+def threads(request):
+    reset = getattr(portable_lib, "_unsafe_reset_threadpool", None)
+    if reset is None:
+        pytest.skip("built without the thread pool")
+    reset(request.param)
+    assert portable_lib._get_threadpool_thread_count() == request.param
+    yield request.param
+    reset(0)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_default_path_matches_eager(name, threads):
+    torch.manual_seed(0)
+    make_module, make_inputs = CASES[name]
+    _run(make_module().eval(), make_inputs())
+
+
+def test_threadpool_reset_and_default():
+    reset = getattr(portable_lib, "_unsafe_reset_threadpool", None)
+    if reset is None:
+        pytest.skip("built without the thread pool")
+    reset(3)
+    assert portable_lib._get_threadpool_thread_count() == 3
+    reset(0)
+    assert portable_lib._get_threadpool_thread_count() >= 1
