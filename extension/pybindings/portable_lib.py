@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from executorch.extension.pybindings import _portable_lib as _C
 from executorch.extension.pybindings._portable_lib import (  # noqa: F401
+    _get_kernel_library,
     _get_operator_names,
     _get_registered_backend_names,
     _is_available,

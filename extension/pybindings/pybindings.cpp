@@ -41,9 +41,8 @@
 #endif
 #ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
 #include <executorch/kernels/optimized/register_optimized_kernels.h>
-#else
-#include <executorch/kernels/portable/register_portable_kernels.h>
 #endif
+#include <executorch/kernels/portable/register_portable_kernels.h>
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/backend/interface.h>
@@ -983,18 +982,42 @@ PyTensorInfo tensor_meta(const PyMethodMeta& self, size_t index, bool input) {
                              logs)};
 }
 
+// The kernel library the module registers at import: "optimized" when it
+// is built, unless the environment variable EXECUTORCH_KERNELS says
+// "portable" (benchmarks and tests compare the two in separate processes;
+// the registry holds one kernel per operator and dtype).
+const std::string& kernel_library() {
+  static const std::string library = [] {
+    const char* choice = std::getenv("EXECUTORCH_KERNELS");
+    const std::string wanted = choice != nullptr ? choice : "";
+    if (!wanted.empty() && wanted != "optimized" && wanted != "portable") {
+      throw std::runtime_error("EXECUTORCH_KERNELS is '" + wanted +
+                               "'; expected 'optimized' or 'portable'");
+    }
+#ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
+    return wanted == "portable" ? std::string("portable")
+                                : std::string("optimized");
+#else
+    return std::string("portable");
+#endif
+  }();
+  return library;
+}
+
 void register_libraries() {
   ErrorLogCapture logs;
+  if (kernel_library() == "optimized") {
 #ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
-  // The optimized kernels, and the portable ones for the other operators.
-  check_ok(::executorch::kernels::register_optimized_kernels(),
-           "Registering the optimized kernels",
-           logs);
-#else
-  check_ok(::executorch::kernels::register_portable_kernels(),
-           "Registering the portable kernels",
-           logs);
+    // The optimized kernels, and the portable ones for the other operators.
+    check_ok(::executorch::kernels::register_optimized_kernels(),
+             "Registering the optimized kernels",
+             logs);
 #endif
+  } else {
+    check_ok(::executorch::kernels::register_portable_kernels(),
+             "Registering the portable kernels",
+             logs);
+  }
   check_ok(::executorch::kernels::register_prim_ops(),
            "Registering the prim ops",
            logs);
@@ -1260,6 +1283,12 @@ PYBIND11_MODULE(_portable_lib, m) {
       },
       "Names of the operators that have at least one registered kernel, "
       "sorted.");
+  m.def(
+      "_get_kernel_library",
+      []() { return kernel_library(); },
+      "The kernel library registered at import: 'optimized' (the optimized "
+      "kernels, portable for the other operators) or 'portable' (when the "
+      "optimized ones are not built, or EXECUTORCH_KERNELS=portable).");
 #ifdef EXECUTORCH_WITH_THREADPOOL
   m.def(
       "_unsafe_reset_threadpool",

@@ -131,3 +131,30 @@ def test_threadpool_reset_and_default():
     assert portable_lib._get_threadpool_thread_count() == 3
     reset(0)
     assert portable_lib._get_threadpool_thread_count() >= 1
+
+
+def _library_in_subprocess(value):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ)
+    env.pop("EXECUTORCH_KERNELS", None)
+    if value is not None:
+        env["EXECUTORCH_KERNELS"] = value
+    code = (
+        "from executorch.extension.pybindings import portable_lib as p; "
+        "print(p._get_kernel_library())"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True
+    )
+
+
+def test_optimized_kernels_are_the_default_and_portable_can_be_chosen():
+    assert portable_lib._get_kernel_library() in ("optimized", "portable")
+    assert _library_in_subprocess(None).stdout.strip() == "optimized"
+    assert _library_in_subprocess("portable").stdout.strip() == "portable"
+    bad = _library_in_subprocess("fast")
+    assert bad.returncode != 0
+    assert "EXECUTORCH_KERNELS is 'fast'" in bad.stderr

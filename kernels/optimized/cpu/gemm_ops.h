@@ -19,6 +19,22 @@ namespace optimized {
 // caller then takes its general path, which reports what was wrong. Returns
 // true when out holds the product or `ctx` has failed with the reason
 // (out's shape cannot change, scratch memory ran out).
+// c[i] = epilogue(a[i] @ b[i]) for i < batches: a[i] is the m x k matrix
+// `a` moved by i * a_batch_stride floats, b[i] likewise (k x n), c[i] the
+// row-major m x n matrix at c + i * m * n. Threaded: small products one per
+// task, large ones split inside. Scratch comes from cpu/scratch.h. Returns
+// false when scratch memory ran out (c is then incomplete).
+bool batch_matmul_float(int64_t batches,
+                        int64_t m,
+                        int64_t n,
+                        int64_t k,
+                        MatrixView a,
+                        int64_t a_batch_stride,
+                        MatrixView b,
+                        int64_t b_batch_stride,
+                        float* c,
+                        const GemmEpilogue& epilogue);
+
 bool float_matmul(::executorch::runtime::KernelRuntimeContext& ctx,
                   const char* op,
                   const ::executorch::aten::Tensor& a,

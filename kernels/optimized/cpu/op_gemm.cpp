@@ -3,6 +3,7 @@
 // dtypes go to the portable kernels, which also report every bad argument.
 
 #include <algorithm>
+#include <atomic>
 
 #include <executorch/kernels/optimized/blas/gemm.h>
 #include <executorch/kernels/optimized/cpu/float_runs.h>
@@ -25,12 +26,11 @@ namespace {
 // Multiply-adds per batch task when bmm spreads batches over threads.
 constexpr int64_t kBatchGrainMacs = int64_t{1} << 21;
 
-MatrixView matrix_of(const Tensor& t, int64_t batch) {
+// The first (or only) matrix of a rank-2 or rank-3 tensor.
+MatrixView matrix_of(const Tensor& t) {
   const int64_t rank = t.dim();
-  const int64_t batch_stride = rank == 3 ? t.strides()[0] : 0;
-  return MatrixView{t.const_data_ptr<float>() + batch * batch_stride,
-                    t.strides()[rank - 2],
-                    t.strides()[rank - 1]};
+  return MatrixView{
+      t.const_data_ptr<float>(), t.strides()[rank - 2], t.strides()[rank - 1]};
 }
 
 bool has_row_major_out(const Tensor& out) {
@@ -42,6 +42,49 @@ bool has_row_major_out(const Tensor& out) {
 }
 
 } // namespace
+
+bool batch_matmul_float(int64_t batches,
+                        int64_t m,
+                        int64_t n,
+                        int64_t k,
+                        MatrixView a,
+                        int64_t a_batch_stride,
+                        MatrixView b,
+                        int64_t b_batch_stride,
+                        float* c,
+                        const GemmEpilogue& epilogue) {
+  const size_t scratch_bytes = sgemm_scratch_bytes(m, n, k);
+  const int64_t macs_per_batch = std::max<int64_t>(m * n * k, 1);
+  std::atomic<bool> ok{true};
+  // Small matrices (attention heads) run one batch per task; large ones
+  // thread inside the GEMM (a nested parallel_for runs inline).
+  ::executorch::extension::parallel_for(
+      0,
+      batches,
+      std::max<int64_t>(1, kBatchGrainMacs / macs_per_batch),
+      [&](int64_t begin, int64_t end) {
+        void* scratch = thread_scratch(scratch_bytes);
+        for (int64_t i = begin; i < end; ++i) {
+          MatrixView ai = a;
+          MatrixView bi = b;
+          ai.data += i * a_batch_stride;
+          bi.data += i * b_batch_stride;
+          if (!sgemm(m,
+                     n,
+                     k,
+                     ai,
+                     GemmB::matrix_of(bi),
+                     c + i * m * n,
+                     n,
+                     epilogue,
+                     scratch,
+                     scratch_bytes)) {
+            ok = false;
+          }
+        }
+      });
+  return ok;
+}
 
 bool float_matmul(KernelRuntimeContext& ctx,
                   const char* op,
@@ -72,38 +115,17 @@ bool float_matmul(KernelRuntimeContext& ctx,
   if (!has_row_major_out(out)) {
     return false;
   }
-  float* c = out.mutable_data_ptr<float>();
-  const size_t scratch_bytes = sgemm_scratch_bytes(m, n, k);
-  const int64_t macs_per_batch = std::max<int64_t>(m * n * k, 1);
-  bool ok = true;
-  // Small matrices (attention heads) run one batch per task; large ones
-  // thread inside the GEMM (a nested parallel_for runs inline).
-  ::executorch::extension::parallel_for(
-      0,
-      batches,
-      std::max<int64_t>(1, kBatchGrainMacs / macs_per_batch),
-      [&](int64_t begin, int64_t end) {
-        void* scratch = thread_scratch(scratch_bytes);
-        for (int64_t i = begin; i < end; ++i) {
-          if (!sgemm(m,
-                     n,
-                     k,
-                     matrix_of(a, i),
-                     GemmB::matrix_of(matrix_of(b, i)),
-                     c + i * m * n,
-                     n,
-                     epilogue,
-                     scratch,
-                     scratch_bytes)) {
-            ok = false;
-          }
-        }
-      });
-  if (!ok) {
-    native::fail_arg(ctx,
-                     op,
-                     "out of memory for the GEMM's %zu-byte scratch",
-                     scratch_bytes);
+  if (!batch_matmul_float(batches,
+                          m,
+                          n,
+                          k,
+                          matrix_of(a),
+                          rank == 3 ? a.strides()[0] : 0,
+                          matrix_of(b),
+                          rank == 3 ? b.strides()[0] : 0,
+                          out.mutable_data_ptr<float>(),
+                          epilogue)) {
+    native::fail_arg(ctx, op, "out of memory for the GEMM's scratch");
   }
   return true;
 }
