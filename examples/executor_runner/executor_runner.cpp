@@ -696,7 +696,9 @@ int run(const Options& options) {
   if (!meta.ok()) {
     std::string names;
     for (size_t i = 0; i < program->num_methods(); ++i) {
-      names += (i == 0 ? "" : ", ") + std::string(*program->get_method_name(i));
+      Result<const char*> name = program->get_method_name(i);
+      names += (i == 0 ? "" : ", ") +
+               std::string(name.ok() ? *name : "(a method without a name)");
     }
     std::fprintf(stderr,
                  "error: '%s' has no method '%s' (it has: %s)\n",

@@ -118,6 +118,7 @@ Method::Method(Method&& other) noexcept
       chains_(other.chains_),
       step_state_chain_(other.step_state_chain_),
       step_state_instruction_(other.step_state_instruction_),
+      max_instructions_(other.max_instructions_),
       initialized_(other.initialized_) {
   // The moved-from method no longer owns the delegates.
   other.n_delegate_ = 0;
@@ -147,6 +148,7 @@ Error Method::init(const executorch_flatbuffer::ExecutionPlan* plan) {
   ET_CHECK_OK_OR_RETURN_ERROR(check_planned_memory());
   ET_CHECK_OK_OR_RETURN_ERROR(parse_values());
   ET_CHECK_OK_OR_RETURN_ERROR(check_io_indices());
+  ET_CHECK_OK_OR_RETURN_ERROR(check_tensor_storage());
   ET_CHECK_OK_OR_RETURN_ERROR(init_delegates());
   ET_CHECK_OK_OR_RETURN_ERROR(init_chains());
   initialized_ = true;
@@ -231,6 +233,44 @@ Error Method::check_io_indices() const {
   return Error::Ok;
 }
 
+Error Method::check_tensor_storage() {
+  // A kernel reads or writes a tensor's nbytes at its data pointer. Only
+  // inputs and outputs get their memory from the caller (checked before
+  // execute); any other tensor without constant or planned memory would be
+  // a null pointer in a kernel. Inputs and outputs without data are marked
+  // with a placeholder pointer for the duration of the scan, which keeps it
+  // linear in the number of values.
+  static uint8_t io_placeholder;
+  auto mark_io = [&](void* from, void* to) {
+    for (const auto* list :
+         {serialization_plan_->inputs(), serialization_plan_->outputs()}) {
+      for (size_t i = 0; i < vector_size(list); ++i) {
+        EValue& value = values_[list->Get(i)];
+        if (value.isTensor() && value.toTensor().const_data_ptr() == from) {
+          value.toTensor().unsafeGetTensorImpl()->set_data(to);
+        }
+      }
+    }
+  };
+  mark_io(nullptr, &io_placeholder);
+  Error error = Error::Ok;
+  for (size_t i = 0; i < n_value_ && error == Error::Ok; ++i) {
+    if (values_[i].isTensor() && values_[i].toTensor().nbytes() > 0 &&
+        values_[i].toTensor().const_data_ptr() == nullptr) {
+      ET_LOG(Error,
+             "Method '%s' value %zu: tensor of %zu bytes has no storage (no "
+             "allocation_info, no data_buffer_idx) and is not an input or "
+             "output",
+             method_name(),
+             i,
+             values_[i].toTensor().nbytes());
+      error = Error::InvalidProgram;
+    }
+  }
+  mark_io(&io_placeholder, nullptr);
+  return error;
+}
+
 Error Method::init_delegates() {
   const auto* s_delegates = serialization_plan_->delegates();
   const size_t count = s_delegates == nullptr ? 0 : s_delegates->size();
@@ -295,10 +335,46 @@ Error Method::init_chains() {
     }
     chains_[c] = Chain{s_chain, instructions, num_instructions};
     n_chains_ = c + 1;
+    // One past the last instruction so far that may change a value.
+    size_t changed_before = 0;
     for (size_t i = 0; i < num_instructions; ++i) {
       ET_CHECK_OK_OR_RETURN_ERROR(init_instruction(c, i));
+      ET_CHECK_OK_OR_RETURN_ERROR(check_loop_progress(c, i, changed_before));
+      const auto type = s_chain->instructions()->Get(i)->instr_args_type();
+      if (type != InstructionArguments::JumpFalseCall &&
+          type != InstructionArguments::FreeCall) {
+        changed_before = i + 1;
+      }
     }
   }
+  return Error::Ok;
+}
+
+Error Method::check_loop_progress(size_t chain_index,
+                                  size_t instruction_index,
+                                  size_t changed_before) const {
+  const auto* call = chains_[chain_index]
+                         .s_chain->instructions()
+                         ->Get(instruction_index)
+                         ->instr_args_as_JumpFalseCall();
+  if (call == nullptr) {
+    return Error::Ok;
+  }
+  // A jump back over instructions that change no value (only frees and
+  // jumps) runs the same instructions on the same values again: the loop
+  // never ends. Loops through moves may cycle and exit; the instruction
+  // budget bounds those.
+  const size_t destination =
+      static_cast<size_t>(call->destination_instruction());
+  ET_CHECK_OR_RETURN_ERROR(
+      destination > instruction_index || changed_before > destination,
+      InvalidProgram,
+      "Method '%s' instruction %zu: JumpFalseCall jumps back to instruction "
+      "%zu, and no instruction in between changes a value: the loop cannot "
+      "make progress",
+      method_name(),
+      instruction_index,
+      destination);
   return Error::Ok;
 }
 
@@ -729,13 +805,17 @@ Error Method::set_output_data_ptr(void* buffer,
                            method_name(),
                            output_idx);
   Tensor& tensor = output.toTensor();
-  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr && size >= tensor.nbytes(),
+  // A dynamic output may grow back to its capacity in a later execute().
+  const size_t capacity_bytes =
+      static_cast<size_t>(tensor.unsafeGetTensorImpl()->capacity_numel()) *
+      tensor.element_size();
+  ET_CHECK_OR_RETURN_ERROR(buffer != nullptr && size >= capacity_bytes,
                            InvalidArgument,
                            "Method '%s' output %zu needs %zu bytes, got a "
                            "buffer of %zu",
                            method_name(),
                            output_idx,
-                           tensor.nbytes(),
+                           capacity_bytes,
                            buffer == nullptr ? 0 : size);
   tensor.set_data(buffer);
   return Error::Ok;
@@ -811,7 +891,14 @@ Error Method::execute() {
   {
     internal::EventTracerProfileMethodScope scope(event_tracer_,
                                                   "Method::execute");
+    jumped_back_ = false;
+    size_t executed = 0;
     while (step_state_chain_ < n_chains_) {
+      if (max_instructions_ != 0 && executed++ == max_instructions_) {
+        report_exhausted_budget();
+        (void)reset_execution();
+        return Error::InvalidState;
+      }
       const Error error = execute_instruction();
       if (error != Error::Ok) {
         // Start over on the next call.
@@ -889,6 +976,12 @@ Error Method::execute_instruction() {
       }
       if (!*condition) {
         next = static_cast<size_t>(call->destination_instruction());
+        if (next <= index) {
+          jumped_back_ = true;
+          jump_back_chain_ = step_state_chain_;
+          jump_back_from_ = index;
+          jump_back_to_ = next;
+        }
       }
       break;
     }
@@ -907,6 +1000,30 @@ Error Method::execute_instruction() {
     step_state_instruction_ = 0;
   }
   return Error::Ok;
+}
+
+void Method::report_exhausted_budget() const {
+  const auto* instruction =
+      chains_[step_state_chain_].s_chain->instructions()->Get(
+          step_state_instruction_);
+  ET_LOG(Error,
+         "Method '%s': instruction budget of %zu exhausted before chain %zu "
+         "instruction %zu (%s); see Method::set_max_instructions",
+         method_name(),
+         max_instructions_,
+         step_state_chain_,
+         step_state_instruction_,
+         executorch_flatbuffer::EnumNameInstructionArguments(
+             instruction->instr_args_type()));
+  if (jumped_back_) {
+    ET_LOG(Error,
+           "Method '%s': the last loop taken jumps back from chain %zu "
+           "instruction %zu (JumpFalseCall) to instruction %zu",
+           method_name(),
+           jump_back_chain_,
+           jump_back_from_,
+           jump_back_to_);
+  }
 }
 
 Error Method::execute_kernel_call(size_t instruction_index) {

@@ -55,6 +55,21 @@ class Method final {
   // failing instruction (logged) and the method may be executed again.
   ET_NODISCARD Error execute();
 
+  // A budget for programs that may loop forever (a while_loop's jumps): one
+  // execute() runs at most `max_instructions` instructions, then fails with
+  // InvalidState and a log line naming the instruction and the last jump
+  // back. 0 (the default) means no limit. Programs from an untrusted source
+  // should get kMaxInstructionsForUntrustedPrograms: far more than any
+  // program without loops has (MobileNetV2 runs about 100 instructions),
+  // and a second or less of the cheapest instructions.
+  static constexpr size_t kMaxInstructionsForUntrustedPrograms = 1000000;
+  void set_max_instructions(size_t max_instructions) {
+    max_instructions_ = max_instructions;
+  }
+  size_t max_instructions() const {
+    return max_instructions_;
+  }
+
   // Runs one instruction; EndOfMethod after the last one.
   ET_NODISCARD Error step();
   // Index, within its chain, of the instruction step() runs next (or is
@@ -95,15 +110,25 @@ class Method final {
   ET_NODISCARD Error check_planned_memory() const;
   ET_NODISCARD Error parse_values();
   ET_NODISCARD Error check_io_indices() const;
+  // Fails when a tensor other than an input or output has no memory.
+  ET_NODISCARD Error check_tensor_storage();
   ET_NODISCARD Error init_delegates();
   ET_NODISCARD Error init_chains();
   ET_NODISCARD Error init_instruction(size_t chain_index,
                                       size_t instruction_index);
+  // Rejects a JumpFalseCall that jumps back over nothing but frees and
+  // jumps (`changed_before`: one past the last other instruction before
+  // it, 0 for none).
+  ET_NODISCARD Error check_loop_progress(size_t chain_index,
+                                         size_t instruction_index,
+                                         size_t changed_before) const;
   ET_NODISCARD Error resolve_kernel(size_t chain_index,
                                     size_t instruction_index);
   // Fails when a tensor input or output still has no data to run with.
   ET_NODISCARD Error check_io_ready() const;
   ET_NODISCARD Error execute_instruction();
+  // Logs where execute() ran out of its instruction budget.
+  void report_exhausted_budget() const;
   ET_NODISCARD Error execute_kernel_call(size_t instruction_index);
   ET_NODISCARD Error execute_delegate_call(size_t instruction_index);
   // The value of a JumpFalseCall's condition.
@@ -136,6 +161,13 @@ class Method final {
   // Program counter: current chain and instruction within it.
   size_t step_state_chain_ = 0;
   size_t step_state_instruction_ = 0;
+
+  size_t max_instructions_ = 0;
+  // The last backward jump taken (chain, from, to), for the budget's report.
+  bool jumped_back_ = false;
+  size_t jump_back_chain_ = 0;
+  size_t jump_back_from_ = 0;
+  size_t jump_back_to_ = 0;
 
   bool initialized_ = false;
 };

@@ -1,5 +1,24 @@
 // Malformed programs: each gets its documented error and a log line naming
 // what was wrong; none crashes.
+//
+// The classes of hostile input upstream ExecuTorch has had to fix, and the
+// cases here that cover them (issue #15):
+//   overflow of segment offset + size: SegmentOffsetPlusSizeOverflows,
+//     SegmentOffsetMinusOne, SegmentSizeNear2To64
+//   overflow of tensor nbytes: NbytesOverflows
+//   overflow of data-loader bounds: data_loader_test.cpp RejectsOutOfRange*
+//   out-of-range indices: FreeOutOfRange, ArgIndexOutOfRange,
+//     InputIndexOutOfRange, OperatorIndexOutOfRange, DelegateIndexOutOfRange
+//   dims of 2^31-1, 10,000 dims, negative dims: DimOfInt32Max,
+//     TenThousandDims, NegativeSize
+//   100,000 memory plans or execution plans: HostileCountsTest below
+//   a data buffer index past the constant table: ConstantIndexOutOfRange,
+//     InlineConstantIndexOutOfRange
+//   a dim order that is not a permutation: DimOrderNotPermutation
+//   XNNPACK blobs: backends/xnnpack/test/xnnpack_malformed_test.cpp
+// and what the runtime now also refuses: a tensor without memory
+// (TensorWithoutStorage), a loop that cannot make progress
+// (JumpBackWithoutProgress) and execution past a budget (BudgetTest).
 
 #include <executorch/runtime/executor/method.h>
 
@@ -56,6 +75,11 @@ MethodSpec& forward(ProgramSpec& p) {
 
 TensorSpec& tensor0(ProgramSpec& p) {
   return forward(p).values[0].tensor;
+}
+
+// Gives the program a constant segment (segment 0) that nothing uses.
+void with_constant_segment(ProgramSpec& p) {
+  p.constants = {float_bytes({1, 2, 3, 4})};
 }
 
 const MalformedCase kCases[] = {
@@ -227,6 +251,73 @@ const MalformedCase kCases[] = {
      },
      Error::NotFound,
      {"NoSuchBackend", "not registered"}},
+    {"SegmentOffsetPlusSizeOverflows",
+     [](ProgramSpec& p) {
+       with_constant_segment(p);
+       p.segment_overrides[0] = {UINT64_MAX - 8, 16};
+     },
+     Error::InvalidProgram,
+     {"Segment 0", "offset 18446744073709551607, size 16", "past the end"}},
+    {"SegmentOffsetMinusOne",
+     [](ProgramSpec& p) {
+       with_constant_segment(p);
+       p.segment_overrides[0] = {UINT64_MAX, 1};
+     },
+     Error::InvalidProgram,
+     {"Segment 0", "offset 18446744073709551615"}},
+    {"SegmentSizeNear2To64",
+     [](ProgramSpec& p) {
+       with_constant_segment(p);
+       p.segment_overrides[0] = {0, UINT64_MAX - 1};
+     },
+     Error::InvalidProgram,
+     {"Segment 0", "size 18446744073709551614"}},
+    {"NbytesOverflows",
+     [](ProgramSpec& p) {
+       tensor0(p).sizes = {INT32_MAX, INT32_MAX, INT32_MAX};
+     },
+     Error::InvalidProgram,
+     {"value 0", "byte size overflows"}},
+    {"DimOfInt32Max",
+     [](ProgramSpec& p) { tensor0(p).sizes = {INT32_MAX}; },
+     Error::InvalidProgram,
+     {"value 0", "8589934588 bytes", "does not fit"}},
+    {"TenThousandDims",
+     [](ProgramSpec& p) { tensor0(p).sizes = std::vector<int32_t>(10000, 1); },
+     Error::InvalidProgram,
+     {"value 0", "rank 10000 exceeds"}},
+    {"InlineConstantIndexOutOfRange",
+     [](ProgramSpec& p) {
+       p.inline_constants = true;
+       p.constants = {float_bytes({1, 2, 3, 4})};
+       tensor0(p).planned = false;
+       tensor0(p).data_buffer_idx = 2;
+     },
+     Error::InvalidProgram,
+     {"value 0", "data_buffer_idx 2"}},
+    {"TensorWithoutStorage",
+     [](ProgramSpec& p) {
+       TensorSpec intermediate;
+       intermediate.sizes = {2, 2};
+       forward(p).values.push_back(ValueSpec::Tensor(intermediate));
+     },
+     Error::InvalidProgram,
+     {"value 2", "16 bytes has no storage", "not an input or output"}},
+    {"JumpBackWithoutProgress",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::Bool(false));
+       forward(p).chains[0].push_back(InstructionSpec::Free(0));
+       forward(p).chains[0].push_back(InstructionSpec::JumpFalse(2, 1));
+     },
+     Error::InvalidProgram,
+     {"instruction 2", "jumps back to instruction 1", "cannot make progress"}},
+    {"JumpToItself",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::Bool(false));
+       forward(p).chains[0].push_back(InstructionSpec::JumpFalse(2, 1));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "jumps back to instruction 1"}},
     {"NegativePlannedBufferSize",
      [](ProgramSpec& p) {
        forward(p).non_const_buffer_sizes = {0, -1};
@@ -279,6 +370,99 @@ TEST_F(PlannedMemoryTest, ExhaustedMethodAllocatorFailsCleanly) {
   }
   MethodHarness harness;
   EXPECT_EQ(harness.load(spec), Error::MemoryAllocationFailed);
+}
+
+class HostileCountsTest : public PlannedMemoryTest {};
+
+ProgramSpec program_with_methods(int extra_methods) {
+  ProgramSpec spec;
+  for (int i = 0; i < extra_methods; ++i) {
+    spec.methods.push_back(add_one_method("m" + std::to_string(i)));
+  }
+  spec.methods.push_back(add_one_method("forward"));
+  return spec;
+}
+
+TEST_F(HostileCountsTest, HundredThousandExecutionPlans) {
+  // More tables than the flatbuffer verifier accepts (a million): the load
+  // is refused before anything walks the plans.
+  MethodHarness harness;
+  LogCapture logs;
+  EXPECT_EQ(harness.load(program_with_methods(100000)), Error::InvalidProgram);
+  EXPECT_TRUE(logs.contains({"failed verification"}));
+}
+
+TEST_F(HostileCountsTest, TenThousandExecutionPlans) {
+  MethodHarness harness;
+  ASSERT_EQ(harness.load(program_with_methods(10000)), Error::Ok);
+  EXPECT_EQ(harness.program().num_methods(), 10001u);
+  EXPECT_EQ(harness.method().execute(), Error::Ok);
+}
+
+TEST_F(HostileCountsTest, HundredThousandMemoryPlans) {
+  ProgramSpec spec = add_one_program();
+  spec.methods[0].non_const_buffer_sizes.resize(100001, 0);
+  {
+    MethodHarness harness;
+    LogCapture logs;
+    EXPECT_EQ(harness.load(spec, "forward", std::vector<size_t>{32}),
+              Error::InvalidArgument);
+    EXPECT_TRUE(logs.contains({"needs 100000 planned memory buffers"}));
+  }
+  // Given every buffer it asks for, the method loads and runs.
+  MethodHarness harness;
+  ASSERT_EQ(harness.load(spec), Error::Ok);
+  EXPECT_EQ(harness.method().execute(), Error::Ok);
+}
+
+class BudgetTest : public PlannedMemoryTest {};
+
+TEST_F(BudgetTest, EndlessLoopStopsAtTheBudgetNamingTheLoop) {
+  ProgramSpec spec = add_one_program();
+  // Instruction 1 always jumps back to instruction 0.
+  spec.methods[0].values.push_back(ValueSpec::Bool(false));
+  spec.methods[0].chains[0].push_back(InstructionSpec::JumpFalse(2, 0));
+  MethodHarness harness;
+  ASSERT_EQ(harness.load(spec), Error::Ok);
+  EXPECT_EQ(harness.method().max_instructions(), 0u);
+  harness.method().set_max_instructions(1000);
+  for (int run = 0; run < 2; ++run) {
+    LogCapture logs;
+    EXPECT_EQ(harness.method().execute(), Error::InvalidState);
+    EXPECT_TRUE(logs.contains({"forward",
+                               "instruction budget of 1000 exhausted",
+                               "chain 0 instruction 0 (KernelCall)"}));
+    EXPECT_TRUE(logs.contains(
+        {"jumps back from chain 0 instruction 1 (JumpFalseCall) to "
+         "instruction 0"}));
+  }
+}
+
+TEST_F(BudgetTest, LoopThroughMovesLoadsAndEnds) {
+  // Moves may change a loop's condition: this loop exits on its second pass.
+  ProgramSpec spec = add_one_program();
+  auto& values = spec.methods[0].values;
+  values.push_back(ValueSpec::Bool(false)); // 2: c
+  values.push_back(ValueSpec::Bool(true));  // 3: a
+  values.push_back(ValueSpec::Bool(false)); // 4: previous c
+  auto& chain = spec.methods[0].chains[0];
+  chain.push_back(InstructionSpec::Move(2, 4));
+  chain.push_back(InstructionSpec::Move(3, 2));
+  chain.push_back(InstructionSpec::JumpFalse(4, 1));
+  MethodHarness harness;
+  ASSERT_EQ(harness.load(spec), Error::Ok);
+  harness.method().set_max_instructions(7);
+  EXPECT_EQ(harness.method().execute(), Error::Ok);
+}
+
+TEST_F(BudgetTest, ProgramWithinTheBudgetRuns) {
+  MethodHarness harness;
+  ASSERT_EQ(harness.load(add_one_program()), Error::Ok);
+  harness.method().set_max_instructions(1);
+  EXPECT_EQ(harness.method().execute(), Error::Ok);
+  harness.method().set_max_instructions(
+      Method::kMaxInstructionsForUntrustedPrograms);
+  EXPECT_EQ(harness.method().execute(), Error::Ok);
 }
 
 } // namespace

@@ -45,7 +45,8 @@ Error verify_flatbuffer(const void* data, size_t size) {
       executorch_flatbuffer::VerifyProgramBuffer(verifier),
       InvalidProgram,
       "Program flatbuffer failed verification (%zu bytes): the file is "
-      "truncated or corrupt",
+      "truncated or corrupt, or nests deeper than 64 or holds more than a "
+      "million tables",
       size);
   return Error::Ok;
 }

@@ -363,8 +363,13 @@ std::vector<uint8_t> build_program(const ProgramSpec& spec) {
   }
   std::vector<flatbuffers::Offset<fb::DataSegment>> segments;
   for (size_t i = 0; i < segment_data.size(); ++i) {
-    segments.push_back(
-        fb::CreateDataSegment(b, segment_offsets[i], segment_data[i].size()));
+    const auto forced = spec.segment_overrides.find(i);
+    segments.push_back(forced == spec.segment_overrides.end()
+                           ? fb::CreateDataSegment(
+                                 b, segment_offsets[i], segment_data[i].size())
+                           : fb::CreateDataSegment(b,
+                                                   forced->second.first,
+                                                   forced->second.second));
   }
   flatbuffers::Offset<fb::SubsegmentOffsets> constant_segment;
   if (has_constant_segment(spec) || spec.constant_offsets) {

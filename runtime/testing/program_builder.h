@@ -7,6 +7,7 @@
 // file. Uses the heap and the standard library; never linked into runtime/.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -140,6 +141,8 @@ struct ProgramSpec {
   std::string file_identifier = "ET12";
   // Overrides the computed constant_segment offsets.
   std::optional<std::vector<uint64_t>> constant_offsets;
+  // Overrides the (offset, size) written for segment k.
+  std::map<size_t, std::pair<uint64_t, uint64_t>> segment_overrides;
 };
 
 // Index of the first entry of ProgramSpec::segments in the serialized

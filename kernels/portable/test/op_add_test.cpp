@@ -20,8 +20,9 @@ TEST(OpAddTest, BroadcastsBothWaysAndResizesDynamicOut) {
   KernelRuntimeContext ctx;
   TestTensor a(ScalarType::Int, {3, 1}, std::vector<int>{1, 2, 3});
   TestTensor b(ScalarType::Int, {1, 2}, std::vector<int>{10, 20});
+  // Planned for six elements in another shape.
   TestTensor out(
-      ScalarType::Int, {1, 1}, std::vector<int>{0}, DYN::DYNAMIC_UNBOUND);
+      ScalarType::Int, {2, 3}, std::vector<int>(6, 0), DYN::DYNAMIC_BOUND);
   native::add_out(ctx, a, b, 1, out);
   ASSERT_EQ(ctx.failure_state(), Error::Ok);
   EXPECT_EQ(out.sizes(), (std::vector<int32_t>{3, 2}));

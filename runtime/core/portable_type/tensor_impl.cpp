@@ -93,6 +93,7 @@ Error TensorImpl::internal_resize_contiguous(ArrayRef<SizesType> new_sizes) {
     return Error::Ok;
   }
   bool same = true;
+  bool empty = false;
   for (ssize_t i = 0; i < dim_; ++i) {
     ET_CHECK_OR_RETURN_ERROR(new_sizes[i] >= 0,
                              InvalidArgument,
@@ -100,6 +101,7 @@ Error TensorImpl::internal_resize_contiguous(ArrayRef<SizesType> new_sizes) {
                              static_cast<int>(new_sizes[i]),
                              i);
     same = same && sizes_[i] == new_sizes[i];
+    empty = empty || new_sizes[i] == 0;
   }
   if (same) {
     return Error::Ok;
@@ -107,14 +109,21 @@ Error TensorImpl::internal_resize_contiguous(ArrayRef<SizesType> new_sizes) {
   ET_CHECK_OR_RETURN_ERROR(shape_dynamism_ != TensorShapeDynamism::STATIC,
                            NotSupported,
                            "Cannot resize a tensor with static shape");
-  const ssize_t new_numel = compute_numel(new_sizes.data(), dim_);
-  ET_CHECK_OR_RETURN_ERROR(
-      shape_dynamism_ == TensorShapeDynamism::DYNAMIC_UNBOUND ||
-          new_numel <= capacity_numel_,
-      NotSupported,
-      "Resize to %zd elements exceeds the planned capacity of %zd",
-      new_numel,
-      capacity_numel_);
+  // The memory behind a tensor never grows, so DYNAMIC_UNBOUND is held to
+  // its planned capacity too. The product is checked as it is formed: sizes
+  // from a kernel's arguments can overflow it.
+  ssize_t new_numel = empty ? 0 : 1;
+  for (ssize_t i = 0; i < dim_ && !empty; ++i) {
+    ET_CHECK_OR_RETURN_ERROR(
+        new_numel <= capacity_numel_ / new_sizes[i],
+        NotSupported,
+        "Resize exceeds the planned capacity of %zd elements (size %d at "
+        "dim %zd)",
+        capacity_numel_,
+        static_cast<int>(new_sizes[i]),
+        i);
+    new_numel *= new_sizes[i];
+  }
   for (ssize_t i = 0; i < dim_; ++i) {
     sizes_[i] = new_sizes[i];
   }
