@@ -19,11 +19,13 @@ log() { printf '[setup] %s\n' "$*"; }
 install_debian_packages() {
   # chromium: the developer tools' HTML report is checked in a headless
   # browser. The arm-none-eabi toolchain, its C/C++ libraries and QEMU build
-  # and run the bare-metal Cortex-M firmware (examples/arm/).
+  # and run the bare-metal Cortex-M firmware (examples/arm/). clang: the
+  # fuzz targets (test/fuzz/run_fuzzers.sh) need libFuzzer.
   local wanted=(g++ make cmake flatbuffers-compiler libflatbuffers-dev
                 libxnnpack-dev libpthreadpool-dev libgtest-dev chromium
                 gcc-arm-none-eabi libnewlib-arm-none-eabi
-                libstdc++-arm-none-eabi-newlib qemu-system-arm)
+                libstdc++-arm-none-eabi-newlib qemu-system-arm
+                clang-14 libclang-rt-14-dev)
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||

@@ -13,6 +13,7 @@ graphs: it only lays out bytes.
 """
 
 import dataclasses
+import struct
 from typing import List, Sequence
 
 import flatbuffers
@@ -184,7 +185,7 @@ def deserialize_pte_binary(data: bytes) -> PteFile:
             f"Extended header program_size {header.program_size} exceeds the "
             f"file size {len(data)}"
         )
-    program = ProgramT.InitFromObj(Program.GetRootAs(data, 0))
+    program = _unpack_program(data)
     segments = []
     for index, segment in enumerate(program.segments or []):
         start = header.segment_base_offset + segment.offset
@@ -195,6 +196,20 @@ def deserialize_pte_binary(data: bytes) -> PteFile:
             )
         segments.append(data[start : start + segment.size])
     return PteFile(program, header, segments, _split_constants(program, segments))
+
+
+def _unpack_program(data: bytes) -> ProgramT:
+    """The flatbuffer as objects. The Python flatbuffers reader checks no
+    offsets, so a corrupt file surfaces as whatever error the first bad read
+    raises; that becomes a ValueError saying the file is corrupt."""
+    try:
+        return ProgramT.InitFromObj(Program.GetRootAs(data, 0))
+    except (IndexError, struct.error, UnicodeDecodeError, ValueError,
+            OverflowError, TypeError, MemoryError) as error:
+        raise ValueError(
+            f"Corrupt .pte: its program flatbuffer cannot be read "
+            f"({type(error).__name__}: {error})"
+        ) from error
 
 
 def _split_constants(program: ProgramT, segments: List[bytes]) -> List[bytes]:

@@ -43,8 +43,8 @@
 #include <executorch/kernels/optimized/register_optimized_kernels.h>
 #endif
 #include <executorch/kernels/portable/register_portable_kernels.h>
-#include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
+#include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
@@ -124,6 +124,46 @@ class ErrorLogCapture {
 
 thread_local ErrorLogCapture* ErrorLogCapture::active_ = nullptr;
 
+// Text from a program (names, strings, log lines that quote them) may be
+// any bytes; Python strings must be UTF-8. Valid UTF-8 sequences are kept,
+// every other byte becomes "\xNN".
+std::string valid_utf8(const std::string& bytes) {
+  std::string text;
+  size_t i = 0;
+  while (i < bytes.size()) {
+    const auto byte = [&](size_t k) { return static_cast<uint8_t>(bytes[k]); };
+    const uint8_t lead = byte(i);
+    size_t length = lead < 0x80                    ? 1
+                    : lead >= 0xC2 && lead <= 0xDF ? 2
+                    : lead >= 0xE0 && lead <= 0xEF ? 3
+                    : lead >= 0xF0 && lead <= 0xF4 ? 4
+                                                   : 0;
+    // The second byte's range excludes overlong forms, surrogates and code
+    // points past U+10FFFF.
+    const uint8_t low = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+    const uint8_t high = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+    for (size_t k = 1; k < length; ++k) {
+      const bool in_range = i + k < bytes.size() &&
+                            byte(i + k) >= (k == 1 ? low : 0x80) &&
+                            byte(i + k) <= (k == 1 ? high : 0xBF);
+      if (!in_range) {
+        length = 0;
+        break;
+      }
+    }
+    if (length == 0) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof(escaped), "\\x%02x", lead);
+      text += escaped;
+      ++i;
+    } else {
+      text.append(bytes, i, length);
+      i += length;
+    }
+  }
+  return text;
+}
+
 // Raises RuntimeError: "<what>: <ErrorName> (0x..): <logged lines>".
 [[noreturn]] void raise_error(const std::string& what,
                               Error error,
@@ -139,7 +179,7 @@ thread_local ErrorLogCapture* ErrorLogCapture::active_ = nullptr;
   if (!logged.empty()) {
     message += ": " + logged;
   }
-  throw std::runtime_error(message);
+  throw std::runtime_error(valid_utf8(message));
 }
 
 void check_ok(Error error,
@@ -858,7 +898,7 @@ class MethodState {
       case Tag::Bool:
         return py::bool_(value.toBool());
       case Tag::String:
-        return py::str(std::string(value.toString()));
+        return py::str(valid_utf8(std::string(value.toString())));
       case Tag::Tensor:
         return tensor_to_python(value.toTensor());
       case Tag::ListInt:
@@ -920,10 +960,10 @@ struct PyProgram {
 
   std::string get_method_name(size_t index) const {
     ErrorLogCapture logs;
-    return unwrap(state->program->get_method_name(index),
-                  "Method index " + std::to_string(index) +
-                      " of program from " + state->origin,
-                  logs);
+    return valid_utf8(unwrap(state->program->get_method_name(index),
+                             "Method index " + std::to_string(index) +
+                                 " of program from " + state->origin,
+                             logs));
   }
 
   std::vector<std::string> method_names() const {

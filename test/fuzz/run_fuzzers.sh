@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer in a build directory of their own, and runs
+# each for a time budget, one after the other. Inputs that crash, trip a
+# sanitizer or run longer than 10 s are written to
+# test/fuzz/regressions/<target>/ (replayed by ctest from then on) and make
+# the script fail.
+#
+# Usage: test/fuzz/run_fuzzers.sh [--time SECONDS] [--runs N]
+#                                 [--build-dir DIR] [TARGET...]
+#   --time   seconds per target (default 60)
+#   --runs   stop a target after N executions instead (whichever first)
+#   TARGET   program, xnnpack_blob, extended_header, data_loader (default all)
+# Long campaigns: run with `nice -n 19` on a quiet machine; see README.md.
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+fuzz_dir="$repo_root/test/fuzz"
+build_dir="$repo_root/build-fuzz"
+seconds=60
+runs=-1
+targets=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --time) seconds="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --build-dir) build_dir="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) targets+=("$1"); shift ;;
+  esac
+done
+
+clangxx="$(command -v clang++ || command -v clang++-14 || true)"
+if [ -z "$clangxx" ]; then
+  echo "[fuzz] clang++ not found (scripts/setup.sh installs clang)" >&2
+  exit 1
+fi
+
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  echo "[fuzz] configuring $build_dir with $clangxx"
+  cmake -S "$repo_root" -B "$build_dir" -DCMAKE_CXX_COMPILER="$clangxx" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DEXECUTORCH_SANITIZE=address,undefined,fuzzer-no-link \
+    -DCMAKE_CXX_FLAGS="-fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+    -DEXECUTORCH_BUILD_FUZZERS=ON -DEXECUTORCH_BUILD_TESTS=OFF \
+    -DEXECUTORCH_BUILD_PYBIND=OFF -DPython3_EXECUTABLE="$repo_root/.venv/bin/python" \
+    >/dev/null
+fi
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(program extended_header data_loader)
+  # Only when the build found XNNPACK.
+  if cmake --build "$build_dir" --target help | grep -q " fuzz_xnnpack_blob$"; then
+    targets+=(xnnpack_blob)
+  fi
+fi
+echo "[fuzz] building ${targets[*]} (log: $build_dir/build.log)"
+if ! cmake --build "$build_dir" -j2 $(printf -- '--target fuzz_%s ' "${targets[@]}") \
+    >"$build_dir/build.log" 2>&1; then
+  tail -n 40 "$build_dir/build.log"
+  exit 1
+fi
+
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="print_stacktrace=1"
+status=0
+for target in "${targets[@]}"; do
+  corpus="$build_dir/corpus/$target"
+  mkdir -p "$corpus" "$fuzz_dir/regressions/$target"
+  log="$build_dir/fuzz_$target.log"
+  echo "[fuzz] $target: ${seconds}s (runs $runs), log $log"
+  # The working corpus grows in the build directory; the seeds stay as
+  # committed. -timeout: an input running over 10 s is a failure.
+  if "$build_dir/test/fuzz/fuzz_$target" "$corpus" "$fuzz_dir/corpus/$target" \
+      -dict="$fuzz_dir/program.dict" -max_total_time="$seconds" \
+      -runs="$runs" -timeout=10 -rss_limit_mb=2560 -max_len=65536 \
+      -artifact_prefix="$fuzz_dir/regressions/$target/" -print_final_stats=1 \
+      >"$log" 2>&1; then
+    result=ok
+  else
+    result=FAILED
+    status=1
+  fi
+  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
+  echo "[fuzz] $target: $result, ${execs:-?} executions"
+  if [ "$result" != ok ]; then
+    grep -m 20 -E "ERROR|runtime error|SUMMARY|Test unit written" "$log" || tail -n 20 "$log"
+  fi
+done
+exit $status

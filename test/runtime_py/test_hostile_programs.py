@@ -1,0 +1,195 @@
+"""Corrupted and crafted .pte files through the Python entry points
+(portable_lib's `_load_for_executorch_from_buffer`, `executorch.runtime`,
+and the exir deserializer) raise Python exceptions carrying the runtime's
+message; none takes the interpreter down.
+
+The mutants come from test/fuzz/mutate_programs.py's mutators over the seed
+corpus, and run in a child interpreter, so that a crash fails the test with
+the mutant that caused it instead of killing pytest."""
+
+import json
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from executorch.exir._serialize._program import (
+    deserialize_pte_binary,
+    serialize_pte_binary,
+)
+from executorch.extension.pybindings.portable_lib import (
+    _load_for_executorch_from_buffer,
+)
+from executorch.runtime import Runtime
+
+FUZZ_DIR = pathlib.Path(__file__).resolve().parents[1] / "fuzz"
+SEEDS = sorted((FUZZ_DIR / "corpus/program").glob("*.pte"))
+MUTANTS_PER_SEED = 25
+
+# Loads each mutant through the three entry points and prints one JSON line
+# per call: the exception's type and message, or "ok". "start" lines come
+# first so that a crash names its mutant.
+CHILD = r"""
+import importlib.util, json, random, sys
+import torch
+from executorch.exir._serialize._program import deserialize_pte_binary
+from executorch.extension.pybindings.portable_lib import _load_for_executorch_from_buffer
+from executorch.runtime import Runtime
+
+spec = importlib.util.spec_from_file_location("mutate_programs", sys.argv[1])
+mutate = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mutate)
+seeds = [open(p, "rb").read() for p in sys.argv[3:]]
+rng = random.Random(0)
+
+def through_module(data):
+    module = _load_for_executorch_from_buffer(data)
+    meta = module.method_meta("forward")
+    inputs = []
+    for i in range(meta.num_inputs()):
+        info = meta.input_tensor_meta(i)
+        if info.nbytes() > 1 << 20:
+            return
+        inputs.append(torch.ones(list(info.sizes())).to(
+            getattr(torch, str(info.dtype()).split(".")[-1].lower(), torch.float)))
+    module.run_method("forward", inputs)
+
+def through_runtime(data):
+    program = Runtime.get().load_program(data)
+    for name in sorted(program.method_names):
+        program.load_method(name)
+
+entry_points = {
+    "portable_lib": through_module,
+    "runtime": through_runtime,
+    "exir": deserialize_pte_binary,
+}
+for s, data in enumerate(seeds):
+    for n in range(int(sys.argv[2])):
+        strategy = rng.choice(sorted(mutate.MUTATORS))
+        mutant = mutate.MUTATORS[strategy](data, rng, seeds)
+        for api, call in entry_points.items():
+            where = {"seed": sys.argv[3 + s], "mutant": n, "strategy": strategy, "api": api}
+            print(json.dumps({"start": where}), flush=True)
+            try:
+                call(mutant)
+                outcome = "ok"
+            except Exception as error:
+                outcome = [type(error).__name__, str(error)]
+            print(json.dumps({**where, "outcome": outcome}), flush=True)
+"""
+
+
+def run_child():
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD, str(FUZZ_DIR / "mutate_programs.py"),
+         str(MUTANTS_PER_SEED), *map(str, SEEDS)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    lines = [json.loads(line) for line in result.stdout.splitlines()
+             if line.startswith("{")]
+    return result, lines
+
+
+@pytest.fixture(scope="module")
+def child_run():
+    return run_child()
+
+
+def test_no_mutant_takes_the_interpreter_down(child_run):
+    result, lines = child_run
+    last = lines[-1] if lines else None
+    assert result.returncode == 0, (
+        f"child died ({result.returncode}) at {last}:\n{result.stderr[-2000:]}"
+    )
+    outcomes = [line for line in lines if "outcome" in line]
+    assert len(outcomes) == len(SEEDS) * MUTANTS_PER_SEED * 3
+
+
+def test_runtime_failures_are_runtime_errors_with_the_runtime_message(child_run):
+    _, lines = child_run
+    failures = [l for l in lines if "outcome" in l and l["outcome"] != "ok"]
+    runtime_failures = [l for l in failures if l["api"] != "exir"]
+    assert runtime_failures, "no mutant failed to load: the mutators do nothing"
+    for line in runtime_failures:
+        kind, message = line["outcome"]
+        # Input construction from a corrupt method's metadata may fail on
+        # torch's side; everything from the runtime is a RuntimeError with
+        # the error's name, code and logged reason.
+        if kind == "RuntimeError":
+            assert re.search(r"\w+ \(0x[0-9a-f]+\): .+", message), line
+        else:
+            assert line["api"] == "portable_lib", line
+            assert kind in ("ValueError", "TypeError", "IndexError"), line
+
+
+def test_exir_deserializer_raises_value_error(child_run):
+    _, lines = child_run
+    for line in lines:
+        if line.get("api") == "exir" and line.get("outcome") != "ok":
+            if "outcome" in line:
+                assert line["outcome"][0] == "ValueError", line
+
+
+def _edited(pte: bytes, edit) -> bytes:
+    """The program after `edit(program)` changed its flatbuffer objects."""
+    parsed = deserialize_pte_binary(pte)
+    edit(parsed.program)
+    return serialize_pte_binary(parsed.program, parsed.constant_data or [b""])
+
+
+def _with_bad_argument(pte: bytes) -> bytes:
+    """The program with its first kernel call's first argument pointing at
+    a value index far past the value table."""
+
+    def edit(program):
+        plan = program.executionPlan[0]
+        call = next(
+            i.instrArgs
+            for i in plan.chains[0].instructions
+            if hasattr(i.instrArgs, "opIndex")
+        )
+        # The object API hands out a read-only array.
+        call.args = [40000, *list(call.args)[1:]]
+
+    return _edited(pte, edit)
+
+
+def test_crafted_program_error_carries_the_runtime_log():
+    bad = _with_bad_argument((FUZZ_DIR / "corpus/program/add.pte").read_bytes())
+    with pytest.raises(RuntimeError, match="argument refers to value 40000"):
+        _load_for_executorch_from_buffer(bad).run_method("forward", [])
+    program = Runtime.get().load_program(bad)
+    with pytest.raises(RuntimeError, match=r"InvalidProgram \(0x23\).*value 40000"):
+        program.load_method("forward")
+
+
+def test_truncated_program_error_names_the_problem():
+    data = (FUZZ_DIR / "corpus/program/add.pte").read_bytes()
+    with pytest.raises(RuntimeError, match="InvalidProgram"):
+        Runtime.get().load_program(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="Corrupt .pte|exceeds the file size"):
+        deserialize_pte_binary(data[: len(data) // 2])
+
+
+def test_bytes_that_are_not_utf8_reach_python_escaped():
+    # Names from a corrupt file used to make the bindings raise
+    # UnicodeDecodeError instead of the runtime's error.
+    add = (FUZZ_DIR / "corpus/program/add.pte").read_bytes()
+
+    def rename_operator(program):
+        program.executionPlan[0].operators[0].name = b"aten::\xffadd"
+
+    bad_operator = _edited(add, rename_operator)
+    with pytest.raises(RuntimeError, match=r"OperatorMissing .*aten::\\xffadd"):
+        Runtime.get().load_program(bad_operator).load_method("forward")
+
+    def rename_method(program):
+        program.executionPlan[0].name = b"for\xe2\x82ward"
+
+    program = Runtime.get().load_program(_edited(add, rename_method))
+    assert set(program.method_names) == {"for\\xe2\\x82ward"}
