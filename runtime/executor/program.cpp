@@ -27,6 +27,15 @@ bool range_fits(uint64_t offset, uint64_t size, uint64_t limit) {
 // This runs for every verification level: the file is untrusted and reading
 // an unverified flatbuffer is undefined behaviour.
 Error verify_flatbuffer(const void* data, size_t size) {
+  // Flatbuffer fields are read in place, up to 8 bytes wide: misaligned
+  // data would make every read undefined behaviour.
+  ET_CHECK_OR_RETURN_ERROR(
+      reinterpret_cast<uintptr_t>(data) % alignof(uint64_t) == 0,
+      InvalidArgument,
+      "Program data at %p is not aligned to %zu bytes; load it into an "
+      "aligned buffer",
+      data,
+      alignof(uint64_t));
   ET_CHECK_OR_RETURN_ERROR(
       size >= 2 * sizeof(flatbuffers::uoffset_t),
       InvalidProgram,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <executorch/runtime/testing/buffer_data_loader.h>
+#include <executorch/runtime/testing/log_capture.h>
 #include <executorch/runtime/testing/managed_memory.h>
 #include <executorch/runtime/testing/method_harness.h>
 #include <executorch/runtime/testing/test_kernels.h>
@@ -168,6 +169,22 @@ TEST_F(ProgramTest, WrongIdentifierIsRejected) {
     BufferDataLoader loader(bytes);
     EXPECT_EQ(Program::load(&loader).error(), Error::InvalidProgram) << id;
   }
+}
+
+TEST_F(ProgramTest, MisalignedProgramDataIsRejected) {
+  // Found by fuzz_data_loader under UBSan: the flatbuffer verifier read
+  // offsets in place from a misaligned buffer.
+  const auto bytes = build_program(add_one_program());
+  std::vector<uint64_t> aligned(bytes.size() / 8 + 2);
+  auto* shifted = reinterpret_cast<uint8_t*>(aligned.data()) + 1;
+  std::memcpy(shifted, bytes.data(), bytes.size());
+  BufferDataLoader loader(shifted, bytes.size());
+  LogCapture logs;
+  EXPECT_EQ(Program::load(&loader).error(), Error::InvalidArgument);
+  EXPECT_TRUE(logs.contains({"not aligned to 8 bytes"}));
+  std::memcpy(aligned.data(), bytes.data(), bytes.size());
+  BufferDataLoader loader_at_start(aligned.data(), bytes.size());
+  EXPECT_EQ(Program::load(&loader_at_start).error(), Error::Ok);
 }
 
 TEST_F(ProgramTest, NullLoaderIsRejected) {

@@ -84,7 +84,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* file = data + kPrefixBytes;
   const size_t file_size = size - kPrefixBytes;
 
-  BufferDataLoader buffer_loader(file, file_size);
+  // Program::load refuses misaligned data (program_test.cpp covers it);
+  // an aligned copy lets the loader's ranges reach the program parser.
+  std::vector<uint64_t> aligned((file_size + 7) / 8);
+  if (file_size > 0) {
+    std::memcpy(aligned.data(), file, file_size);
+  }
+  BufferDataLoader buffer_loader(aligned.data(), file_size);
   exercise(buffer_loader, offset, length);
 
   if (!write_file(file, file_size)) {
