@@ -11,6 +11,7 @@
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/memory_allocator.h>
+#include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
 
@@ -42,10 +43,12 @@ class BackendInitContext final {
   explicit BackendInitContext(
       MemoryAllocator* runtime_allocator,
       EventTracer* event_tracer = nullptr,
-      const char* method_name = nullptr)
+      const char* method_name = nullptr,
+      const NamedDataMap* named_data_map = nullptr)
       : runtime_allocator_(runtime_allocator),
         event_tracer_(event_tracer),
-        method_name_(method_name) {}
+        method_name_(method_name),
+        named_data_map_(named_data_map) {}
 
   // Allocator for memory that lives as long as the method.
   MemoryAllocator* get_runtime_allocator() {
@@ -57,11 +60,18 @@ class BackendInitContext final {
   const char* get_method_name() const {
     return method_name_;
   }
+  // Data the backend may look up by key: the program's named data and the
+  // external data given to load_method (null when there is neither). Valid
+  // during init(); buffers it returns are the backend's to keep.
+  const NamedDataMap* get_named_data_map() const {
+    return named_data_map_;
+  }
 
  private:
   MemoryAllocator* runtime_allocator_;
   EventTracer* event_tracer_;
   const char* method_name_;
+  const NamedDataMap* named_data_map_;
 };
 
 // What a backend may use during execute().

@@ -8,6 +8,7 @@
 #include <executorch/runtime/core/event_tracer_hooks.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/executor/backend_delegate.h>
+#include <executorch/runtime/executor/merged_data_map.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/executor/schema_util.h>
 #include <executorch/runtime/executor/value_parser.h>
@@ -98,17 +99,20 @@ bool add_tensor_meta(const Tensor& tensor, TensorMeta* metas, size_t* count) {
 Method::Method(const Program* program,
                MemoryManager* memory_manager,
                EventTracer* event_tracer,
-               MemoryAllocator* temp_allocator)
+               MemoryAllocator* temp_allocator,
+               const NamedDataMap* external_data_map)
     : program_(program),
       memory_manager_(memory_manager),
       temp_allocator_(temp_allocator),
-      event_tracer_(event_tracer) {}
+      event_tracer_(event_tracer),
+      external_data_map_(external_data_map) {}
 
 Method::Method(Method&& other) noexcept
     : program_(other.program_),
       memory_manager_(other.memory_manager_),
       temp_allocator_(other.temp_allocator_),
       event_tracer_(other.event_tracer_),
+      external_data_map_(other.external_data_map_),
       serialization_plan_(other.serialization_plan_),
       n_value_(other.n_value_),
       values_(other.values_),
@@ -285,7 +289,19 @@ Error Method::init_delegates() {
                            "%zu delegates",
                            method_name(),
                            count);
-  BackendInitContext context(allocator, event_tracer_, method_name());
+  // Delegates find weights stored by key in the program or in the external
+  // data; the merged view is only needed while they initialize.
+  Result<const NamedDataMap*> program_data = program_->get_named_data_map();
+  Result<MergedDataMap> named_data = MergedDataMap::load(
+      program_data.ok() ? *program_data : nullptr, external_data_map_);
+  if (!named_data.ok()) {
+    ET_LOG(Error,
+           "Method '%s': the external data repeats keys of the program",
+           method_name());
+    return named_data.error();
+  }
+  BackendInitContext context(
+      allocator, event_tracer_, method_name(), &named_data.get());
   for (size_t i = 0; i < count; ++i) {
     const Error error = BackendDelegate::Init(
         s_delegates->Get(i), program_, context, i, &delegates_[i]);

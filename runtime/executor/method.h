@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/executor/memory_manager.h>
@@ -103,7 +104,8 @@ class Method final {
   Method(const Program* program,
          MemoryManager* memory_manager,
          EventTracer* event_tracer,
-         MemoryAllocator* temp_allocator);
+         MemoryAllocator* temp_allocator,
+         const NamedDataMap* external_data_map);
 
   // Parses values, resolves kernels and initializes delegates for `plan`.
   ET_NODISCARD Error init(const executorch_flatbuffer::ExecutionPlan* plan);
@@ -147,6 +149,8 @@ class Method final {
   MemoryManager* memory_manager_;
   MemoryAllocator* temp_allocator_;
   EventTracer* event_tracer_;
+  // Data outside the .pte (load_method's named_data_map), or null.
+  const NamedDataMap* external_data_map_;
   const executorch_flatbuffer::ExecutionPlan* serialization_plan_ = nullptr;
 
   size_t n_value_ = 0;

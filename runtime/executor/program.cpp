@@ -284,11 +284,17 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
     constant_segment_data = std::move(*constants);
   }
 
+  Result<PteDataMap> pte_data_map =
+      PteDataMap::create(loader, segment_base_offset, flatbuffer_program);
+  if (!pte_data_map.ok()) {
+    return pte_data_map.error();
+  }
   return Program(loader,
                  segment_base_offset,
                  std::move(*program_data),
                  flatbuffer_program,
-                 std::move(constant_segment_data));
+                 std::move(constant_segment_data),
+                 std::move(*pte_data_map));
 }
 
 size_t Program::num_methods() const {
@@ -320,7 +326,8 @@ Result<MethodMeta> Program::method_meta(const char* method_name) const {
 
 Result<Method> Program::load_method(const char* method_name,
                                     MemoryManager* memory_manager,
-                                    EventTracer* event_tracer) const {
+                                    EventTracer* event_tracer,
+                                    const NamedDataMap* named_data_map) const {
   internal::EventTracerProfileMethodScope scope(event_tracer,
                                                 "Program::load_method");
   const auto* plan = find_plan(internal_program_, method_name);
@@ -334,8 +341,11 @@ Result<Method> Program::load_method(const char* method_name,
       InvalidArgument,
       "load_method('%s'): a MemoryManager with a method allocator is required",
       method_name);
-  Method method(
-      this, memory_manager, event_tracer, memory_manager->temp_allocator());
+  Method method(this,
+                memory_manager,
+                event_tracer,
+                memory_manager->temp_allocator(),
+                named_data_map);
   ET_CHECK_OK_OR_RETURN_ERROR(method.init(plan));
   return method;
 }

@@ -18,10 +18,12 @@
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/freeable_buffer.h>
+#include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/executor/memory_manager.h>
 #include <executorch/runtime/executor/method.h>
 #include <executorch/runtime/executor/method_meta.h>
+#include <executorch/runtime/executor/pte_data_map.h>
 
 namespace executorch_flatbuffer {
 struct Program;
@@ -72,10 +74,19 @@ class Program final {
   // Program) must outlive the Method. `event_tracer`, when given, receives
   // the method's load, execute, per-instruction and delegate events (see
   // runtime/core/event_tracer.h) and must outlive the Method too.
+  // `named_data_map` holds data stored outside the .pte (a .ptd file:
+  // external constants, delegate weights); it must outlive the Method too.
   ET_NODISCARD Result<Method> load_method(
       const char* method_name,
       MemoryManager* memory_manager,
-      EventTracer* event_tracer = nullptr) const;
+      EventTracer* event_tracer = nullptr,
+      const NamedDataMap* named_data_map = nullptr) const;
+
+  // The program's own named data (delegate weights stored by key); empty
+  // when the program has none. Lives as long as the Program.
+  Result<const NamedDataMap*> get_named_data_map() const {
+    return static_cast<const NamedDataMap*>(&pte_data_map_);
+  }
 
   // Bytes of constant `buffer_index` (an index into the constant segment's
   // offsets), checked to hold at least `nbytes`.
@@ -114,12 +125,14 @@ class Program final {
           size_t segment_base_offset,
           FreeableBuffer&& program_data,
           const executorch_flatbuffer::Program* internal_program,
-          FreeableBuffer&& constant_segment_data)
+          FreeableBuffer&& constant_segment_data,
+          PteDataMap&& pte_data_map)
       : program_data_(std::move(program_data)),
         loader_(loader),
         internal_program_(internal_program),
         segment_base_offset_(segment_base_offset),
-        constant_segment_data_(std::move(constant_segment_data)) {}
+        constant_segment_data_(std::move(constant_segment_data)),
+        pte_data_map_(std::move(pte_data_map)) {}
 
   FreeableBuffer program_data_;
   DataLoader* loader_;
@@ -127,6 +140,7 @@ class Program final {
   // Where segments start in the file (0 when there is no extended header).
   size_t segment_base_offset_;
   FreeableBuffer constant_segment_data_;
+  PteDataMap pte_data_map_;
 };
 
 } // namespace runtime
