@@ -33,7 +33,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = [
     (["schema/program.fbs", "schema/scalar_type.fbs"], "exir/_serialize/generated"),
     (
-        ["backends/xnnpack/serialization/xnnpack_graph.fbs"],
+        ["backends/xnnpack/serialization/schema.fbs"],
         "backends/xnnpack/serialization/generated",
     ),
 ]

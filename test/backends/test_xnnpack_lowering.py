@@ -1,4 +1,4 @@
-"""The Python lowering (backends/xnnpack/lowering.py) against eager PyTorch:
+"""The Python lowering (backends/xnnpack/lowering/) against eager PyTorch:
 each module is exported, lowered whole to one XNNPACK blob, run by the C++
 backend (the xnnpack_run_blob tool from the CMake build) and compared.
 Tolerances: 1e-5 relative for elementwise and data movement, 1e-4 where
@@ -17,7 +17,9 @@ from executorch.backends.xnnpack.lowering import (
     lower_to_xnnpack,
     unsupported_reason,
 )
-from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import NodeKind
+from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
+    XNodeUnion as Kind,
+)
 from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
     deserialize_xnnpack_blob,
 )
@@ -81,7 +83,7 @@ def check(module, inputs, rtol=1e-5, atol=1e-5, keep=()):
 
 
 def kinds(graph):
-    return [n.kind for n in graph.nodes]
+    return [n.xnodeUnionType for n in graph.xnodes]
 
 
 F = torch.nn.functional
@@ -165,10 +167,10 @@ def test_conv_batch_norm_relu_folds_into_one_node():
         model[1].running_var.uniform_(0.5, 2)
         model[1].weight.uniform_(0.5, 1.5)
     graph = check(model, (torch.randn(1, 3, 8, 8),), 1e-4, 1e-4)
-    assert kinds(graph).count(NodeKind.conv2d) == 1
-    conv = next(n for n in graph.nodes if n.kind == NodeKind.conv2d)
-    assert conv.clamp is not None and conv.clamp.min == 0.0
-    assert NodeKind.multiply not in kinds(graph)
+    assert kinds(graph).count(Kind.XNNConv2d) == 1
+    conv = next(n for n in graph.xnodes if n.xnodeUnionType == Kind.XNNConv2d)
+    assert conv.outputMinMax is not None and conv.outputMinMax.outputMin == 0.0
+    assert Kind.XNNMultiply not in kinds(graph)
 
 
 def test_standalone_batch_norm():
@@ -185,7 +187,7 @@ def test_linear_and_mm():
     graph = check(
         Lambda(lambda x: (linear(x), x @ w)), (torch.randn(6, 5),), 1e-5, 1e-5
     )
-    assert kinds(graph).count(NodeKind.fully_connected) == 2
+    assert kinds(graph).count(Kind.XNNFullyConnected) == 2
 
 
 def test_linear_with_leading_dims():
@@ -202,7 +204,7 @@ def test_bmm_and_dynamic_mm():
             torch.randn(5, 3),
         ),
     )
-    assert kinds(graph).count(NodeKind.batch_matrix_multiply) == 2
+    assert kinds(graph).count(Kind.XNNBatchMatrixMultiply) == 2
 
 
 def test_prelu():
@@ -211,7 +213,7 @@ def test_prelu():
         (torch.randn(2, 4, 3, 3),),
         keep=[torch.ops.aten.prelu.default],
     )
-    assert NodeKind.prelu in kinds(graph)
+    assert Kind.XNNPReLU in kinds(graph)
 
 
 @pytest.mark.parametrize(
@@ -248,8 +250,8 @@ def test_avg_pool_counting_padding_is_not_supported():
 def test_global_average_pooling(fn):
     graph = check(Lambda(fn), (torch.randn(2, 3, 4, 5),))
     # The NCHW <-> NHWC change around a 1x1 spatial result is a reshape.
-    assert NodeKind.static_transpose in kinds(graph)  # the input only
-    assert kinds(graph).count(NodeKind.static_transpose) == 1
+    assert Kind.XNNStaticTranspose in kinds(graph)  # the input only
+    assert kinds(graph).count(Kind.XNNStaticTranspose) == 1
 
 
 def test_data_movement():
@@ -291,9 +293,9 @@ def test_layout_transposes_are_shared_and_minimal():
         torch.nn.MaxPool2d(2),
     )
     graph = check(model, (torch.randn(1, 3, 8, 8),), 1e-4, 1e-4)
-    assert kinds(graph).count(NodeKind.static_transpose) == 2
+    assert kinds(graph).count(Kind.XNNStaticTranspose) == 2
     # relu is fused into the first convolution, hardswish's clamps into add.
-    assert NodeKind.clamp not in kinds(graph)
+    assert Kind.XNNClamp not in kinds(graph)
 
 
 def test_small_classifier_with_threads():
@@ -330,7 +332,7 @@ def test_tensor_factories_fold_into_constants():
         Lambda(lambda x: torch.maximum(x, torch.full((4,), 0.5)) + torch.zeros(4)),
         (torch.randn(3, 4),),
     )
-    assert kinds(graph) == [NodeKind.maximum, NodeKind.add]
+    assert kinds(graph) == [Kind.XNNMaximum, Kind.XNNAdd]
 
 
 def test_output_that_is_an_input_is_copied():
@@ -452,8 +454,8 @@ def test_small_cnns_lower_whole_with_one_layout_change(name):
     )
     # Only the input changes layout; batch norms are folded away, so the
     # only multiply is the squeeze-excite gate.
-    assert kinds(graph).count(NodeKind.static_transpose) == 1
-    assert kinds(graph).count(NodeKind.multiply) == (1 if name == "mobilenet" else 0)
+    assert kinds(graph).count(Kind.XNNStaticTranspose) == 1
+    assert kinds(graph).count(Kind.XNNMultiply) == (1 if name == "mobilenet" else 0)
 
 
 @pytest.mark.parametrize("affine", [False, True])
@@ -475,7 +477,8 @@ def test_select_and_expand():
 
 def test_transformer_encoder_lowers_whole():
     """With _safe_softmax kept whole (as the partitioner keeps it), an
-    encoder lowers entirely and matches eager."""
+    encoder lowers entirely, in node kinds of upstream's format (layer norm
+    and the safe softmax decomposed), and matches eager."""
     encoder = torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(32, 4, 64, batch_first=True, dropout=0.0),
         2,
@@ -488,5 +491,7 @@ def test_transformer_encoder_lowers_whole():
         1e-4,
         keep=[torch.ops.aten._safe_softmax.default],
     )
-    assert NodeKind.safe_softmax in kinds(graph)
-    assert NodeKind.layer_norm in kinds(graph)
+    assert Kind.XNNSoftmax in kinds(graph)
+    # Two norms per layer, each with a mean and a variance reduction, and
+    # four linears per layer.
+    assert kinds(graph).count(Kind.XNNFullyConnected) == 2 * (2 * 2 + 4)

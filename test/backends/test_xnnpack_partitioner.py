@@ -58,15 +58,11 @@ def run_blob_delegate(blob: bytes, tensors) -> None:
 
 
 def _num_inputs(blob: bytes) -> int:
-    from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
-        ValueFlags,
-    )
     from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
         deserialize_xnnpack_blob,
     )
 
-    values = deserialize_xnnpack_blob(blob).graph.values
-    return sum(1 for v in values if v.flags == ValueFlags.external_input)
+    return len(deserialize_xnnpack_blob(blob).graph.inputIds)
 
 
 def lower(model, inputs, partitioner=None):

@@ -7,7 +7,7 @@
 
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
-#include <executorch/backends/xnnpack/runtime/xnnpack_executor.h>
+#include <executorch/backends/xnnpack/runtime/executor.h>
 #include <executorch/runtime/platform/log.h>
 
 namespace executorch {
@@ -77,10 +77,12 @@ Result<DelegateHandle*> XnnpackBackend::init(
                            "handle (%zu bytes)",
                            sizeof(XnnpackExecutor));
   new (executor) XnnpackExecutor();
-  // The executor may keep pointing at the blob's constants, so the blob is
-  // not freed here; the runtime frees it with the delegate.
-  const Error error =
-      executor->init(processed->data(), processed->size(), num_threads);
+  // The executor keeps pointing into the blob (params, constants), so the
+  // blob is not freed here; the runtime frees it with the delegate.
+  const Error error = executor->init(processed->data(),
+                                     processed->size(),
+                                     context.get_named_data_map(),
+                                     num_threads);
   if (error != Error::Ok) {
     executor->~XnnpackExecutor();
     return error;

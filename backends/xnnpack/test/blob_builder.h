@@ -1,17 +1,19 @@
 #pragma once
 
 // Test helper: describes an XNNPACK graph with plain structs and builds the
-// delegate blob (header, flatbuffer, constant data) the way the Python
-// serializer lays it out, so C++ tests need no Python. Tests start from a
-// valid description and change one field to build a malformed blob.
+// delegate blob in upstream's format (header, XNNGraph flatbuffer, constant
+// data) the way the Python serializer lays it out, so C++ tests need no
+// Python. Tests start from a valid description and change one field to build
+// a malformed blob.
 
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
-#include <executorch/backends/xnnpack/xnnpack_graph_generated.h>
+#include <executorch/backends/xnnpack/schema_generated.h>
 
 namespace executorch {
 namespace backends {
@@ -19,44 +21,55 @@ namespace xnnpack {
 namespace testing {
 
 using Dims = std::vector<uint32_t>;
+using NodeKind = fb_xnnpack::XNodeUnion;
 
+struct NodeDesc;
+
+// Builds a node's table (the kind's table in XNodeUnion) from its wiring.
+// Without one, a node with one input is an _XNNNode1x1 and a node with two
+// an _XNNNode2x1.
 struct Params {
-  xnnpack_graph::NodeParams type = xnnpack_graph::NodeParams::NONE;
-  std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&)>
+  std::function<flatbuffers::Offset<void>(flatbuffers::FlatBufferBuilder&,
+                                          const NodeDesc&)>
       build;
 };
 
 struct ValueDesc {
-  xnnpack_graph::DataType datatype = xnnpack_graph::DataType::fp32;
+  fb_xnnpack::XNNDatatype datatype = fb_xnnpack::XNNDatatype::xnn_datatype_fp32;
   Dims dims;
+  // XNN_VALUE_FLAG_EXTERNAL_INPUT (1) / _OUTPUT (2).
   uint32_t flags = 0;
-  uint32_t external_index = 0;
+  uint32_t external_id = UINT32_MAX;
   bool is_constant = false;
   std::vector<float> constant;
-  // Replaces the computed constant reference (offset, size).
+  // Replaces the computed constant_data entry (offset, size).
   std::optional<std::pair<uint64_t, uint64_t>> constant_ref;
-  std::vector<uint32_t> dynamic_dims;
+  // Stores the constant under this key in the named data instead of the
+  // blob (offset UINT64_MAX).
+  std::string named_key;
+  // Replaces the value's id_out (its position by default).
+  std::optional<uint32_t> id_out;
 };
 
 struct NodeDesc {
-  xnnpack_graph::NodeKind kind = xnnpack_graph::NodeKind::invalid;
+  NodeKind kind = NodeKind::NONE;
   std::vector<uint32_t> inputs;
-  std::vector<uint32_t> outputs;
+  uint32_t output = 0;
   Params params;
   std::optional<std::pair<float, float>> clamp;
 };
 
+inline constexpr uint32_t kInputFlag = 1;
+inline constexpr uint32_t kOutputFlag = 2;
+
 class BlobBuilder {
  public:
   // An external input or output; `arg` is its index in the delegate args.
-  // An input's `dynamic_dims` have `dims` as their upper bounds.
-  uint32_t input(Dims dims,
-                 uint32_t arg,
-                 std::vector<uint32_t> dynamic_dims = {});
+  uint32_t input(Dims dims, uint32_t arg);
   uint32_t output(Dims dims, uint32_t arg);
   uint32_t tensor(Dims dims);
   uint32_t constant(Dims dims, std::vector<float> data);
-  void node(xnnpack_graph::NodeKind kind,
+  void node(NodeKind kind,
             std::vector<uint32_t> inputs,
             uint32_t output,
             Params params = {},
@@ -68,6 +81,11 @@ class BlobBuilder {
   std::vector<NodeDesc>& nodes() {
     return nodes_;
   }
+  // The ids listed as the graph's inputs and outputs (by default the
+  // external values' ids, in arg order).
+  std::optional<std::vector<uint32_t>>& input_ids() {
+    return input_ids_;
+  }
 
   std::vector<uint8_t> build() const;
 
@@ -76,14 +94,17 @@ class BlobBuilder {
 
   std::vector<ValueDesc> values_;
   std::vector<NodeDesc> nodes_;
+  std::optional<std::vector<uint32_t>> input_ids_;
 };
 
 // Byte offsets of header fields, for corrupting a built blob.
-inline constexpr size_t kFlatbufferOffsetField = 8;
-inline constexpr size_t kConstantOffsetField = 24;
-inline constexpr size_t kConstantSizeField = 32;
+inline constexpr size_t kFlatbufferOffsetField = 10;
+inline constexpr size_t kFlatbufferSizeField = 14;
+inline constexpr size_t kConstantOffsetField = 18;
+inline constexpr size_t kConstantSizeField = 22;
 
-// Params of each params table; conv and pool padding is symmetric.
+// Params of each node table; conv and pool padding is symmetric. Conv
+// inputs are (input, filter[, bias]).
 Params conv_params(uint32_t kernel,
                    uint32_t stride,
                    uint32_t padding,
@@ -91,29 +112,31 @@ Params conv_params(uint32_t kernel,
                    uint32_t groups,
                    uint32_t group_input_channels,
                    uint32_t group_output_channels,
-                   bool depthwise = false,
                    uint32_t adjustment = 0);
 Params pool_params(uint32_t kernel,
                    uint32_t stride,
                    uint32_t padding,
                    uint32_t dilation = 1);
+// Global average pooling keeping the pooled dims ([N, 1, 1, C]).
+Params keep_dims_params();
+// Inputs (input, filter[, bias]).
 Params fully_connected_params(bool transpose_weights);
-Params scalar_params(float value);
-Params gelu_params(bool tanh_approximation);
+Params elu_params(float alpha);
+Params leaky_relu_params(float negative_slope);
+// For XNNConcatenate2..5 (as many inputs as the kind says).
 Params concatenate_params(uint32_t axis);
 Params transpose_params(std::vector<uint32_t> perm);
-// `dim_sources` and `modes` (the dynamic-shape fields) are left out when
-// empty.
+// `dim_sources` and `modes` (the dynamic-shape extensions) are left out
+// when empty.
 Params reshape_params(std::vector<uint32_t> new_shape,
                       std::vector<int32_t> dim_sources = {});
-Params slice_params(std::vector<uint64_t> offsets,
-                    std::vector<uint64_t> sizes,
-                    std::vector<xnnpack_graph::SliceMode> modes = {});
-Params pad_params(std::vector<uint64_t> pre,
-                  std::vector<uint64_t> post,
+Params slice_params(std::vector<uint32_t> offsets,
+                    std::vector<uint32_t> sizes,
+                    std::vector<fb_xnnpack::SliceMode> modes = {});
+Params pad_params(std::vector<uint32_t> pre,
+                  std::vector<uint32_t> post,
                   float value);
 Params resize_params(uint32_t height, uint32_t width, bool align_corners);
-Params layer_norm_params(uint32_t normalized_dims, float epsilon);
 
 } // namespace testing
 } // namespace xnnpack

@@ -101,7 +101,7 @@ inline std::vector<float> conv_reference(const std::vector<float>& x,
 // One node whose non-constant inputs are args 0.., its constants following
 // them in the node's input list, and its output the last arg.
 struct SingleNode {
-  xnnpack_graph::NodeKind kind;
+  NodeKind kind;
   std::vector<Dims> inputs;
   std::vector<std::pair<Dims, std::vector<float>>> constants;
   Dims output;

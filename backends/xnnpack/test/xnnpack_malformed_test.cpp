@@ -18,7 +18,6 @@ namespace {
 
 using runtime::Error;
 using runtime::testing::LogCapture;
-using xnnpack_graph::NodeKind;
 
 // x [2, 3] -> fully_connected (constant [4, 3] weights) -> y [2, 4].
 BlobBuilder linear_graph() {
@@ -26,7 +25,7 @@ BlobBuilder linear_graph() {
   const uint32_t x = b.input({2, 3}, 0);
   const uint32_t w = b.constant({4, 3}, random_values(12));
   const uint32_t y = b.output({2, 4}, 1);
-  b.node(NodeKind::fully_connected, {x, w}, y, fully_connected_params(false));
+  b.node(NodeKind::XNNFullyConnected, {x, w}, y, fully_connected_params(false));
   return b;
 }
 
@@ -35,8 +34,8 @@ Error init_error(const std::vector<uint8_t>& blob) {
   return runner.init(blob);
 }
 
-void put_u64(std::vector<uint8_t>& blob, size_t at, uint64_t v) {
-  for (size_t i = 0; i < 8; ++i) {
+void put_u32(std::vector<uint8_t>& blob, size_t at, uint32_t v) {
+  for (size_t i = 0; i < 4; ++i) {
     blob[at + i] = static_cast<uint8_t>(v >> (8 * i));
   }
 }
@@ -48,20 +47,14 @@ TEST(XnnpackMalformed, ValidGraphRuns) {
   EXPECT_EQ(runner.run({{{2, 3}, random_values(6)}}, &out), Error::Ok);
 }
 
+// Without its header magic, a blob is read as a bare flatbuffer, whose
+// identifier is then wrong.
 TEST(XnnpackMalformed, BadMagic) {
   std::vector<uint8_t> blob = linear_graph().build();
-  blob[0] = 'Y';
+  blob[4] = 'Y';
   LogCapture log;
   EXPECT_EQ(init_error(blob), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"bad magic"}));
-}
-
-TEST(XnnpackMalformed, UpstreamBlobIsNamed) {
-  std::vector<uint8_t> blob = linear_graph().build();
-  std::memcpy(blob.data() + 4, "XH00", 4);
-  LogCapture log;
-  EXPECT_EQ(init_error(blob), Error::NotSupported);
-  EXPECT_TRUE(log.contains({"upstream ExecuTorch"}));
+  EXPECT_TRUE(log.contains({"identifier"}));
 }
 
 TEST(XnnpackMalformed, TruncatedHeader) {
@@ -74,7 +67,7 @@ TEST(XnnpackMalformed, TruncatedHeader) {
 
 TEST(XnnpackMalformed, FlatbufferOffsetPastEnd) {
   std::vector<uint8_t> blob = linear_graph().build();
-  put_u64(blob, kFlatbufferOffsetField, blob.size() + 8);
+  put_u32(blob, kFlatbufferOffsetField, blob.size() + 8);
   LogCapture log;
   EXPECT_EQ(init_error(blob), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"flatbuffer", "outside"}));
@@ -82,10 +75,10 @@ TEST(XnnpackMalformed, FlatbufferOffsetPastEnd) {
 
 TEST(XnnpackMalformed, ConstantAreaPastEnd) {
   std::vector<uint8_t> blob = linear_graph().build();
-  put_u64(blob, kConstantSizeField, blob.size());
+  put_u32(blob, kConstantSizeField, blob.size());
   LogCapture log;
   EXPECT_EQ(init_error(blob), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"constant data", "outside"}));
+  EXPECT_TRUE(log.contains({"constant data", "is not between"}));
 }
 
 TEST(XnnpackMalformed, WrongIdentifier) {
@@ -102,15 +95,15 @@ TEST(XnnpackMalformed, NodeInputIndexOutOfRange) {
   b.nodes()[0].inputs[1] = 17;
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"node 0", "input 1", "17 out of range"}));
+  EXPECT_TRUE(log.contains({"node 0 (fully_connected)", "input 1", "id 17, which no value has"}));
 }
 
 TEST(XnnpackMalformed, NodeOutputIndexOutOfRange) {
   BlobBuilder b = linear_graph();
-  b.nodes()[0].outputs[0] = 3;
+  b.nodes()[0].output = 3;
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"node 0", "output", "out of range"}));
+  EXPECT_TRUE(log.contains({"node 0", "output 0", "id 3, which no value has"}));
 }
 
 TEST(XnnpackMalformed, ConstantOffsetPastEnd) {
@@ -126,7 +119,7 @@ TEST(XnnpackMalformed, ConstantSizeMismatch) {
   b.values()[1].constant_ref = std::make_pair(0, 44);
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"value 1", "expected 48 bytes"}));
+  EXPECT_TRUE(log.contains({"value 1", "has 44 bytes, the value needs 48"}));
 }
 
 TEST(XnnpackMalformed, WrongOutputDims) {
@@ -139,27 +132,21 @@ TEST(XnnpackMalformed, WrongOutputDims) {
 
 TEST(XnnpackMalformed, UnknownNodeKind) {
   BlobBuilder b = linear_graph();
-  b.nodes()[0].kind = static_cast<NodeKind>(999);
+  b.nodes()[0].kind = static_cast<NodeKind>(200);
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"node 0", "unknown node kind 999"}));
-}
-
-TEST(XnnpackMalformed, ParamsOfAnotherKind) {
-  BlobBuilder b = linear_graph();
-  b.nodes()[0].params = scalar_params(1.0f);
-  LogCapture log;
-  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains(
-      {"node 0", "ScalarParams", "expected FullyConnectedParams"}));
+  EXPECT_TRUE(log.contains({"node 0", "unknown node kind 200"}));
 }
 
 TEST(XnnpackMalformed, ParamsTypeWithoutTable) {
   BlobBuilder b = linear_graph();
-  b.nodes()[0].params.build = nullptr;
+  b.nodes()[0].params.build = [](flatbuffers::FlatBufferBuilder&,
+                                  const NodeDesc&) {
+    return flatbuffers::Offset<void>();
+  };
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"node 0", "params table is missing"}));
+  EXPECT_TRUE(log.contains({"node 0", "no params table"}));
 }
 
 TEST(XnnpackMalformed, DynamicWeights) {
@@ -167,10 +154,10 @@ TEST(XnnpackMalformed, DynamicWeights) {
   const uint32_t x = b.input({2, 3}, 0);
   const uint32_t w = b.input({4, 3}, 1);
   const uint32_t y = b.output({2, 4}, 2);
-  b.node(NodeKind::fully_connected, {x, w}, y, fully_connected_params(false));
+  b.node(NodeKind::XNNFullyConnected, {x, w}, y, fully_connected_params(false));
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"node 0", "must be constants"}));
+  EXPECT_TRUE(log.contains({"node 0", "filter (input 1) must be a constant"}));
 }
 
 TEST(XnnpackMalformed, InputUsedBeforeProduced) {
@@ -178,8 +165,8 @@ TEST(XnnpackMalformed, InputUsedBeforeProduced) {
   const uint32_t x = b.input({4}, 0);
   const uint32_t t = b.tensor({4});
   const uint32_t y = b.output({4}, 1);
-  b.node(NodeKind::abs, {t}, y);
-  b.node(NodeKind::negate, {x}, t);
+  b.node(NodeKind::XNNAbs, {t}, y);
+  b.node(NodeKind::XNNNegate, {x}, t);
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"node 0 (abs)", "value 1 is not"}));
@@ -190,7 +177,7 @@ TEST(XnnpackMalformed, OutputNeverProduced) {
   const uint32_t x = b.input({4}, 0);
   const uint32_t y = b.output({4}, 1);
   const uint32_t t = b.tensor({4});
-  b.node(NodeKind::abs, {x}, t);
+  b.node(NodeKind::XNNAbs, {x}, t);
   (void)y;
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
@@ -202,17 +189,17 @@ TEST(XnnpackMalformed, DuplicateExternalIndex) {
   const uint32_t x0 = b.input({4}, 0);
   const uint32_t x1 = b.input({4}, 0);
   const uint32_t y = b.output({4}, 2);
-  b.node(NodeKind::add, {x0, x1}, y);
+  b.node(NodeKind::XNNAdd, {x0, x1}, y);
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"value 1", "external_index 0"}));
+  EXPECT_TRUE(log.contains({"value 1", "external_id 0 is out of range or taken"}));
 }
 
-TEST(XnnpackMalformed, QuantizedDatatypeNotSupportedYet) {
+TEST(XnnpackMalformed, QuantizedDatatypeWithoutParams) {
   BlobBuilder b = linear_graph();
-  b.values()[0].datatype = xnnpack_graph::DataType::qint8;
+  b.values()[0].datatype = fb_xnnpack::XNNDatatype::xnn_datatype_qint8;
   LogCapture log;
-  EXPECT_EQ(init_error(b.build()), Error::NotSupported);
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"value 0", "qint8"}));
 }
 
@@ -221,7 +208,7 @@ TEST(XnnpackMalformed, ConvKernelLargerThanInput) {
   const uint32_t x = b.input({1, 2, 2, 1}, 0);
   const uint32_t w = b.constant({1, 3, 3, 1}, random_values(9));
   const uint32_t y = b.output({1, 1, 1, 1}, 1);
-  b.node(NodeKind::conv2d, {x, w}, y, conv_params(3, 1, 0, 1, 1, 1, 1));
+  b.node(NodeKind::XNNConv2d, {x, w}, y, conv_params(3, 1, 0, 1, 1, 1, 1));
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"node 0 (conv2d)", "smaller than"}));
@@ -231,7 +218,7 @@ TEST(XnnpackMalformed, TransposePermNotAPermutation) {
   BlobBuilder b;
   const uint32_t x = b.input({2, 3}, 0);
   const uint32_t y = b.output({3, 3}, 1);
-  b.node(NodeKind::static_transpose, {x}, y, transpose_params({1, 1}));
+  b.node(NodeKind::XNNStaticTranspose, {x}, y, transpose_params({1, 1}));
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"node 0 (static_transpose)", "perm[1] = 1"}));
@@ -241,21 +228,10 @@ TEST(XnnpackMalformed, SliceOutOfBounds) {
   BlobBuilder b;
   const uint32_t x = b.input({4}, 0);
   const uint32_t y = b.output({3}, 1);
-  b.node(NodeKind::static_slice, {x}, y, slice_params({2}, {3}));
+  b.node(NodeKind::XNNStaticSlice, {x}, y, slice_params({2}, {3}));
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"node 0 (static_slice)", "dim 0"}));
-}
-
-TEST(XnnpackMalformed, LayerNormWeightOfWrongShape) {
-  BlobBuilder b;
-  const uint32_t x = b.input({2, 3}, 0);
-  const uint32_t w = b.constant({2}, {1, 1});
-  const uint32_t y = b.output({2, 3}, 1);
-  b.node(NodeKind::layer_norm, {x, w}, y, layer_norm_params(1, 1e-5f));
-  LogCapture log;
-  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"node 0 (layer_norm)", "weight dims [2]"}));
 }
 
 // A consistent graph whose intermediates are 2^63 bytes each: planning their
@@ -266,12 +242,12 @@ TEST(XnnpackMalformed, HugeIntermediateFailsCleanly) {
   const uint32_t padded = b.tensor({1u << 30, 1u << 31});
   const uint32_t squashed = b.tensor({1u << 30, 1u << 31});
   const uint32_t y = b.output({1, 1}, 1);
-  b.node(NodeKind::constant_pad,
+  b.node(NodeKind::XNNStaticConstantPad,
          {x},
          padded,
          pad_params({0, 0}, {(1u << 30) - 1, (1u << 31) - 1}, 0.0f));
-  b.node(NodeKind::tanh, {padded}, squashed);
-  b.node(NodeKind::static_slice, {squashed}, y, slice_params({0, 0}, {1, 1}));
+  b.node(NodeKind::XNNTanh, {padded}, squashed);
+  b.node(NodeKind::XNNStaticSlice, {squashed}, y, slice_params({0, 0}, {1, 1}));
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::MemoryAllocationFailed);
   EXPECT_TRUE(log.contains({"between steps"}));
@@ -282,11 +258,11 @@ TEST(XnnpackMalformed, UnallocatableIntermediateFailsCleanly) {
   const uint32_t x = b.input({1, 1}, 0);
   const uint32_t padded = b.tensor({1u << 30, 1u << 31});
   const uint32_t y = b.output({1, 1}, 1);
-  b.node(NodeKind::constant_pad,
+  b.node(NodeKind::XNNStaticConstantPad,
          {x},
          padded,
          pad_params({0, 0}, {(1u << 30) - 1, (1u << 31) - 1}, 0.0f));
-  b.node(NodeKind::static_slice, {padded}, y, slice_params({0, 0}, {1, 1}));
+  b.node(NodeKind::XNNStaticSlice, {padded}, y, slice_params({0, 0}, {1, 1}));
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::MemoryAllocationFailed);
   EXPECT_TRUE(log.contains({"cannot allocate"}));
@@ -296,7 +272,7 @@ TEST(XnnpackMalformed, EmptyTensorsAreNotSupported) {
   BlobBuilder b;
   const uint32_t x = b.input({0, 3}, 0);
   const uint32_t y = b.output({0, 3}, 1);
-  b.node(NodeKind::abs, {x}, y);
+  b.node(NodeKind::XNNAbs, {x}, y);
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::NotSupported);
   EXPECT_TRUE(log.contains({"value 0", "empty tensors"}));
@@ -324,7 +300,7 @@ TEST(XnnpackMalformed, WrongInputShape) {
   LogCapture log;
   EXPECT_EQ(runner.run({{{2, 5}, random_values(10)}}, &out),
             Error::InvalidArgument);
-  EXPECT_TRUE(log.contains({"input 0", "dim 1 is 5, expected 3"}));
+  EXPECT_TRUE(log.contains({"input 0", "size 5 at dim 1 is above its upper bound 3"}));
 }
 
 TEST(XnnpackMalformed, WrongArgCount) {
@@ -370,7 +346,8 @@ void sweep_corruptions(const BlobBuilder& b,
     }
   };
   const size_t constant_offset = valid[kConstantOffsetField] |
-                                 (size_t{valid[kConstantOffsetField + 1]} << 8);
+                                 (size_t{valid[kConstantOffsetField + 1]} << 8) |
+                                 (size_t{valid[kConstantOffsetField + 2]} << 16);
   for (size_t i = 0; i < constant_offset; i += stride) {
     for (uint8_t flip : {uint8_t{0x01}, uint8_t{0xff}}) {
       std::vector<uint8_t> blob = valid;
@@ -389,14 +366,14 @@ TEST(XnnpackMalformed, CorruptionSweepConvTranspose) {
   const uint32_t w = b.constant({3, 3, 3, 2}, random_values(54));
   const uint32_t t = b.tensor({1, 4, 4, 3});
   const uint32_t y = b.output({1, 3, 4, 4}, 1);
-  b.node(NodeKind::conv2d, {x, w}, t, conv_params(3, 1, 1, 1, 1, 2, 3));
-  b.node(NodeKind::static_transpose, {t}, y, transpose_params({0, 3, 1, 2}));
+  b.node(NodeKind::XNNConv2d, {x, w}, t, conv_params(3, 1, 1, 1, 1, 2, 3));
+  b.node(NodeKind::XNNStaticTranspose, {t}, y, transpose_params({0, 3, 1, 2}));
   sweep_corruptions(
       b, {{{1, 4, 4, 2}, random_values(32)}}, {{{1, 3, 4, 4}, {}}});
 }
 
-// Pooling, broadcasting, padding, resizing, slicing, concatenation and
-// layer norm: more params tables and shape rules under corruption.
+// Pooling, broadcasting, padding, resizing, slicing and concatenation:
+// more node tables and shape rules under corruption.
 TEST(XnnpackMalformed, CorruptionSweepManyKinds) {
   BlobBuilder b;
   const uint32_t x = b.input({1, 6, 6, 2}, 0);
@@ -406,30 +383,27 @@ TEST(XnnpackMalformed, CorruptionSweepManyKinds) {
   const uint32_t padded = b.tensor({1, 4, 5, 2});
   const uint32_t resized = b.tensor({1, 8, 10, 2});
   const uint32_t sliced = b.tensor({1, 4, 10, 2});
-  const uint32_t joined = b.tensor({1, 12, 10, 2});
   const uint32_t y = b.output({1, 12, 10, 2}, 1);
-  b.node(NodeKind::max_pool2d, {x}, pooled, pool_params(2, 2, 0));
-  b.node(NodeKind::add, {pooled, bias}, added, {}, std::make_pair(0.0f, 6.0f));
-  b.node(NodeKind::constant_pad,
+  b.node(NodeKind::XNNMaxPooling2d, {x}, pooled, pool_params(2, 2, 0));
+  b.node(NodeKind::XNNAdd, {pooled, bias}, added, {}, std::make_pair(0.0f, 6.0f));
+  b.node(NodeKind::XNNStaticConstantPad,
          {added},
          padded,
          pad_params({0, 1, 0, 0}, {0, 0, 2, 0}, 0.5f));
-  b.node(NodeKind::resize_bilinear2d,
+  b.node(NodeKind::XNNStaticResizeBilinear2D,
          {padded},
          resized,
          resize_params(8, 10, false));
-  b.node(NodeKind::static_slice,
+  b.node(NodeKind::XNNStaticSlice,
          {resized},
          sliced,
          slice_params({0, 2, 0, 0}, {1, 4, 10, 2}));
-  b.node(
-      NodeKind::concatenate, {resized, sliced}, joined, concatenate_params(1));
-  b.node(NodeKind::layer_norm, {joined}, y, layer_norm_params(1, 1e-5f));
+  b.node(NodeKind::XNNConcatenate2, {resized, sliced}, y, concatenate_params(1));
   sweep_corruptions(
       b, {{{1, 6, 6, 2}, random_values(72)}}, {{{1, 12, 10, 2}, {}}});
 }
 
-// Convolutions, fully connected, activations, softmaxes and batch matmul
+// Convolutions, fully connected, activations, softmax and batch matmul
 // under corruption.
 TEST(XnnpackMalformed, CorruptionSweepComputeKinds) {
   BlobBuilder b;
@@ -447,29 +421,27 @@ TEST(XnnpackMalformed, CorruptionSweepComputeKinds) {
   const uint32_t fc = b.tensor({1, 4, 4, 3});
   const uint32_t flat = b.tensor({16, 3});
   const uint32_t soft = b.tensor({16, 3});
-  const uint32_t safe = b.tensor({16, 3});
   const uint32_t bt = b.tensor({3, 16});
   const uint32_t mm = b.tensor({16, 16});
   const uint32_t y = b.output({16, 16}, 1);
-  b.node(NodeKind::conv2d,
+  b.node(NodeKind::XNNDepthwiseConv2d,
          {x, dw, dw_bias},
          conv,
-         conv_params(3, 1, 1, 1, 2, 1, 2, true));
-  b.node(NodeKind::hardswish, {conv}, act);
+         conv_params(3, 1, 1, 1, 2, 1, 2));
+  b.node(NodeKind::XNNHardswish, {conv}, act);
   b.node(
-      NodeKind::deconv2d, {x, deconv_w}, up, conv_params(2, 2, 0, 1, 1, 2, 2));
-  b.node(NodeKind::prelu, {up, slope}, prelu);
-  b.node(NodeKind::avg_pool2d, {prelu}, avg, pool_params(2, 2, 0));
-  b.node(NodeKind::fully_connected,
+      NodeKind::XNNConvTranspose2d, {x, deconv_w}, up, conv_params(2, 2, 0, 1, 1, 2, 2));
+  b.node(NodeKind::XNNPReLU, {up, slope}, prelu);
+  b.node(NodeKind::XNNAvgPooling2d, {prelu}, avg, pool_params(2, 2, 0));
+  b.node(NodeKind::XNNFullyConnected,
          {avg, fc_w},
          fc,
          fully_connected_params(false));
-  b.node(NodeKind::static_reshape, {fc}, flat, reshape_params({16, 3}));
-  b.node(NodeKind::softmax, {flat}, soft);
-  b.node(NodeKind::safe_softmax, {soft}, safe);
-  b.node(NodeKind::static_transpose, {safe}, bt, transpose_params({1, 0}));
-  b.node(NodeKind::batch_matrix_multiply, {safe, bt}, mm);
-  b.node(NodeKind::gelu, {mm}, y, gelu_params(false));
+  b.node(NodeKind::XNNStaticReshape, {fc}, flat, reshape_params({16, 3}));
+  b.node(NodeKind::XNNSoftmax, {flat}, soft);
+  b.node(NodeKind::XNNStaticTranspose, {soft}, bt, transpose_params({1, 0}));
+  b.node(NodeKind::XNNBatchMatrixMultiply, {soft, bt}, mm);
+  b.node(NodeKind::XNNGelu, {mm}, y);
   sweep_corruptions(
       b, {{{1, 4, 4, 2}, random_values(32)}}, {{{16, 16}, {}}}, /*stride=*/4);
 }

@@ -25,7 +25,7 @@ using runtime::testing::MethodHarness;
 using runtime::testing::MethodSpec;
 using runtime::testing::ProgramSpec;
 using runtime::testing::ValueSpec;
-using xnnpack_graph::NodeKind;
+
 
 // A small classifier on an NCHW image, with the layout changes explicit:
 //   x [1, 3, 8, 8] -transpose-> NHWC -conv 3x3 + relu-> f [1, 8, 8, 4]
@@ -52,22 +52,22 @@ struct Classifier {
     const uint32_t flat = b.tensor({1, 4});
     const uint32_t fw = b.constant({5, 4}, fc_w);
     const uint32_t fb = b.constant({5}, fc_b);
-    b.node(NodeKind::static_transpose,
+    b.node(NodeKind::XNNStaticTranspose,
            {x},
            x_nhwc,
            transpose_params({0, 2, 3, 1}));
-    b.node(NodeKind::conv2d,
+    b.node(NodeKind::XNNConv2d,
            {x_nhwc, w, bias},
            f,
            conv_params(3, 1, 1, 1, 1, 3, 4),
            std::make_pair(0.0f, std::numeric_limits<float>::infinity()));
-    b.node(NodeKind::global_avg_pool2d, {f}, pooled);
-    b.node(NodeKind::static_reshape, {pooled}, flat, reshape_params({1, 4}));
-    b.node(NodeKind::fully_connected,
+    b.node(NodeKind::XNNGlobalAvgPooling2d, {f}, pooled, keep_dims_params());
+    b.node(NodeKind::XNNStaticReshape, {pooled}, flat, reshape_params({1, 4}));
+    b.node(NodeKind::XNNFullyConnected,
            {flat, fw, fb},
            logits,
            fully_connected_params(false));
-    b.node(NodeKind::static_transpose,
+    b.node(NodeKind::XNNStaticTranspose,
            {f},
            features,
            transpose_params({0, 3, 1, 2}));
@@ -130,16 +130,16 @@ TEST(XnnpackDelegate, AlternatingStepsKeepLiveValues) {
   const uint32_t x = b.input(dims, 0);
   const uint32_t y = b.output(dims, 1);
   const uint32_t a = b.tensor(dims);
-  b.node(NodeKind::tanh, {x}, a);
+  b.node(NodeKind::XNNTanh, {x}, a);
   uint32_t last = a;
   for (int i = 0; i < 3; ++i) {
     const uint32_t negated = b.tensor(dims);
     const uint32_t squashed = b.tensor(dims);
-    b.node(NodeKind::negate, {last}, negated);
-    b.node(NodeKind::tanh, {negated}, squashed);
+    b.node(NodeKind::XNNNegate, {last}, negated);
+    b.node(NodeKind::XNNTanh, {negated}, squashed);
     last = squashed;
   }
-  b.node(NodeKind::add, {a, last}, y);
+  b.node(NodeKind::XNNAdd, {a, last}, y);
   const std::vector<float> in = random_values(numel(dims), -2, 2, 54);
   std::vector<float> want;
   for (float v : in) {
@@ -164,8 +164,8 @@ TEST(XnnpackDelegate, UnreadNodeOutputIsHarmless) {
   const uint32_t x = b.input({2, 3}, 0);
   const uint32_t y = b.output({2, 3}, 1);
   const uint32_t unread = b.tensor({2, 3});
-  b.node(NodeKind::negate, {x}, unread);
-  b.node(NodeKind::abs, {x}, y);
+  b.node(NodeKind::XNNNegate, {x}, unread);
+  b.node(NodeKind::XNNAbs, {x}, y);
   DelegateRunner runner;
   ASSERT_EQ(runner.init(b.build()), Error::Ok);
   const std::vector<float> in = random_values(6);
@@ -269,11 +269,12 @@ TEST(XnnpackDelegate, MalformedBlobFailsMethodLoad) {
   ASSERT_EQ(register_xnnpack_backend(), Error::Ok);
   Classifier model;
   ProgramSpec spec = classifier_program(model, false);
-  spec.segments[0][0] = '?';
+  // The header magic ("XH00" at byte 4).
+  spec.segments[0][4] = '?';
   MethodHarness harness;
   runtime::testing::LogCapture log;
   EXPECT_EQ(harness.load(spec), Error::InvalidProgram);
-  EXPECT_TRUE(log.contains({"bad magic"}));
+  EXPECT_TRUE(log.contains({"identifier"}));
 }
 
 } // namespace

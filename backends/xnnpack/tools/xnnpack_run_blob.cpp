@@ -5,6 +5,7 @@
 //
 // Each INPUT.bin holds the contiguous float32 data of one delegate input, in
 // args order, with the blob's dims; output j is written to OUT_PREFIX<j>.bin.
+// The blob's constants must be inside it (not named data).
 // With --repeat, execute runs N times and the mean latency is printed.
 
 #include <chrono>
@@ -18,7 +19,7 @@
 #include <vector>
 
 #include <executorch/backends/xnnpack/runtime/blob.h>
-#include <executorch/backends/xnnpack/runtime/graph_check.h>
+#include <executorch/backends/xnnpack/runtime/graph.h>
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #include <executorch/backends/xnnpack/runtime/xnnpack_backend.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
@@ -99,8 +100,9 @@ int main(int argc, char** argv) {
   if (!view.ok()) {
     return fail("cannot parse the blob");
   }
-  xnn::CheckedGraph graph;
-  if (xnn::check_graph(*view, &graph) != Error::Ok) {
+  xnn::Graph graph;
+  if (xnn::load_graph(*view, /*named_data_map=*/nullptr, &graph) !=
+      Error::Ok) {
     return fail("the blob's graph is malformed");
   }
   if (static_cast<size_t>(argc - next) != graph.inputs.size()) {

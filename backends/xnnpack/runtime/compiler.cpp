@@ -1,0 +1,339 @@
+#include <executorch/backends/xnnpack/runtime/compiler.h>
+
+#include <algorithm>
+#include <limits>
+#include <new>
+
+#include <executorch/backends/xnnpack/runtime/node_ops.h>
+#include <executorch/runtime/platform/log.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+using runtime::Error;
+
+namespace {
+
+constexpr size_t kNoProducer = std::numeric_limits<size_t>::max();
+// Alignment of arena buffers; XNNPACK's kernels prefer 16 bytes.
+constexpr size_t kBufferAlignment = 16;
+
+size_t align_up(size_t n, size_t alignment) {
+  return (n + alignment - 1) / alignment * alignment;
+}
+
+// Defines value `v` in `subgraph` with its index as its id. The xnn_datatype
+// values Debian's XNNPACK knows have the schema's numbers.
+xnn_status define_value(xnn_subgraph_t subgraph,
+                        const ValueInfo& info,
+                        uint32_t v,
+                        uint32_t flags) {
+  const auto datatype = static_cast<xnn_datatype>(info.datatype);
+  uint32_t id = 0;
+  switch (info.quant.scheme) {
+    case Quantization::Scheme::PerTensor:
+      return xnn_define_quantized_tensor_value(subgraph,
+                                               datatype,
+                                               info.quant.zero_point,
+                                               info.quant.scale,
+                                               info.dims.size(),
+                                               info.dims.data(),
+                                               info.constant,
+                                               v,
+                                               flags,
+                                               &id);
+    case Quantization::Scheme::PerChannel:
+      return xnn_define_channelwise_quantized_tensor_value(subgraph,
+                                                           datatype,
+                                                           info.quant.scales,
+                                                           info.dims.size(),
+                                                           info.quant.channel_dim,
+                                                           info.dims.data(),
+                                                           info.constant,
+                                                           v,
+                                                           flags,
+                                                           &id);
+    case Quantization::Scheme::None:
+      return xnn_define_tensor_value(subgraph,
+                                     datatype,
+                                     info.dims.size(),
+                                     info.dims.data(),
+                                     info.constant,
+                                     v,
+                                     flags,
+                                     &id);
+    default:
+      // load_graph() rejects the datatypes of the other schemes.
+      return xnn_status_unsupported_parameter;
+  }
+}
+
+} // namespace
+
+const char* status_name(xnn_status status) {
+  switch (status) {
+    case xnn_status_success:
+      return "success";
+    case xnn_status_uninitialized:
+      return "uninitialized";
+    case xnn_status_invalid_parameter:
+      return "invalid parameter";
+    case xnn_status_invalid_state:
+      return "invalid state";
+    case xnn_status_unsupported_parameter:
+      return "unsupported parameter";
+    case xnn_status_unsupported_hardware:
+      return "unsupported hardware";
+    case xnn_status_out_of_memory:
+      return "out of memory";
+  }
+  return "unknown status";
+}
+
+CompiledGraph::~CompiledGraph() {
+  delete_runtimes();
+}
+
+void CompiledGraph::delete_runtimes() {
+  for (Step& step : steps) {
+    if (step.runtime != nullptr) {
+      xnn_delete_runtime(step.runtime);
+      step.runtime = nullptr;
+    }
+    step.externals.clear();
+    step.set_up = false;
+  }
+}
+
+Error CompiledGraph::plan_steps() {
+  const size_t num_nodes = graph.nodes.size();
+  const size_t num_values = graph.values.size();
+  producer_.assign(num_values, kNoProducer);
+  node_step_.assign(num_nodes, 0);
+  for (size_t i = 0; i < num_nodes; ++i) {
+    const Node& node = graph.nodes[i];
+    const bool on_host = node.ops->define == nullptr;
+    if (on_host || steps.empty() || steps.back().on_host) {
+      Step step;
+      step.first_node = i;
+      step.on_host = on_host;
+      steps.push_back(std::move(step));
+    }
+    steps.back().end_node = i + 1;
+    node_step_[i] = steps.size() - 1;
+    for (uint32_t v : node.outputs) {
+      producer_[v] = i;
+    }
+  }
+  for (Step& step : steps) {
+    step.event_name =
+        step.on_host
+            ? "host " + std::string(graph.nodes[step.first_node].ops->name) +
+                  " node " + std::to_string(step.first_node)
+            : "XNNPACK nodes " + std::to_string(step.first_node) + "-" +
+                  std::to_string(step.end_node - 1);
+  }
+  // A value crosses steps when it is an arg, when a host node touches it,
+  // or when it is used in another step than the one producing it. Outputs
+  // nothing reads get memory of their own too: XNNPACK allocates no memory
+  // for them and asserts when their node runs.
+  crosses_steps_.assign(num_values, false);
+  std::vector<bool> consumed(num_values, false);
+  for (size_t v = 0; v < num_values; ++v) {
+    const ValueInfo::Role role = graph.values[v].role;
+    crosses_steps_[v] =
+        role == ValueInfo::Role::Input || role == ValueInfo::Role::Output;
+  }
+  for (size_t i = 0; i < num_nodes; ++i) {
+    const Node& node = graph.nodes[i];
+    const bool on_host = steps[node_step_[i]].on_host;
+    for (uint32_t v : node.outputs) {
+      crosses_steps_[v] = crosses_steps_[v] || on_host;
+    }
+    for (uint32_t v : node.inputs) {
+      if (v == kNoValue) {
+        continue;
+      }
+      consumed[v] = true;
+      if (graph.values[v].role == ValueInfo::Role::Intermediate &&
+          (on_host || node_step_[producer_[v]] != node_step_[i])) {
+        crosses_steps_[v] = true;
+      }
+    }
+  }
+  for (size_t v = 0; v < num_values; ++v) {
+    if (producer_[v] != kNoProducer && !consumed[v]) {
+      crosses_steps_[v] = true;
+    }
+  }
+  return Error::Ok;
+}
+
+// Intermediates that cross steps live in the arena, each followed by the
+// XNN_EXTRA_BYTES XNNPACK may read. Values whose step lifetimes overlap get
+// disjoint bytes; the others may share. Placement is greedy, largest first,
+// at the lowest offset that fits between the placed values it overlaps.
+Error CompiledGraph::plan_arena() {
+  const size_t num_values = graph.values.size();
+  std::vector<size_t> last_step(num_values, 0);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (uint32_t v : graph.nodes[i].inputs) {
+      if (v != kNoValue) {
+        last_step[v] = std::max(last_step[v], node_step_[i]);
+      }
+    }
+  }
+  struct Block {
+    size_t value, first, last, size, offset;
+  };
+  std::vector<Block> blocks;
+  for (size_t v = 0; v < num_values; ++v) {
+    const ValueInfo& info = graph.values[v];
+    if (crosses_steps_[v] && info.role == ValueInfo::Role::Intermediate) {
+      const size_t first = node_step_[producer_[v]];
+      blocks.push_back({v,
+                        first,
+                        std::max(first, last_step[v]),
+                        align_up(info.max_numel * info.element_size +
+                                     XNN_EXTRA_BYTES,
+                                 kBufferAlignment),
+                        0});
+    }
+  }
+  std::stable_sort(
+      blocks.begin(), blocks.end(), [](const Block& a, const Block& b) {
+        return a.size > b.size;
+      });
+  size_t arena_size = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    std::vector<const Block*> live;
+    for (size_t j = 0; j < i; ++j) {
+      if (blocks[j].first <= blocks[i].last &&
+          blocks[i].first <= blocks[j].last) {
+        live.push_back(&blocks[j]);
+      }
+    }
+    std::sort(live.begin(), live.end(), [](const Block* a, const Block* b) {
+      return a->offset < b->offset;
+    });
+    // Offsets only grow past placed blocks, which all end below arena_size,
+    // so checking the end of each placement bounds them all.
+    size_t offset = 0;
+    size_t end = 0;
+    for (const Block* other : live) {
+      if (offset + blocks[i].size <= other->offset) {
+        break;
+      }
+      offset = std::max(offset, other->offset + other->size);
+    }
+    ET_CHECK_OR_RETURN_ERROR(
+        !__builtin_add_overflow(offset, blocks[i].size, &end),
+        MemoryAllocationFailed,
+        "XNNPACK graph: buffers between steps exceed the address space");
+    blocks[i].offset = offset;
+    arena_size = std::max(arena_size, end);
+  }
+  // A blob can declare any sizes; running out of memory is an error, not an
+  // abort.
+  arena_.reset(new (std::nothrow) uint8_t[arena_size]);
+  ET_CHECK_OR_RETURN_ERROR(arena_ != nullptr || arena_size == 0,
+                           MemoryAllocationFailed,
+                           "XNNPACK graph: cannot allocate %zu bytes for "
+                           "values passed between steps",
+                           arena_size);
+  data.assign(num_values, nullptr);
+  for (size_t v = 0; v < num_values; ++v) {
+    if (graph.values[v].role == ValueInfo::Role::Constant) {
+      // XNNPACK and the host kernels only read constants.
+      data[v] = const_cast<void*>(graph.values[v].constant);
+    }
+  }
+  for (const Block& block : blocks) {
+    data[block.value] = arena_.get() + block.offset;
+  }
+  return Error::Ok;
+}
+
+Error CompiledGraph::create_runtime(Step* step, pthreadpool_t pool) {
+  const size_t num_values = graph.values.size();
+  xnn_subgraph_t raw_subgraph = nullptr;
+  // Every value keeps its index as its XNNPACK id, so the ids of all values
+  // are reserved as external ids.
+  xnn_status status = xnn_create_subgraph(
+      static_cast<uint32_t>(num_values), /*flags=*/0, &raw_subgraph);
+  ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                           MemoryAllocationFailed,
+                           "XNNPACK: cannot create a subgraph: %s",
+                           status_name(status));
+  std::unique_ptr<xnn_subgraph, decltype(&xnn_delete_subgraph)> subgraph(
+      raw_subgraph, &xnn_delete_subgraph);
+  std::vector<bool> defined(num_values, false);
+  for (size_t i = step->first_node; i < step->end_node; ++i) {
+    const Node& node = graph.nodes[i];
+    for (const auto* list : {&node.inputs, &node.outputs}) {
+      for (uint32_t v : *list) {
+        if (v == kNoValue || defined[v]) {
+          continue;
+        }
+        defined[v] = true;
+        uint32_t flags = 0;
+        if (crosses_steps_[v]) {
+          const bool produced_here =
+              producer_[v] >= step->first_node && producer_[v] < step->end_node;
+          flags = produced_here ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT
+                                : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+          step->externals.push_back(xnn_external_value{v, nullptr});
+        }
+        status = define_value(subgraph.get(), graph.values[v], v, flags);
+        ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                                 InvalidProgram,
+                                 "XNNPACK rejected value %u (node %zu, %s): %s",
+                                 graph.values[v].id,
+                                 i,
+                                 node.ops->name,
+                                 status_name(status));
+      }
+    }
+    status = node.ops->define(subgraph.get(), graph, node);
+    ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                             InvalidProgram,
+                             "XNNPACK rejected graph node %zu (%s): %s",
+                             i,
+                             node.ops->name,
+                             status_name(status));
+  }
+  // Workers sleep after the runtime's last operator instead of spinning:
+  // what follows (a host step, the rest of the method, the caller) often
+  // runs on the calling thread, and a spinning worker would compete with it
+  // for a core.
+  status = xnn_create_runtime_v2(
+      subgraph.get(), pool, XNN_FLAG_YIELD_WORKERS, &step->runtime);
+  ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                           InvalidProgram,
+                           "XNNPACK cannot create the runtime for nodes %zu "
+                           "to %zu: %s",
+                           step->first_node,
+                           step->end_node - 1,
+                           status_name(status));
+  return Error::Ok;
+}
+
+Error compile(CompiledGraph* compiled) {
+  ET_CHECK_OK_OR_RETURN_ERROR(compiled->plan_steps());
+  return compiled->plan_arena();
+}
+
+Error build_runtimes(CompiledGraph* compiled, pthreadpool_t pool) {
+  compiled->delete_runtimes();
+  for (Step& step : compiled->steps) {
+    if (!step.on_host) {
+      ET_CHECK_OK_OR_RETURN_ERROR(compiled->create_runtime(&step, pool));
+    }
+  }
+  return Error::Ok;
+}
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

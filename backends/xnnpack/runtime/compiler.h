@@ -1,0 +1,94 @@
+#pragma once
+
+// Compiling a checked graph (graph.h) into what execute() runs: the nodes
+// split into steps, each maximal run of kinds XNNPACK defines becoming one
+// xnn_runtime (its weights packed once, when it is created) and each host
+// kind a step of its own; and the memory of the values passed between
+// steps, in one arena where values whose step lifetimes do not overlap
+// share bytes. Binding args and running the steps is executor.h's job.
+//
+// Dynamic shapes: Debian's 2022 XNNPACK cannot reshape a runtime, so after
+// infer_dims() changes the dims, build_runtimes() defines and creates every
+// XNNPACK step anew (repacking its weights).
+//
+// Threading: a CompiledGraph is used by one thread at a time.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <executorch/backends/xnnpack/runtime/graph.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+struct Step {
+  size_t first_node = 0;
+  size_t end_node = 0;
+  // A host step runs one node with its NodeOps::run; the others an
+  // xnn_runtime.
+  bool on_host = false;
+  xnn_runtime_t runtime = nullptr;
+  // The runtime's external values; their data is refreshed from
+  // CompiledGraph::data before each run, and setup skipped when unchanged.
+  std::vector<xnn_external_value> externals;
+  bool set_up = false;
+  // Its profiling event's name: "XNNPACK nodes 0-41" or "host tanh node 7"
+  // (this XNNPACK cannot time single operators).
+  std::string event_name;
+};
+
+class CompiledGraph final {
+ public:
+  CompiledGraph() = default;
+  ~CompiledGraph();
+  CompiledGraph(const CompiledGraph&) = delete;
+  CompiledGraph& operator=(const CompiledGraph&) = delete;
+
+  Graph graph;
+  std::vector<Step> steps;
+  // Memory of each value the executor reads or writes: constants, the
+  // arena's intermediates, and (bound per call) the args. Null for values
+  // internal to one XNNPACK runtime.
+  std::vector<void*> data;
+
+ private:
+  friend runtime::Error compile(CompiledGraph* compiled);
+  friend runtime::Error build_runtimes(CompiledGraph* compiled,
+                                       pthreadpool_t pool);
+
+  runtime::Error plan_steps();
+  runtime::Error plan_arena();
+  runtime::Error create_runtime(Step* step, pthreadpool_t pool);
+  void delete_runtimes();
+
+  // Node index that produces each value (SIZE_MAX if none).
+  std::vector<size_t> producer_;
+  // Step index of each node.
+  std::vector<size_t> node_step_;
+  // Values exchanged between steps through memory: args, and the
+  // intermediates in arena_.
+  std::vector<bool> crosses_steps_;
+  std::unique_ptr<uint8_t[]> arena_;
+};
+
+// Plans the steps and the arena of `compiled->graph` (already loaded).
+// Errors: MemoryAllocationFailed when the arena does not fit in memory.
+runtime::Error compile(CompiledGraph* compiled);
+
+// (Re)creates every XNNPACK step's runtime at the graph's current dims, on
+// `pool`. Errors: InvalidProgram naming the node XNNPACK rejects.
+runtime::Error build_runtimes(CompiledGraph* compiled, pthreadpool_t pool);
+
+// XNNPACK's name for `status`, for log lines.
+const char* status_name(xnn_status status);
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

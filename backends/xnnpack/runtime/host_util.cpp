@@ -1,0 +1,154 @@
+#include <executorch/backends/xnnpack/runtime/host_util.h>
+
+#include <cstring>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+namespace {
+
+// One thread's part of gather(): the slab at index i of the split dim.
+struct GatherTask {
+  const uint8_t* in;
+  size_t base;
+  size_t split_step;
+  // Steps and sizes of the dims after the split one.
+  const size_t* step;
+  Dims dims;
+  size_t slab;
+  size_t element_size;
+  uint8_t* out;
+};
+
+void gather_serial(const uint8_t* in,
+                   size_t base,
+                   const size_t* step,
+                   const Dims& out_dims,
+                   size_t element_size,
+                   uint8_t* out) {
+  const size_t rank = out_dims.size();
+  const size_t numel = product(out_dims, 0, rank);
+  if (rank == 0 || numel == 0) {
+    std::memcpy(out, in + base * element_size, numel * element_size);
+    return;
+  }
+  const size_t inner = out_dims[rank - 1];
+  const size_t inner_step = step[rank - 1];
+  size_t index[kMaxDims] = {};
+  size_t offset = base;
+  for (size_t o = 0; o < numel; o += inner) {
+    if (inner_step == 1) {
+      std::memcpy(out + o * element_size,
+                  in + offset * element_size,
+                  inner * element_size);
+    } else {
+      for (size_t j = 0; j < inner; ++j) {
+        std::memcpy(out + (o + j) * element_size,
+                    in + (offset + j * inner_step) * element_size,
+                    element_size);
+      }
+    }
+    // Advances the outer index like an odometer.
+    for (size_t d = rank - 1; d-- > 0;) {
+      offset += step[d];
+      if (++index[d] < out_dims[d]) {
+        break;
+      }
+      offset -= step[d] * out_dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
+void gather_slab(void* context, size_t i) {
+  const auto* t = static_cast<const GatherTask*>(context);
+  gather_serial(t->in,
+                t->base + i * t->split_step,
+                t->step,
+                t->dims,
+                t->element_size,
+                t->out + i * t->slab * t->element_size);
+}
+
+struct MapTask {
+  UnaryFunction f;
+  const float* in;
+  float* out;
+};
+
+void map_tile(void* context, size_t start, size_t count) {
+  const auto* t = static_cast<const MapTask*>(context);
+  for (size_t i = start; i < start + count; ++i) {
+    t->out[i] = t->f(t->in[i]);
+  }
+}
+
+// Elements per task: large enough to amortize scheduling.
+constexpr size_t kMapTile = 4096;
+
+} // namespace
+
+size_t product(const Dims& dims, size_t begin, size_t end) {
+  size_t p = 1;
+  for (size_t i = begin; i < end; ++i) {
+    p *= dims[i];
+  }
+  return p;
+}
+
+void row_major_strides(const Dims& dims, size_t* strides) {
+  size_t stride = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= dims[i];
+  }
+}
+
+void gather(const void* in,
+            size_t base,
+            const size_t* step,
+            const Dims& out_dims,
+            size_t element_size,
+            void* out,
+            pthreadpool_t pool) {
+  const auto* src = static_cast<const uint8_t*>(in);
+  auto* dst = static_cast<uint8_t*>(out);
+  // Leading size-1 dims select nothing; split the first larger one.
+  size_t d = 0;
+  while (d + 1 < out_dims.size() && out_dims[d] == 1) {
+    ++d;
+  }
+  if (d + 1 >= out_dims.size()) {
+    gather_serial(src, base, step, out_dims, element_size, dst);
+    return;
+  }
+  GatherTask task{src,
+                  base,
+                  step[d],
+                  step + d + 1,
+                  Dims(out_dims.begin() + d + 1, out_dims.end()),
+                  product(out_dims, d + 1, out_dims.size()),
+                  element_size,
+                  dst};
+  pthreadpool_parallelize_1d(
+      pool_for(task.slab * out_dims[d], kMinParallelElements, pool),
+      gather_slab,
+      &task,
+      out_dims[d],
+      0);
+}
+
+void map_elements(UnaryFunction f,
+                  const float* in,
+                  float* out,
+                  size_t n,
+                  pthreadpool_t pool) {
+  MapTask task{f, in, out};
+  pthreadpool_parallelize_1d_tile_1d(
+      pool_for(n, kMinParallelElements, pool), map_tile, &task, n, kMapTile, 0);
+}
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

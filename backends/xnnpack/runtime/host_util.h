@@ -1,0 +1,58 @@
+#pragma once
+
+// Building blocks of the host steps (nodes/*.cpp): splitting work across the
+// delegate's pthreadpool when it is large enough to pay for it, an
+// elementwise loop, and a strided gather that transposes and slices tensors
+// of any element size.
+
+#include <cstddef>
+
+#include <pthreadpool.h>
+
+#include <executorch/backends/xnnpack/runtime/graph.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+// Work smaller than this runs on the calling thread (a null pool):
+// dispatching to the pool's workers costs a wake-up and a barrier, which is
+// more than a few microseconds of work saves, and on a machine with more
+// runnable threads than cores each barrier can wait a scheduler time slice.
+inline constexpr size_t kMinParallelElements = size_t{1} << 15;
+inline constexpr size_t kMinParallelMacs = size_t{1} << 20;
+
+inline pthreadpool_t pool_for(size_t work, size_t min_work, pthreadpool_t pool) {
+  return work < min_work ? nullptr : pool;
+}
+
+// The product of dims[begin, end).
+size_t product(const Dims& dims, size_t begin, size_t end);
+
+// Row-major strides (in elements) of `dims`.
+void row_major_strides(const Dims& dims, size_t* strides);
+
+// Writes the contiguous tensor `out` of `out_dims` whose element at index
+// (i0, ..., ir) is element base + sum(ik * step[k]) of `in`; elements are
+// `element_size` bytes. A transpose permutes the input's strides, a slice
+// starts at an offset and keeps them. Splits the first output dim larger
+// than 1 across `pool`.
+void gather(const void* in,
+            size_t base,
+            const size_t* step,
+            const Dims& out_dims,
+            size_t element_size,
+            void* out,
+            pthreadpool_t pool);
+
+// out[i] = F(in[i]) for n floats, in tiles across `pool`.
+using UnaryFunction = float (*)(float);
+void map_elements(UnaryFunction f,
+                  const float* in,
+                  float* out,
+                  size_t n,
+                  pthreadpool_t pool);
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch
