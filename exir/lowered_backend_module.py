@@ -9,12 +9,14 @@ In a graph, a delegated partition is
 which the emitter turns into a DelegateCall of the module's blob.
 """
 
-from typing import TYPE_CHECKING, Any, Dict, List
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import torch
 from torch._C import DispatchKey
 from torch._ops import HigherOrderOperator
 from torch.export import ExportedProgram
+
+from executorch.exir._serialize._named_data_store import NamedDataStoreOutput
 
 if TYPE_CHECKING:
     from executorch.exir.backend.compile_spec_schema import CompileSpec
@@ -32,6 +34,8 @@ class LoweredBackendModule(torch.nn.Module):
         meta: "debug_handle_map", when the backend's preprocess gave one:
             the backend's own event ids to the debug handles of the nodes
             each covers (for the ETRecord's delegate map).
+        named_data_store_output: data the blob refers to by key (stored in
+            the program's named data or in `.ptd` files), or None.
     """
 
     def __init__(
@@ -40,6 +44,7 @@ class LoweredBackendModule(torch.nn.Module):
         backend_id: str,
         processed_bytes: bytes,
         compile_specs: List["CompileSpec"],
+        named_data_store_output: Optional[NamedDataStoreOutput] = None,
     ):
         super().__init__()
         self._original_exported_program = edge_program
@@ -47,6 +52,7 @@ class LoweredBackendModule(torch.nn.Module):
         self._processed_bytes = processed_bytes
         self._compile_specs = list(compile_specs)
         self.meta: Dict[str, Any] = {}
+        self._named_data_store_output = named_data_store_output
 
     @property
     def backend_id(self) -> str:
@@ -59,6 +65,10 @@ class LoweredBackendModule(torch.nn.Module):
     @property
     def compile_specs(self) -> List["CompileSpec"]:
         return self._compile_specs
+
+    @property
+    def named_data_store_output(self) -> Optional[NamedDataStoreOutput]:
+        return self._named_data_store_output
 
     @property
     def original_module(self) -> ExportedProgram:

@@ -6,6 +6,7 @@ from typing import List
 from torch.export import ExportedProgram
 
 from executorch.backends.xnnpack.lowering import lower_to_xnnpack
+from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.backend import BackendDetails, CompileSpec, PreprocessResult
 
 
@@ -14,5 +15,13 @@ class XnnpackBackend(BackendDetails):
     def preprocess(
         edge_program: ExportedProgram, compile_specs: List[CompileSpec]
     ) -> PreprocessResult:
+        # Weights go to the program's named data, keyed by their content, as
+        # upstream stores them: identical weights are stored once, and
+        # upstream's runtime keeps them loaded for as long as the delegate
+        # (XNNPACK reads some constants, e.g. elementwise operands, in place).
         # Compile specs (e.g. "num_threads") are read by the runtime backend.
-        return PreprocessResult(processed_bytes=lower_to_xnnpack(edge_program))
+        store = NamedDataStore()
+        blob = lower_to_xnnpack(edge_program, store)
+        return PreprocessResult(
+            processed_bytes=blob, data_store_output=store.get_named_data_store_output()
+        )

@@ -39,6 +39,7 @@ from .generated.executorch_flatbuffer.JumpFalseCall import JumpFalseCallT
 from .generated.executorch_flatbuffer.KernelCall import KernelCallT
 from .generated.executorch_flatbuffer.KernelTypes import KernelTypes
 from .generated.executorch_flatbuffer.MoveCall import MoveCallT
+from .generated.executorch_flatbuffer.NamedData import NamedDataT
 from .generated.executorch_flatbuffer.Null import NullT
 from .generated.executorch_flatbuffer.Operator import OperatorT
 from .generated.executorch_flatbuffer.OptionalTensorList import OptionalTensorListT

@@ -8,20 +8,24 @@ Layout of a file:
 Constant tensor data goes into one segment (the constant segment) with a
 table of offsets, one per `data_buffer_idx`; delegate blobs can be moved out
 of the flatbuffer into segments of their own, so a loader can hand them to a
-backend without copying the program. The serializer knows nothing about
+backend without copying the program. Named data (bytes backends look up by
+key, e.g. delegate weights) takes one segment per unique buffer, listed in
+`named_data` by key. The serializer knows nothing about
 graphs: it only lays out bytes.
 """
 
 import dataclasses
 import struct
-from typing import List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import flatbuffers
 
 from ._extended_header import HEADER_LENGTH, HEADER_OFFSET, ExtendedHeader
+from ._named_data_store import NamedDataStoreOutput
 from ._flatbuffer import (
     DataLocation,
     DataSegmentT,
+    NamedDataT,
     Program,
     ProgramT,
     SubsegmentOffsetsT,
@@ -82,6 +86,7 @@ def serialize_pte_binary(
     segment_alignment: int = 128,
     constant_tensor_alignment: int = 16,
     extract_delegate_segments: bool = True,
+    named_data: Optional[NamedDataStoreOutput] = None,
 ) -> bytes:
     """Returns the `.pte` file for `program`.
 
@@ -108,6 +113,8 @@ def serialize_pte_binary(
 
     if extract_delegate_segments:
         _move_delegate_blobs_to_segments(program, segments)
+    if named_data is not None:
+        _add_named_data_segments(program, segments, named_data, segment_alignment)
 
     program.segments = []
     base = 0
@@ -158,6 +165,30 @@ def _move_delegate_blobs_to_segments(program: ProgramT, segments: List[bytes]):
     program.backendDelegateData = []
 
 
+def _add_named_data_segments(
+    program: ProgramT,
+    segments: List[bytes],
+    named_data: NamedDataStoreOutput,
+    segment_alignment: int,
+) -> None:
+    segment_of_buffer: Dict[int, int] = {}
+    program.namedData = []
+    for key, index in sorted(named_data.pte_data.items()):
+        entry = named_data.buffers[index]
+        if segment_alignment % entry.alignment:
+            raise ValueError(
+                f"named data '{key}' needs alignment {entry.alignment}, which "
+                f"segment_alignment {segment_alignment} is not a multiple of"
+            )
+        if index not in segment_of_buffer:
+            segment_of_buffer[index] = len(segments)
+            segments.append(entry.buffer)
+        item = NamedDataT()
+        item.key = key
+        item.segmentIndex = segment_of_buffer[index]
+        program.namedData.append(item)
+
+
 @dataclasses.dataclass
 class PteFile:
     """A parsed `.pte` file: the program and the data its segments hold."""
@@ -169,6 +200,8 @@ class PteFile:
     # Bytes of each constant by data_buffer_idx (entry 0 is the reserved b"");
     # empty when the program has no constant segment.
     constant_data: List[bytes]
+    # Named data by key (the bytes of its segment).
+    named_data: Dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 def deserialize_pte_binary(data: bytes) -> PteFile:
@@ -195,7 +228,17 @@ def deserialize_pte_binary(data: bytes) -> PteFile:
                 f"{segment.size}) ends past the end of the {len(data)}-byte file"
             )
         segments.append(data[start : start + segment.size])
-    return PteFile(program, header, segments, _split_constants(program, segments))
+    named_data = {}
+    for index, item in enumerate(program.namedData or []):
+        if item.segmentIndex >= len(segments):
+            raise ValueError(
+                f"named_data[{index}] ('{item.key.decode()}'): segment_index "
+                f"{item.segmentIndex} is out of range: {len(segments)} segments"
+            )
+        named_data[item.key.decode()] = segments[item.segmentIndex]
+    return PteFile(
+        program, header, segments, _split_constants(program, segments), named_data
+    )
 
 
 def _unpack_program(data: bytes) -> ProgramT:

@@ -49,7 +49,11 @@ def _lower(ep: ExportedProgram, delegation: DelegationSpec) -> LoweredBackendMod
     backend = find_backend(delegation.backend_id)
     result = backend.preprocess(ep, list(delegation.compile_specs))
     lowered = LoweredBackendModule(
-        ep, delegation.backend_id, result.processed_bytes, delegation.compile_specs
+        ep,
+        delegation.backend_id,
+        result.processed_bytes,
+        delegation.compile_specs,
+        result.data_store_output,
     )
     if result.debug_handle_map is not None:
         lowered.meta["debug_handle_map"] = dict(result.debug_handle_map)

@@ -6,15 +6,19 @@ from typing import Dict, List, Optional, Tuple
 
 from torch.export import ExportedProgram
 
+from executorch.exir._serialize._named_data_store import NamedDataStoreOutput
 from executorch.exir.backend.compile_spec_schema import CompileSpec
 
 
 @dataclass
 class PreprocessResult:
-    """What `preprocess` returns: the blob the runtime backend executes."""
+    """What `preprocess` returns: the blob the runtime backend executes,
+    and data it looks up by key at init (`NamedDataStore`'s output: stored
+    in the program's named data, or in `.ptd` files by external tag)."""
 
     processed_bytes: bytes = b""
     debug_handle_map: Optional[Dict[int, Tuple[int, ...]]] = None
+    data_store_output: Optional[NamedDataStoreOutput] = None
 
 
 class BackendDetails(ABC):

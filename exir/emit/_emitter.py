@@ -58,6 +58,7 @@ from executorch.exir._serialize._flatbuffer import (
     TensorShapeDynamism,
     TensorT,
 )
+from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.dialects.edge._ops import to_aten_op
 from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.graph_utils import SYM_OPS
@@ -124,11 +125,13 @@ class ConstantData:
 class DelegateData:
     """Delegate blobs shared by all methods of a program, stored inline in
     the program (`backend_delegate_data`); the serializer may move them to
-    segments. Identical blobs are stored once."""
+    segments. Identical blobs are stored once. `named_data` gathers the data
+    the delegates look up by key."""
 
     def __init__(self):
         self.blobs: List[bytes] = []
         self._index: Dict[bytes, int] = {}
+        self.named_data = NamedDataStore()
 
     def add(self, blob: bytes) -> int:
         """Stores `blob`; returns its index in backend_delegate_data."""
@@ -487,6 +490,10 @@ class _MethodEmitter:
         delegate.processed = BackendDelegateDataReferenceT()
         delegate.processed.location = DataLocation.INLINE
         delegate.processed.index = self.delegate_data.add(module.processed_bytes)
+        if module.named_data_store_output is not None:
+            self.delegate_data.named_data.merge_named_data_store(
+                module.named_data_store_output
+            )
         delegate.compileSpecs = []
         for spec in module.compile_specs:
             compile_spec = CompileSpecT()

@@ -318,6 +318,7 @@ class ExecutorchProgramManager:
         program.executionPlan = plans
         program.constantBuffer = []
         program.backendDelegateData = delegate_data.inline_data()
+        self._named_data = delegate_data.named_data.get_named_data_store_output()
         program.segments = []
         program.mutableDataSegments = []
         program.namedData = []
@@ -436,6 +437,7 @@ class ExecutorchProgramManager:
                 segment_alignment=self.config.segment_alignment,
                 constant_tensor_alignment=self.config.constant_tensor_alignment,
                 extract_delegate_segments=self.config.extract_delegate_segments,
+                named_data=self._named_data,
             )
         return self._buffer
 

@@ -1,15 +1,10 @@
 """XnnpackPartitioner and the XnnpackBackend preprocess through exir's
 delegation: partial delegation around an unsupported op, separate
-partitions, the partition report, and programs whose DelegateCalls run the
-blobs in the C++ backend (xnnpack_run_blob as the delegate). The same
-programs run by the runtime itself are in test_xnnpack_runtime.py."""
+partitions, the partition report, and the delegated programs run by the
+runtime (test_xnnpack_runtime.py has more)."""
 
 import os
-import sys
-import tempfile
-import subprocess
 
-import numpy as np
 import pytest
 import torch
 
@@ -19,50 +14,17 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
 from executorch.exir import to_edge_transform_and_lower
 from executorch.exir._serialize._flatbuffer import InstructionArguments
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "exir"))
-sys.path.insert(0, os.path.dirname(__file__))
-from program_interpreter import PlanInterpreter  # noqa: E402
-
 _ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-RUNNER = os.environ.get(
-    "XNNPACK_RUN_BLOB",
-    os.path.join(_ROOT, "build", "backends", "xnnpack", "xnnpack_run_blob"),
-)
-needs_runner = pytest.mark.skipif(
-    not os.path.exists(RUNNER), reason=f"{RUNNER} is not built"
-)
 
 
-def run_blob_delegate(blob: bytes, tensors) -> None:
-    """PlanInterpreter's stand-in for the runtime: runs the blob in the C++
-    backend and writes the outputs (the DelegateCall's trailing args)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, "graph.xnb"), "wb") as f:
-            f.write(blob)
-        inputs = [t for t in tensors if isinstance(t, torch.Tensor)]
-        # A blob's inputs come first; everything after them is an output.
-        num_inputs = _num_inputs(blob)
-        paths = []
-        for i, x in enumerate(inputs[:num_inputs]):
-            path = os.path.join(tmp, f"in{i}.bin")
-            x.contiguous().numpy().astype(np.float32).tofile(path)
-            paths.append(path)
-        subprocess.run(
-            [RUNNER, os.path.join(tmp, "graph.xnb"), os.path.join(tmp, "out")] + paths,
-            check=True,
-            capture_output=True,
-        )
-        for j, out in enumerate(inputs[num_inputs:]):
-            data = np.fromfile(os.path.join(tmp, f"out{j}.bin"), dtype=np.float32)
-            out.copy_(torch.from_numpy(data).reshape(out.shape))
-
-
-def _num_inputs(blob: bytes) -> int:
-    from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
-        deserialize_xnnpack_blob,
+def run_program(manager, inputs):
+    """The program's outputs on our runtime (pybindings, XnnpackBackend
+    registered)."""
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
     )
 
-    return len(deserialize_xnnpack_blob(blob).graph.inputIds)
+    return _load_for_executorch_from_buffer(manager.buffer).forward(list(inputs))
 
 
 def lower(model, inputs, partitioner=None):
@@ -111,19 +73,15 @@ def test_partial_delegation_around_an_unsupported_op():
     assert not operators & {"aten::convolution", "aten::addmm", "aten::linear"}
 
 
-@needs_runner
 def test_delegated_program_matches_eager():
     model, x = Split(), torch.randn(2, 3, 8, 8)
     edge, _ = lower(model, (x,))
     manager = edge.to_executorch()
-    plan, _ = delegate_calls(manager)
-    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
-    interpreter = PlanInterpreter(
-        plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
-    )
     with torch.no_grad():
         want = model(x)
-    torch.testing.assert_close(interpreter.run((x,))[0], want, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(
+        run_program(manager, (x,))[0], want, rtol=1e-4, atol=1e-4
+    )
 
 
 class SharedWeight(torch.nn.Module):
@@ -147,15 +105,10 @@ def test_weight_shared_with_portable_ops_is_not_delegated():
     manager = edge.to_executorch()
     plan, calls = delegate_calls(manager)
     assert len(calls) == 1  # the relu
-    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
-    if os.path.exists(RUNNER):
-        interpreter = PlanInterpreter(
-            plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
-        )
-        with torch.no_grad():
-            want = model(x)
-        for got, expected in zip(interpreter.run((x,)), want):
-            torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
+    with torch.no_grad():
+        want = model(x)
+    for got, expected in zip(run_program(manager, (x,)), want):
+        torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
 
 
 class CausalScores(torch.nn.Module):
@@ -173,14 +126,8 @@ def test_non_float_constants_read_outside_stay_portable():
     edge, partitioner = lower(model, (x,))
     assert "is not a float32 tensor" in partitioner.report()
     manager = edge.to_executorch()
-    plan, _ = delegate_calls(manager)
-    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
-    if os.path.exists(RUNNER):
-        interpreter = PlanInterpreter(
-            plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
-        )
-        (got,) = interpreter.run((x,))
-        torch.testing.assert_close(got, model(x), rtol=1e-5, atol=1e-5)
+    (got,) = run_program(manager, (x,))
+    torch.testing.assert_close(got, model(x), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("bounded", [True, False])
@@ -208,7 +155,6 @@ def test_dynamic_shapes_are_delegated_when_bounded(bounded):
         assert "without an upper bound" in partitioner.report()
 
 
-@needs_runner
 @pytest.mark.parametrize("name", ["mobilenet", "resnet", "encoder"])
 def test_models_delegate_whole_and_match_eager(name):
     """Small MobileNet-, ResNet- and transformer-style models become one
@@ -229,13 +175,11 @@ def test_models_delegate_whole_and_match_eager(name):
     plan, calls = delegate_calls(manager)
     assert len(calls) == 1, partitioner.report()
     assert not plan.operators, partitioner.report()
-    blobs = [bytes(b.data) for b in manager.executorch_program.backendDelegateData]
-    interpreter = PlanInterpreter(
-        plan, manager.constant_data, blobs, {"XnnpackBackend": run_blob_delegate}
-    )
     with torch.no_grad():
         want = model(x)
-    torch.testing.assert_close(interpreter.run((x,))[0], want, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(
+        run_program(manager, (x,))[0], want, rtol=1e-4, atol=1e-4
+    )
 
 
 def test_num_threads_becomes_a_compile_spec():

@@ -28,7 +28,7 @@ from executorch.exir._serialize._flatbuffer import InstructionArguments
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_xnnpack_lowering import BINARY, UNARY, Lambda  # noqa: E402
-from test_xnnpack_partitioner import Split  # noqa: E402
+from test_xnnpack_partitioner import Split, run_program  # noqa: E402
 
 
 def _runtime_has_xnnpack() -> bool:
@@ -59,14 +59,6 @@ def lower(model, inputs, **partitioner_options):
     return edge.to_executorch()
 
 
-def run(manager, inputs):
-    from executorch.extension.pybindings.portable_lib import (
-        _load_for_executorch_from_buffer,
-    )
-
-    return _load_for_executorch_from_buffer(manager.buffer).forward(list(inputs))
-
-
 def delegate_calls_and_operators(manager):
     """The number of DelegateCall instructions and the names of the
     operators the program still calls on portable kernels."""
@@ -90,7 +82,7 @@ def check(model, inputs, tol, delegates=1, **partitioner_options):
     with torch.no_grad():
         expected = model(*inputs)
     expected = expected if isinstance(expected, tuple) else (expected,)
-    outputs = run(manager, inputs)
+    outputs = run_program(manager, inputs)
     assert len(outputs) == len(expected)
     for got, want in zip(outputs, expected):
         torch.testing.assert_close(got, want, rtol=tol, atol=tol)
@@ -184,7 +176,7 @@ def test_partial_delegation_around_an_unsupported_op():
     assert operators and all("cumsum" in op or "slice" in op for op in operators)
     with torch.no_grad():
         torch.testing.assert_close(
-            run(manager, (x,))[0], model(x), rtol=1e-4, atol=1e-4
+            run_program(manager, (x,))[0], model(x), rtol=1e-4, atol=1e-4
         )
 
 
@@ -216,7 +208,7 @@ def test_two_delegated_subgraphs_with_a_portable_op_between():
     assert not any("convolution" in op or "addmm" in op for op in operators)
     with torch.no_grad():
         expected = model(*inputs)
-    for got, want in zip(run(manager, inputs), expected):
+    for got, want in zip(run_program(manager, inputs), expected):
         torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
 
 
@@ -269,7 +261,7 @@ def test_example_transformer_encoder():
     with torch.no_grad():
         expected = model(tokens)
     torch.testing.assert_close(
-        run(manager, (tokens,))[0], expected, rtol=2e-4, atol=2e-4
+        run_program(manager, (tokens,))[0], expected, rtol=2e-4, atol=2e-4
     )
 
 

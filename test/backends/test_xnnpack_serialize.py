@@ -140,7 +140,8 @@ def test_named_constants_are_keyed_by_content_and_left_out_of_the_blob():
     data = weight.numpy().tobytes()
     assert entry.offset == NAMED_OFFSET and entry.size == len(data)
     assert entry.namedKey.decode() == hashlib.sha256(data).hexdigest()
-    assert store.calls == [(entry.namedKey.decode(), data, CONSTANT_ALIGNMENT, "weights")]
+    key = entry.namedKey.decode()
+    assert store.calls == [(key, data, CONSTANT_ALIGNMENT, "weights")]
     assert parsed.constant_data == b""
 
 

@@ -73,7 +73,7 @@ MODELS: Dict[str, Callable[[], Case]] = {
 }
 
 # Runs in upstream's environment. argv: a directory, then model names. For
-# each name: exports <name>.ep with upstream's XnnpackPartitioner into
+# each name: exports <name>.pt2 with upstream's XnnpackPartitioner into
 # <name>.upstream.pte, and runs <name>.ours.pte on upstream's runtime with
 # each input tuple of <name>.in, saving the outputs (or the error text) to
 # <name>.ours_on_upstream.out.
@@ -87,7 +87,7 @@ _UPSTREAM_SCRIPT = textwrap.dedent("""
     directory = sys.argv[1]
     for name in sys.argv[2:]:
         path = os.path.join(directory, name)
-        ep = torch.export.load(path + ".ep")
+        ep = torch.export.load(path + ".pt2")
         manager = to_edge_transform_and_lower(
             ep, partitioner=[XnnpackPartitioner()]
         ).to_executorch()
@@ -149,7 +149,7 @@ def cross_run(
         ep = torch.export.export(
             case.model, case.inputs[0], dynamic_shapes=case.dynamic_shapes
         )
-        torch.export.save(ep, path + ".ep")
+        torch.export.save(ep, path + ".pt2")
         torch.save(case.inputs, path + ".in")
         ours[name] = export_ours(ep)
         with open(path + ".ours.pte", "wb") as f:
@@ -205,7 +205,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with tempfile.TemporaryDirectory() as directory:
         runs = cross_run(args.models, args.upstream_python, directory)
     failed = False
-    print(f"{'model':<22}{'ours->upstream':>16}{'upstream->ours':>16}{'size ratio':>12}")
+    header = ("model", "ours->upstream", "upstream->ours", "size ratio")
+    print(f"{header[0]:<22}{header[1]:>16}{header[2]:>16}{header[3]:>12}")
     for name, run in runs.items():
         cells = []
         for got in (run.ours_on_upstream, run.upstream_on_ours):
