@@ -69,6 +69,22 @@ Error infer_same_as_input(const NodeCheck& check, Dims* outputs) {
   return Error::Ok;
 }
 
+bool window_out(size_t in,
+                uint32_t pad_a,
+                uint32_t pad_b,
+                uint32_t window,
+                uint32_t stride,
+                uint32_t dilation,
+                size_t* out) {
+  const uint64_t padded = uint64_t(in) + pad_a + pad_b;
+  const uint64_t span = uint64_t(window - 1) * dilation + 1;
+  if (padded < span) {
+    return false;
+  }
+  *out = static_cast<size_t>((padded - span) / stride + 1);
+  return true;
+}
+
 } // namespace xnnpack
 } // namespace backends
 } // namespace executorch

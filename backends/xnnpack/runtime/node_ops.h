@@ -120,6 +120,16 @@ runtime::Error read_node_2x1(const void* table, Node* node, size_t index);
 // Output dims equal to input 0's (elementwise unary kinds).
 runtime::Error infer_same_as_input(const NodeCheck& check, Dims* outputs);
 
+// Output size of one spatial dim of a sliding window (convolutions, pools);
+// false when the padded input is smaller than the window.
+bool window_out(size_t in,
+                uint32_t pad_a,
+                uint32_t pad_b,
+                uint32_t window,
+                uint32_t stride,
+                uint32_t dilation,
+                size_t* out);
+
 } // namespace xnnpack
 } // namespace backends
 } // namespace executorch

@@ -27,24 +27,6 @@ Error read_conv(const void* table, Node* node, size_t /*index*/) {
   return Error::Ok;
 }
 
-// Output size of one spatial dim of a sliding window; false when the padded
-// input is smaller than the window.
-bool window_out(size_t in,
-                uint32_t pad_a,
-                uint32_t pad_b,
-                uint32_t kernel,
-                uint32_t stride,
-                uint32_t dilation,
-                size_t* out) {
-  const uint64_t padded = uint64_t(in) + pad_a + pad_b;
-  const uint64_t window = uint64_t(kernel - 1) * dilation + 1;
-  if (padded < window) {
-    return false;
-  }
-  *out = static_cast<size_t>((padded - window) / stride + 1);
-  return true;
-}
-
 Error infer_conv(const NodeCheck& check, Dims* outputs) {
   const auto* p = check.params<_XNNNodeConv>();
   const XNodeUnion kind = check.node().kind;

@@ -29,22 +29,6 @@ Error read_pooling(const void* table, Node* node, size_t /*index*/) {
   return Error::Ok;
 }
 
-bool window_out(size_t in,
-                uint32_t pad_a,
-                uint32_t pad_b,
-                uint32_t window,
-                uint32_t stride,
-                uint32_t dilation,
-                size_t* out) {
-  const uint64_t padded = uint64_t(in) + pad_a + pad_b;
-  const uint64_t span = uint64_t(window - 1) * dilation + 1;
-  if (padded < span) {
-    return false;
-  }
-  *out = static_cast<size_t>((padded - span) / stride + 1);
-  return true;
-}
-
 Error infer_pooling(const NodeCheck& check, Dims* outputs) {
   const auto* p = check.params<_XNNPooling2D>();
   const bool is_max = check.node().kind == XNodeUnion::XNNMaxPooling2d;
