@@ -723,17 +723,14 @@ def test_upstream_program_matches_eager(upstream_ptes, name):
 
 
 @pytest.mark.parametrize("name", sorted(XNNPACK_JOBS))
-def test_upstream_xnnpack_program_is_refused(upstream_ptes, name):
-    """Our XnnpackBackend has its own blob format: upstream's blob must be
-    refused at load with an error naming the delegate, not crash."""
-    pte = upstream_ptes[name]
-    assert isinstance(pte, bytes), f"upstream could not export {name}:\n{pte}"
-    with pytest.raises(RuntimeError) as error:
-        _load_for_executorch_from_buffer(pte).forward(CASES["cnn"][1])
-    message = str(error.value)
-    assert "NotSupported" in message, message
-    assert "upstream ExecuTorch's XNNPACK delegate" in message, message
-    assert "Backend 'XnnpackBackend' failed to initialize delegate 0" in message
+def test_upstream_xnnpack_program_matches_eager(upstream_ptes, name):
+    """Upstream's XNNPACK blobs (header, schema, weights in named data) run on
+    our XnnpackBackend, with the blob in a segment and inline."""
+    model, inputs = CASES["cnn"]
+    with torch.no_grad():
+        want = _leaves(copy.deepcopy(model).eval()(*inputs))
+    got = _program(upstream_ptes, name).forward(inputs)
+    _assert_close(got, want, 1e-4)
 
 
 def _layout(pte):
