@@ -29,10 +29,8 @@ from executorch.exir import to_edge
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN_SH = os.path.join(REPO_ROOT, "examples", "arm", "run.sh")
+# Cortex-M4F and Cortex-M55: each board is one build of the core and kernels.
 BOARDS = ["mps2-an386", "mps3-an547"]
-# The second board costs a second build of the core and kernels; the normal
-# suite builds one (examples/arm/test_all_boards.sh runs both).
-ALL_BOARDS = os.environ.get("EXECUTORCH_ARM_ALL_BOARDS") == "1"
 MODELS = ["mlp", "cnn", "mlp_int8"]
 
 # Exit codes of the firmware (FirmwareExit in cortex_m/semihosting.h).
@@ -134,16 +132,7 @@ def both_models(programs):
     return args
 
 
-@pytest.mark.parametrize(
-    "board",
-    [BOARDS[0]] + [
-        pytest.param(board, marks=pytest.mark.skipif(
-            not ALL_BOARDS,
-            reason="a second firmware build; EXECUTORCH_ARM_ALL_BOARDS=1 "
-            "(examples/arm/test_all_boards.sh) runs it"))
-        for board in BOARDS[1:]
-    ],
-)
+@pytest.mark.parametrize("board", BOARDS)
 def test_outputs_match_eager(programs, firmware_dir, board):
     result = run(firmware_dir, board, both_models(programs))
     assert result.returncode == 0, result.stderr
