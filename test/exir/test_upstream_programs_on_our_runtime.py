@@ -7,7 +7,7 @@ our runtime (portable_lib) and is compared with eager. Covers the models of
 test_pipeline_against_eager, dtypes, 0-dim and empty tensors, mutable
 buffers, nested outputs, several methods and constant methods, dynamic
 shapes, control flow, upstream's ExecutorchBackendConfig variants, and an
-XNNPACK-delegated program, which our runtime must refuse with a clear error.
+XNNPACK-delegated program (the blob in a segment and inline).
 
 Needs upstream ExecuTorch (the `upstream_python` fixture); skipped without
 it. Upstream cannot export torch.while_loop (its emitter has no while
