@@ -26,6 +26,8 @@ import torch
 
 from executorch.examples.models import get_model
 from executorch.exir import to_edge
+from executorch.exir._serialize._program import deserialize_pte_binary
+from executorch.exir._serialize._flatbuffer import KernelCallT
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RUN_SH = os.path.join(REPO_ROOT, "examples", "arm", "run.sh")
@@ -35,6 +37,7 @@ MODELS = ["mlp", "cnn", "mlp_int8"]
 
 # Exit codes of the firmware (FirmwareExit in cortex_m/semihosting.h).
 EXIT_ERROR = 1
+EXIT_FAULT = 3
 
 pytestmark = pytest.mark.skipif(
     shutil.which("arm-none-eabi-g++") is None or shutil.which("qemu-system-arm") is None,
@@ -202,13 +205,48 @@ def test_image_has_no_heap(programs, firmware_dir):
         assert source.endswith("libc_overrides.cpp.obj"), (symbol, source)
 
 
+def kernel_call_index(pte_path, operator):
+    """Index, in the forward method's first chain, of the first kernel call
+    to `operator` (e.g. "aten::relu")."""
+    program = deserialize_pte_binary(open(pte_path, "rb").read()).program
+    plan = next(p for p in program.executionPlan if p.name.decode() == "forward")
+    for index, instruction in enumerate(plan.chains[0].instructions):
+        call = instruction.instrArgs
+        if isinstance(call, KernelCallT):
+            if plan.operators[call.opIndex].name.decode() == operator:
+                return index
+    raise AssertionError(f"{pte_path} calls no {operator}")
+
+
+def test_fault_inside_a_kernel_names_the_instruction(programs, firmware_dir):
+    """arm_fault_runner's float relu kernel executes an undefined instruction:
+    the HardFault handler prints the faulting PC and the index of the
+    instruction Method::execute was running (the MLP's first relu), and the
+    firmware exits with kFault."""
+    board_dir = os.path.join(firmware_dir, BOARDS[0])
+    run(firmware_dir, BOARDS[0], both_models(programs))
+    subprocess.run(["cmake", "--build", board_dir, "--target", "arm_fault_runner"],
+                   check=True, capture_output=True)
+    result = subprocess.run(
+        ["qemu-system-arm", "-M", BOARDS[0], "-nographic", "-monitor", "none",
+         "-serial", "null", "-semihosting-config", "enable=on,target=native",
+         "-kernel", os.path.join(board_dir, "examples", "arm", "arm_fault_runner.elf")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == EXIT_FAULT, result.stderr
+    match = re.search(r"firmware: HardFault at PC 0x[0-9a-f]{8} .*"
+                      r" while executing instruction (\d+)$", result.stderr, re.M)
+    assert match, result.stderr
+    assert int(match.group(1)) == kernel_call_index(programs["mlp"][0], "aten::relu")
+
+
 @pytest.mark.parametrize(
     "trap, status, message",
     [
         ("heap", 4, "firmware: malloc called, but the firmware must not use the heap"),
         ("new", 4, "firmware: operator new called"),
         ("abort", 2, "trap_test: the check that fails"),
-        ("fault", 3, "firmware: HardFault at PC 0x"),
+        ("fault", EXIT_FAULT, "firmware: HardFault at PC 0x"),
     ],
 )
 def test_traps_exit_with_their_code(programs, firmware_dir, trap, status, message):

@@ -14,7 +14,9 @@
 //
 // Built without kernels (EXECUTORCH_ARM_NO_KERNELS) it is the core-alone
 // image whose size run.sh --size reports: it loads the program and stops at
-// the first operator it cannot find.
+// the first operator it cannot find. Built with EXECUTORCH_ARM_FAULTING_RELU
+// (arm_fault_runner) its float relu executes an undefined instruction, so
+// test/arm can check what the fault handler prints.
 
 #include <executorch/examples/arm/cortex_m/fault.h>
 #include <executorch/examples/arm/cortex_m/format.h>
@@ -26,6 +28,9 @@
 #include <executorch/runtime/platform/platform.h>
 #include <executorch/runtime/platform/runtime.h>
 
+#ifdef EXECUTORCH_ARM_FAULTING_RELU
+#include <executorch/examples/arm/cortex_m/faulting_kernel.h>
+#endif
 #ifndef EXECUTORCH_ARM_NO_KERNELS
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/kernels/portable/register_portable_kernels.h>
@@ -413,6 +418,11 @@ int main() {
   executorch::runtime::runtime_init();
 #ifndef EXECUTORCH_ARM_NO_KERNELS
   Error registered = executorch::kernels::register_prim_ops();
+#ifdef EXECUTORCH_ARM_FAULTING_RELU
+  if (registered == Error::Ok) {
+    registered = executorch::arm::register_faulting_relu();
+  }
+#endif
   if (registered == Error::Ok) {
     registered = executorch::kernels::register_portable_kernels();
   }
