@@ -20,12 +20,14 @@ install_debian_packages() {
   # chromium: the developer tools' HTML report is checked in a headless
   # browser. The arm-none-eabi toolchain, its C/C++ libraries and QEMU build
   # and run the bare-metal Cortex-M firmware (examples/arm/). clang: the
-  # fuzz targets (test/fuzz/run_fuzzers.sh) need libFuzzer.
+  # fuzz targets (test/fuzz/run_fuzzers.sh) need libFuzzer. PCRE2,
+  # nlohmann-json and SentencePiece: the LLM tokenizers (extension/llm).
   local wanted=(g++ make cmake flatbuffers-compiler libflatbuffers-dev
                 libxnnpack-dev libpthreadpool-dev libgtest-dev chromium
                 gcc-arm-none-eabi libnewlib-arm-none-eabi
                 libstdc++-arm-none-eabi-newlib qemu-system-arm
-                clang-14 libclang-rt-14-dev)
+                clang-14 libclang-rt-14-dev libpcre2-dev nlohmann-json3-dev
+                libsentencepiece-dev)
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||

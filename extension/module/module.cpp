@@ -293,6 +293,14 @@ Error Module::set_outputs(const std::string& method_name,
   return Error::Ok;
 }
 
+Result<Method*> Module::method(const std::string& method_name) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  return (*loaded)->method.get();
+}
+
 Result<std::vector<EValue>> Module::execute(
     const std::string& method_name, const std::vector<EValue>& input_values) {
   Result<LoadedMethod*> loaded = loaded_method(method_name);

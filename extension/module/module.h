@@ -132,6 +132,13 @@ class Module {
     return unload_method("forward");
   }
 
+  // The Method `method_name`, loaded on first use, for callers that drive it
+  // directly: its set_input, execute and get_output allocate nothing,
+  // unlike execute() below, which returns a new vector each run (the LLM
+  // runner's decode loop). Owned by the Module; valid until unload_method().
+  ::executorch::runtime::Result<::executorch::runtime::Method*> method(
+      const std::string& method_name);
+
   // Inputs, outputs and memory needs of `method_name`, without loading it.
   ::executorch::runtime::Result<::executorch::runtime::MethodMeta> method_meta(
       const std::string& method_name);

@@ -1,0 +1,1 @@
+"""LLM support: tokenizers, the text runner and its Python bindings."""
