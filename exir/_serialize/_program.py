@@ -230,12 +230,18 @@ def deserialize_pte_binary(data: bytes) -> PteFile:
         segments.append(data[start : start + segment.size])
     named_data = {}
     for index, item in enumerate(program.namedData or []):
+        try:
+            key = item.key.decode()
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"named_data[{index}]: key {item.key!r} is not UTF-8 ({error})"
+            ) from error
         if item.segmentIndex >= len(segments):
             raise ValueError(
-                f"named_data[{index}] ('{item.key.decode()}'): segment_index "
+                f"named_data[{index}] ('{key}'): segment_index "
                 f"{item.segmentIndex} is out of range: {len(segments)} segments"
             )
-        named_data[item.key.decode()] = segments[item.segmentIndex]
+        named_data[key] = segments[item.segmentIndex]
     return PteFile(
         program, header, segments, _split_constants(program, segments), named_data
     )

@@ -9,7 +9,8 @@ It writes corpus/program/*.pte, the delegates' blobs (corpus/xnnpack_blob/),
 file heads (corpus/extended_header/) and files with a range to load
 (corpus/data_loader/). The committed corpus was written by this script;
 run it again after a change to the format or the emitter and commit the
-result. Each program is a few KB so that a fuzzer mutates the structure, not
+result. The XNNPACK blobs are XnnpackPartitioner's delegates of small model
+zoo models, with their constants in the blob. Each program is a few KB so that a fuzzer mutates the structure, not
 megabytes of weights.
 """
 
@@ -74,14 +75,30 @@ def portable(model, inputs, dynamic_shapes=None):
     return to_edge(ep).to_executorch().buffer
 
 
-def xnnpack(model, inputs):
+def xnnpack_lowered(model, inputs):
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
         XnnpackPartitioner,
     )
 
     ep = torch.export.export(model, inputs)
-    lowered = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
-    return lowered.to_executorch().buffer
+    return to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+
+
+def xnnpack(model, inputs):
+    return xnnpack_lowered(model, inputs).to_executorch().buffer
+
+
+def standalone_blobs(model, inputs):
+    """Each XNNPACK delegate of `model` lowered again with its constants in
+    the blob (XH00 header, XNNGraph flatbuffer, constant data): in a
+    program they are in its named data, which a blob alone does not have."""
+    from executorch.backends.xnnpack.lowering import lower_to_xnnpack
+    from executorch.exir.lowered_backend_module import LoweredBackendModule
+
+    program = xnnpack_lowered(model, inputs).exported_program()
+    for module in program.graph_module.modules():
+        if isinstance(module, LoweredBackendModule):
+            yield lower_to_xnnpack(module.original_module)
 
 
 def seeds():
@@ -112,18 +129,20 @@ def seeds():
     )
 
 
-def delegate_blobs(pte: bytes):
-    """The processed bytes of each delegate, inline or in a segment."""
-    from executorch.exir._serialize._program import deserialize_pte_binary
+def blob_seeds():
+    """Models of the zoo and of this file that XnnpackPartitioner delegates."""
+    torch.manual_seed(0)
+    for name in ("add", "add_mul", "linear", "mlp", "softmax"):
+        yield name, get_model(name)
+    yield "linear_relu", (
+        torch.nn.Sequential(torch.nn.Linear(6, 4), torch.nn.ReLU()),
+        (torch.randn(2, 6),),
+    )
+    yield "small_conv", (SmallConv(), (torch.randn(1, 2, 4, 4),))
 
-    parsed = deserialize_pte_binary(pte)
-    for plan in parsed.program.executionPlan:
-        for delegate in plan.delegates or []:
-            processed = delegate.processed
-            if processed.location == 0:  # INLINE
-                yield bytes(parsed.program.backendDelegateData[processed.index].data)
-            else:
-                yield parsed.segments[processed.index]
+
+# libFuzzer's -max_len in run_fuzzers.sh: a longer seed would be cut.
+MAX_SEED_BYTES = 65536
 
 
 def write(path: pathlib.Path, data: bytes):
@@ -140,8 +159,12 @@ def main():
     for name, export in seeds():
         programs[name] = export()
         write(args.out / "program" / f"{name}.pte", programs[name])
-        for i, blob in enumerate(delegate_blobs(programs[name])):
-            write(args.out / "xnnpack_blob" / f"{name}_{i}.xnb", blob)
+    for name, (model, inputs) in blob_seeds():
+        for i, blob in enumerate(standalone_blobs(model, inputs)):
+            if len(blob) <= MAX_SEED_BYTES:
+                write(args.out / "xnnpack_blob" / f"{name}_{i}.xnb", blob)
+            else:
+                print(f"{name}_{i}: {len(blob)} bytes, too large for a seed")
     # The other targets see the head of a file, or a file and a range of it
     # (8-byte offset, 8-byte size, alignment exponent; see
     # fuzz_data_loader.cpp).

@@ -193,3 +193,12 @@ def test_bytes_that_are_not_utf8_reach_python_escaped():
 
     program = Runtime.get().load_program(_edited(add, rename_method))
     assert set(program.method_names) == {"for\\xe2\\x82ward"}
+
+
+def test_named_data_key_that_is_not_utf8_is_a_value_error():
+    pte = (FUZZ_DIR / "corpus/program/xnnpack_linear_relu.pte").read_bytes()
+    key = next(iter(deserialize_pte_binary(pte).named_data)).encode()
+    # The key is in the named data table and in the delegate's blob.
+    bad = pte.replace(key, b"\xff" + key[1:])
+    with pytest.raises(ValueError, match=r"named_data\[\d\]: key b'\\xff.*not UTF-8"):
+        deserialize_pte_binary(bad)
