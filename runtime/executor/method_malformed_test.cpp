@@ -15,7 +15,8 @@
 //   a data buffer index past the constant table: ConstantIndexOutOfRange,
 //     InlineConstantIndexOutOfRange
 //   a dim order that is not a permutation: DimOrderNotPermutation
-//   XNNPACK blobs: backends/xnnpack/test/xnnpack_malformed_test.cpp
+//   XNNPACK blobs (tensor flags, dims, node arities):
+//     backends/xnnpack/test/xnnpack_malformed_test.cpp
 // and what the runtime now also refuses: a tensor without memory
 // (TensorWithoutStorage), a loop that cannot make progress
 // (JumpBackWithoutProgress) and execution past a budget (BudgetTest).

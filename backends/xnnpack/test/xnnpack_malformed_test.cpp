@@ -446,6 +446,80 @@ TEST(XnnpackMalformed, CorruptionSweepComputeKinds) {
       b, {{{1, 4, 4, 2}, random_values(32)}}, {{{16, 16}, {}}}, /*stride=*/4);
 }
 
+
+// The hostile-blob classes of issue #15: tensor flags, dims, node arities.
+
+TEST(XnnpackMalformed, UnknownTensorFlags) {
+  BlobBuilder b = linear_graph();
+  b.values()[0].flags = 0x80;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 0", "flags 0x80"}));
+}
+
+TEST(XnnpackMalformed, TensorBothInputAndOutput) {
+  BlobBuilder b = linear_graph();
+  b.values()[2].flags = kInputFlag | kOutputFlag;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 2", "flags 0x3"}));
+}
+
+TEST(XnnpackMalformed, ConstantFlaggedAsInput) {
+  BlobBuilder b = linear_graph();
+  b.values()[1].flags = kInputFlag;
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 1", "constant cannot be an external input"}));
+}
+
+TEST(XnnpackMalformed, DimsWhoseElementCountOverflows) {
+  BlobBuilder b = linear_graph();
+  b.values()[0].dims = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"value 0", "element count overflows"}));
+}
+
+TEST(XnnpackMalformed, DimOfUint32Max) {
+  BlobBuilder b = linear_graph();
+  b.values()[0].dims = {UINT32_MAX, 3};
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (fully_connected)", "[4294967295, 4]"}));
+}
+
+TEST(XnnpackMalformed, TooManyDims) {
+  BlobBuilder b = linear_graph();
+  b.values()[0].dims = Dims(10000, 1);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::NotSupported);
+  EXPECT_TRUE(log.contains({"value 0", "rank 10000 exceeds"}));
+}
+
+TEST(XnnpackMalformed, BinaryNodeWithOneInput) {
+  BlobBuilder b;
+  const uint32_t x = b.input({4}, 0);
+  const uint32_t y = b.output({4}, 1);
+  b.node(NodeKind::XNNAdd, {x}, y);
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  // The kind's table is read with two inputs: the second is the output's
+  // slot, a value no earlier node produced.
+  EXPECT_TRUE(log.contains({"node 0 (add)", "input 1", "is not a constant"}));
+}
+
+TEST(XnnpackMalformed, ConcatenateMissingAnInput) {
+  BlobBuilder b;
+  const uint32_t x0 = b.input({2}, 0);
+  const uint32_t x1 = b.input({2}, 1);
+  const uint32_t y = b.output({6}, 2);
+  b.node(NodeKind::XNNConcatenate3, {x0, x1}, y, concatenate_params(0));
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (concatenate3)", "input 2", "id 4294967295"}));
+}
+
 } // namespace
 } // namespace testing
 } // namespace xnnpack
