@@ -9,7 +9,11 @@ to_edge(ep).to_executorch().save("model.pte")
 
 from torch.export import ExportedProgram
 
-from executorch.exir.capture._config import EdgeCompileConfig, ExecutorchBackendConfig
+from executorch.exir.capture._config import (
+    CaptureConfig,
+    EdgeCompileConfig,
+    ExecutorchBackendConfig,
+)
 from executorch.exir.program._program import (
     EdgeProgramManager,
     ExecutorchProgramManager,
@@ -19,6 +23,7 @@ from executorch.exir.program._program import (
 from executorch.exir.tensor import TensorSpec
 
 __all__ = [
+    "CaptureConfig",
     "EdgeCompileConfig",
     "EdgeProgramManager",
     "ExecutorchBackendConfig",

@@ -9,6 +9,7 @@ In a graph, a delegated partition is
 which the emitter turns into a DelegateCall of the module's blob.
 """
 
+import operator
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import torch
@@ -73,6 +74,113 @@ class LoweredBackendModule(torch.nn.Module):
     @property
     def original_module(self) -> ExportedProgram:
         return self._original_exported_program
+
+    def program(self, emit_stacktrace: bool = False, memory_planning=None):
+        """The emitted program (flatbuffer object API) whose "forward"
+        method runs this delegate on the original program's user inputs."""
+        return self._executorch_program(
+            emit_stacktrace=emit_stacktrace, memory_planning=memory_planning
+        ).executorch_program
+
+    def buffer(
+        self,
+        extract_delegate_segments: bool = False,
+        segment_alignment: int = 128,
+        constant_tensor_alignment: Optional[int] = None,
+        delegate_alignment: Optional[int] = None,
+        memory_planning=None,
+    ) -> bytes:
+        """The `.pte` bytes of `program()`: a program that runs only this
+        delegate. `delegate_alignment` is accepted for upstream
+        compatibility; segments are aligned to `segment_alignment`."""
+        options = dict(
+            extract_delegate_segments=extract_delegate_segments,
+            segment_alignment=segment_alignment,
+        )
+        if constant_tensor_alignment is not None:
+            options["constant_tensor_alignment"] = constant_tensor_alignment
+        return self._executorch_program(
+            memory_planning=memory_planning, **options
+        ).buffer
+
+    def _executorch_program(self, memory_planning=None, **options):
+        # Imported here: the program managers import this module.
+        from executorch.exir.capture._config import ExecutorchBackendConfig
+        from executorch.exir.program._program import ExecutorchProgramManager
+
+        if memory_planning is not None:
+            options["memory_planning_pass"] = memory_planning
+        return ExecutorchProgramManager(
+            {"forward": self._calling_program()}, {}, ExecutorchBackendConfig(**options)
+        )
+
+    def _calling_program(self) -> ExportedProgram:
+        """An Edge program with this module as its only operation:
+        placeholders for the original's user inputs, one delegate call, its
+        results as outputs."""
+        from torch.export.exported_program import ModuleCallEntry, ModuleCallSignature
+        from torch.export.graph_signature import (
+            ExportGraphSignature,
+            InputKind,
+            InputSpec,
+            OutputKind,
+            OutputSpec,
+            TensorArgument,
+        )
+
+        from executorch.exir.verification.verifier import EXIREdgeDialectVerifier
+
+        original = self.original_module
+        user_inputs = set(original.graph_signature.user_inputs)
+        user_outputs = list(original.graph_signature.user_outputs)
+        graph = torch.fx.Graph()
+        args = []
+        for node in original.graph.nodes:
+            if node.op == "placeholder" and node.name in user_inputs:
+                placeholder = graph.placeholder(node.name)
+                placeholder.meta = dict(node.meta)
+                args.append(placeholder)
+        root = torch.nn.Module()
+        root.lowered_module_0 = self
+        module = graph.get_attr("lowered_module_0")
+        call = graph.call_function(executorch_call_delegate, (module, *args))
+        returned = {
+            getattr(n, "name", None): n
+            for n in original.graph.output_node().args[0]
+        }
+        call.meta["val"] = tuple(returned[name].meta["val"] for name in user_outputs)
+        outputs = []
+        for i, name in enumerate(user_outputs):
+            item = graph.call_function(operator.getitem, (call, i))
+            item.meta = dict(returned[name].meta)
+            outputs.append(item)
+        graph.output(tuple(outputs))
+        gm = torch.fx.GraphModule(root, graph)
+        signature = ExportGraphSignature(
+            [
+                InputSpec(InputKind.USER_INPUT, TensorArgument(a.name), None)
+                for a in args
+            ],
+            [
+                OutputSpec(OutputKind.USER_OUTPUT, TensorArgument(o.name), None)
+                for o in outputs
+            ],
+        )
+        call_signature = ModuleCallSignature(
+            inputs=[],
+            outputs=[],
+            in_spec=original.call_spec.in_spec,
+            out_spec=original.call_spec.out_spec,
+        )
+        return ExportedProgram(
+            root=gm,
+            graph=graph,
+            graph_signature=signature,
+            state_dict={},
+            range_constraints=dict(original.range_constraints),
+            module_call_graph=[ModuleCallEntry("", call_signature)],
+            verifiers=[EXIREdgeDialectVerifier],
+        )
 
     def forward(self, *args):
         return executorch_call_delegate(self, *args)

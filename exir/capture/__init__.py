@@ -1,5 +1,5 @@
 """Compilation configuration (`EdgeCompileConfig`, `ExecutorchBackendConfig`)."""
 
-from ._config import EdgeCompileConfig, ExecutorchBackendConfig
+from ._config import CaptureConfig, EdgeCompileConfig, ExecutorchBackendConfig
 
-__all__ = ["EdgeCompileConfig", "ExecutorchBackendConfig"]
+__all__ = ["CaptureConfig", "EdgeCompileConfig", "ExecutorchBackendConfig"]

@@ -8,6 +8,21 @@ from executorch.exir.dynamic_shape import DynamicMemoryPlanningMode
 
 
 @dataclass
+class CaptureConfig:
+    """Options of upstream's legacy `exir.capture` entry point, kept so that
+    scripts building one (e.g. `get_xnnpack_capture_config()`) still run;
+    `torch.export.export` is the capture step here, and these options do
+    not change it."""
+
+    pt2_mode: bool = True
+    enable_functionalization: bool = True
+    enable_dynamic_shape: bool = False
+    enable_aot: bool = False
+    _unlift: bool = False
+    _use_old_decomp_table: bool = False
+
+
+@dataclass
 class EdgeCompileConfig:
     """Options of `to_edge`.
 
@@ -71,6 +86,10 @@ class ExecutorchBackendConfig:
         print_memory_summary: print `ExecutorchProgramManager.memory_summary()`
             (planned bytes of each method, per buffer, at the upper bounds of
             dynamic sizes) when the program is built.
+        enable_non_cpu_memory_planning: upstream's switch for planning
+            tensors that live on other devices into buffers of their own;
+            every tensor here lives in CPU memory, so the plan is the same
+            either way.
     """
 
     passes: List[Any] = field(default_factory=list)
@@ -87,6 +106,7 @@ class ExecutorchBackendConfig:
     remove_view_copy: bool = True
     kernel_library: Optional[Any] = "default"
     print_memory_summary: bool = False
+    enable_non_cpu_memory_planning: bool = False
 
     def __post_init__(self):
         if self.memory_planning_pass is None:

@@ -36,11 +36,18 @@ class MemoryPlanningPass(PassBase):
         memory_planning_algo: "greedy" (default; best fit over lifetimes),
             "naive" (no reuse), or a callable `algo(specs, alignment) ->
             buffer_sizes` (see `executorch.exir.memory_planning`).
-        alignment: byte alignment of every planned tensor.
+        allow_lifetime_and_storage_overlap: upstream's switch letting the
+            plan's check accept tensors that are live together and share
+            memory; only False (every plan is checked) is supported.
         alloc_graph_input: plan the method's inputs (the runtime copies
             inputs into planned memory); otherwise the caller provides them.
         alloc_graph_output: plan the method's outputs; otherwise the caller
             provides output buffers.
+        alloc_mutable_buffers: plan mutable buffers (their state lives in
+            planned memory); only True is supported.
+        share_mutable_buffers: upstream's sharing of mutable buffers between
+            methods; only False is supported.
+        alignment: byte alignment of every planned tensor.
         memory_budget: if given, the most bytes the planned buffers may take
             together; a plan above it raises MemoryBudgetError saying which
             tensors are live at the peak.
@@ -53,12 +60,26 @@ class MemoryPlanningPass(PassBase):
     def __init__(
         self,
         memory_planning_algo: Union[str, Callable, None] = None,
-        alignment: int = 16,
+        allow_lifetime_and_storage_overlap: bool = False,
         alloc_graph_input: bool = True,
         alloc_graph_output: bool = True,
+        alloc_mutable_buffers: bool = True,
+        share_mutable_buffers: bool = False,
+        alignment: int = 16,
         memory_budget: Optional[int] = None,
     ):
         super().__init__()
+        unsupported = {
+            "allow_lifetime_and_storage_overlap": allow_lifetime_and_storage_overlap,
+            "alloc_mutable_buffers": not alloc_mutable_buffers,
+            "share_mutable_buffers": share_mutable_buffers,
+        }
+        for name, asked in unsupported.items():
+            if asked:
+                raise NotImplementedError(
+                    f"MemoryPlanningPass({name}=...): only upstream's default "
+                    "is supported"
+                )
         if memory_planning_algo is None:
             memory_planning_algo = "greedy"
         if isinstance(memory_planning_algo, str):

@@ -324,6 +324,7 @@ class ExecutorchProgramManager:
         program.namedData = []
         self._program = program
         self._buffer: Optional[bytes] = None
+        self._config_methods = set(constant_methods)
         # Set by EdgeProgramManager.to_executorch when it records one.
         self._etrecord = None
         if config.print_memory_summary:
@@ -331,7 +332,13 @@ class ExecutorchProgramManager:
 
     @property
     def methods(self) -> set:
+        """Names of the methods backed by graphs."""
         return set(self._programs)
+
+    @property
+    def config_methods(self) -> set:
+        """Names of the constant methods."""
+        return set(self._config_methods)
 
     def get_etrecord(self):
         """The ETRecord of this program (`executorch.devtools.ETRecord`;
@@ -356,6 +363,17 @@ class ExecutorchProgramManager:
             format_plan(plan, self._sources.get(plan.name))
             for plan in self._program.executionPlan
             if method_name in (None, plan.name)
+        )
+
+    def dump_executorch_program(self, verbose: bool = False) -> None:
+        """Prints the emitted program: every method's instructions
+        (`dump_program()`); with `verbose`, each with the source line that
+        produced it."""
+        print(
+            "\n".join(
+                format_plan(plan, self._sources.get(plan.name) if verbose else None)
+                for plan in self._program.executionPlan
+            )
         )
 
     def memory_report(self, method_name: str = "forward") -> MemoryReport:

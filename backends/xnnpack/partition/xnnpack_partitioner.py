@@ -12,7 +12,9 @@ partition of the view that reads them, one copy per reader, since a
 delegate's inputs and outputs are tensors."""
 
 import collections
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+import logging
+import operator
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 
 import torch
 from torch.export import ExportedProgram
@@ -26,6 +28,12 @@ from executorch.backends.xnnpack.lowering import (
     is_float32_tensor,
     is_size_node,
     unsupported_reason,
+)
+from executorch.backends.xnnpack.partition.config import ALL_PARTITIONER_CONFIGS
+from executorch.backends.xnnpack.partition.config.xnnpack_config import (
+    ConfigPrecisionType,
+    XNNPartitionerConfig,
+    node_precision,
 )
 from executorch.exir.backend import (
     CompileSpec,
@@ -57,9 +65,32 @@ _SHARED_WEIGHT = "a weight it needs is shared with nodes outside its partition"
 
 
 class _Support(OperatorSupportBase):
-    def __init__(self, ep: ExportedProgram, reasons: Dict[torch.fx.Node, str]):
+    def __init__(
+        self,
+        ep: ExportedProgram,
+        reasons: Dict[torch.fx.Node, str],
+        configs: Sequence[XNNPartitionerConfig],
+        precisions: Sequence[ConfigPrecisionType],
+    ):
         self.ep = ep
         self.reasons = reasons
+        self.configs = configs
+        self.precisions = precisions
+
+    def _config_reason(self, node: torch.fx.Node) -> Optional[str]:
+        """Why the partitioner's configs leave `node` out, or None."""
+        if node.target is operator.getitem:
+            # An output of a multi-output operator goes where it goes.
+            return self._config_reason(node.args[0])
+        config = next((c for c in self.configs if c.matches(node)), None)
+        if config is None:
+            return "no config among XnnpackPartitioner(configs=...) covers it"
+        precision = node_precision(node)
+        if precision not in self.precisions:
+            return f"{precision.name} is not in config_precisions"
+        if precision not in config.supported_precision_types():
+            return f"{type(config).__name__} does not support {precision.name}"
+        return None
 
     def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
         if node.op != "call_function":
@@ -70,6 +101,8 @@ class _Support(OperatorSupportBase):
             # Lowers to nothing; goes where its reader goes.
             return all(self.is_node_supported(submodules, u) for u in node.users)
         reason = unsupported_reason(node, self.ep)
+        if reason is None and not is_constant_node(node, self.ep):
+            reason = self._config_reason(node)
         if reason is not None:
             self.reasons[node] = reason
         return reason is None
@@ -154,17 +187,51 @@ def _give_each_reader_its_own_sizes(graph_module: torch.fx.GraphModule) -> None:
 
 
 class XnnpackPartitioner(Partitioner):
-    """`num_threads`, when given, becomes the "num_threads" compile spec of
-    every partition (threads of its XNNPACK runtimes; by default the
-    runtime's process-wide setting)."""
+    """Delegates to XNNPACK every node it can lower.
 
-    def __init__(self, num_threads: Optional[int] = None) -> None:
+    Args:
+        configs: the per-operator configs (classes from
+            `executorch.backends.xnnpack.partition.config`) whose operators
+            may be delegated; by default `ALL_PARTITIONER_CONFIGS`.
+        config_precisions: a `ConfigPrecisionType` or a list of them: only
+            nodes of these precisions are delegated (default: all).
+        per_op_mode: one delegate per operator instead of the largest
+            partitions (each delegate call is smaller, at a little overhead
+            per call).
+        verbose: print `report()` after each `partition`.
+        num_threads: when given, the "num_threads" compile spec of every
+            partition (threads of its XNNPACK runtimes; by default the
+            runtime's process-wide setting).
+        kwargs: passed to every config's constructor.
+    """
+
+    def __init__(
+        self,
+        configs: Optional[List[Type[XNNPartitionerConfig]]] = None,
+        config_precisions: Optional[
+            Union[ConfigPrecisionType, List[ConfigPrecisionType]]
+        ] = None,
+        per_op_mode: bool = False,
+        verbose: bool = False,
+        num_threads: Optional[int] = None,
+        **kwargs,
+    ) -> None:
         specs = []
         if num_threads is not None:
             specs.append(
                 CompileSpec("num_threads", int(num_threads).to_bytes(4, "little"))
             )
         self.delegation = DelegationSpec(BACKEND_ID, specs)
+        self.configs = [
+            config(**kwargs) for config in (configs or ALL_PARTITIONER_CONFIGS)
+        ]
+        if config_precisions is None:
+            config_precisions = list(ConfigPrecisionType)
+        elif isinstance(config_precisions, ConfigPrecisionType):
+            config_precisions = [config_precisions]
+        self.config_precisions = list(config_precisions)
+        self.per_op_mode = per_op_mode
+        self.verbose = verbose
         self._report = "XnnpackPartitioner: partition() has not run"
 
     def ops_to_not_decompose(
@@ -181,7 +248,9 @@ class XnnpackPartitioner(Partitioner):
         while True:
             partitions = CapabilityBasedPartitioner(
                 exported_program.graph_module,
-                _Support(exported_program, reasons),
+                _Support(
+                    exported_program, reasons, self.configs, self.config_precisions
+                ),
                 allows_single_node_partition=True,
             ).propose_partitions()
             excluded = {}
@@ -195,10 +264,12 @@ class XnnpackPartitioner(Partitioner):
             if not excluded:
                 break
             reasons.update(excluded)
+        groups = [list(p.nodes) for p in partitions]
+        if self.per_op_mode:
+            groups = [g for nodes in groups for g in _one_per_op(nodes, exported_program)]
         tags: Dict[str, DelegationSpec] = {}
         sizes = []
-        for partition in partitions:
-            nodes = list(partition.nodes)
+        for nodes in groups:
             # Nodes computed only from weights are folded into their
             # consumers' partitions; alone they are not worth a delegate.
             if all(
@@ -211,11 +282,38 @@ class XnnpackPartitioner(Partitioner):
             tags[tag] = self.delegation
             sizes.append(len(nodes))
         self._report = _format_report(sizes, reasons)
+        if self.verbose:
+            print(self._report)
         return PartitionResult(exported_program, tags)
 
     def report(self) -> str:
         """What the last `partition` delegated and what it left out."""
         return self._report
+
+
+def _one_per_op(nodes, ep: ExportedProgram) -> List[List[torch.fx.Node]]:
+    """Splits a partition into one group per operator. Outputs of a
+    multi-output operator (getitem) stay with it; weights, nodes computed
+    from weights and size computations go with their first reader."""
+    inside = set(nodes)
+    order = [n for n in next(iter(nodes)).graph.nodes if n in inside]
+    group_of: Dict[torch.fx.Node, int] = {}
+    groups: List[List[torch.fx.Node]] = []
+    for node in order:
+        if node.target is operator.getitem and node.args[0] in group_of:
+            group_of[node] = group_of[node.args[0]]
+        elif not (is_constant_node(node, ep) or is_size_node(node)):
+            group_of[node] = len(groups)
+            groups.append([])
+    for node in reversed(order):
+        if node not in group_of:
+            readers = [u for u in order if u in node.users and u in group_of]
+            if readers:
+                group_of[node] = group_of[readers[0]]
+    for node in order:
+        if node in group_of:
+            groups[group_of[node]].append(node)
+    return groups
 
 
 def _format_report(sizes: Sequence[int], reasons: Dict[torch.fx.Node, str]) -> str:

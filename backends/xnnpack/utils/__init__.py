@@ -1,0 +1,1 @@
+"""Helpers for exporting to the XNNPACK delegate (upstream's module paths)."""

@@ -1,0 +1,1 @@
+"""Partitioning helpers shared by backends (upstream's module paths)."""
