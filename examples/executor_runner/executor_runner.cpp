@@ -30,6 +30,11 @@
 // default 1e-5 each); a failing case prints its worst element and the exit
 // code is 1.
 //
+// The runner is a command line over the extension API: extension/module's
+// Module loads the program and the method (planned memory, allocators,
+// buffers for unplanned outputs), extension/runner_util makes the inputs and
+// extension/evalue_util prints the outputs.
+//
 // Kernels (and the XNNPACK backend, when built with it) are registered
 // explicitly at startup, so nothing depends on static initializers surviving
 // the link. A build that links more kernel libraries (custom operators, see
@@ -37,25 +42,26 @@
 // their registration function.
 
 #include <chrono>
-#include <cinttypes>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <executorch/devtools/bundled_program/bundled_program.h>
 #include <executorch/devtools/etdump/etdump_gen.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
-#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
-#include <executorch/extension/runner_util/output_buffers.h>
+#include <executorch/extension/evalue_util/print_evalue.h>
+#include <executorch/extension/memory_allocator/planned_memory.h>
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/runner_util/inputs.h>
 #ifdef EXECUTORCH_WITH_OPTIMIZED_KERNELS
 #include <executorch/kernels/optimized/register_optimized_kernels.h>
 #else
@@ -63,35 +69,27 @@
 #endif
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
-#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
-#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
-#include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/platform/runtime.h>
 #ifdef EXECUTORCH_WITH_XNNPACK
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #endif
 
-using executorch::aten::BFloat16;
-using executorch::aten::Half;
-using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
-using executorch::aten::TensorImpl;
 using executorch::etdump::ETDumpGen;
 using executorch::extension::BufferDataLoader;
 using executorch::extension::FileDataLoader;
-using executorch::extension::MallocMemoryAllocator;
+using executorch::extension::InputTensorSource;
+using executorch::extension::Module;
+using executorch::extension::PlannedMemory;
+using executorch::extension::TensorPtr;
 using executorch::runtime::DataLoader;
 using executorch::runtime::Error;
 using executorch::runtime::EValue;
-using executorch::runtime::HierarchicalAllocator;
-using executorch::runtime::MemoryManager;
 using executorch::runtime::Method;
 using executorch::runtime::MethodMeta;
-using executorch::runtime::Program;
 using executorch::runtime::Result;
 using executorch::runtime::Span;
 using executorch::runtime::Tag;
-using executorch::runtime::TensorInfo;
 
 #ifdef EXECUTOR_RUNNER_EXTRA_KERNELS
 Error EXECUTOR_RUNNER_EXTRA_KERNELS();
@@ -282,213 +280,54 @@ std::optional<Options> parse_options(int argc, char** argv) {
   return options;
 }
 
-std::string describe(ScalarType dtype, const std::vector<int32_t>& sizes) {
-  std::string text = executorch::runtime::toString(dtype);
-  text += "[";
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    text += (d == 0 ? "" : ", ") + std::to_string(sizes[d]);
-  }
-  return text + "]";
-}
-
-// Receives the failure of an ET_SWITCH dtype dispatch (which expects a
-// kernel context) outside a kernel.
-struct DispatchStatus {
-  bool ok = true;
-  void fail(Error) {
-    ok = false;
-  }
-};
-
-// Writes the value one into `count` elements of `dtype` at `data`; false for
-// dtypes without a numeric one.
-bool fill_ones(ScalarType dtype, void* data, size_t count) {
-  DispatchStatus status;
-  ET_SWITCH_REALHBBF16_TYPES(dtype, status, "fill_ones", CTYPE, [&]() {
-    CTYPE* out = static_cast<CTYPE*>(data);
-    for (size_t i = 0; i < count; ++i) {
-      out[i] = static_cast<CTYPE>(1);
-    }
-  });
-  return status.ok;
-}
-
-// Prints up to `limit` elements of `tensor` in logical (row-major) order,
-// following its strides so that any dim order prints the same.
-void print_values(const Tensor& tensor, size_t limit) {
-  const size_t count = static_cast<size_t>(tensor.numel());
-  const size_t shown = count < limit ? count : limit;
-  const ssize_t rank = tensor.dim();
-  DispatchStatus status;
-  ET_SWITCH_REALHBBF16_TYPES(
-      tensor.scalar_type(), status, "print_values", CTYPE, [&]() {
-        const CTYPE* data = tensor.const_data_ptr<CTYPE>();
-        std::vector<ssize_t> index(static_cast<size_t>(rank), 0);
-        for (size_t n = 0; n < shown; ++n) {
-          ssize_t offset = 0;
-          for (ssize_t d = 0; d < rank; ++d) {
-            offset += index[d] * tensor.strides()[d];
-          }
-          const CTYPE value = data[offset];
-          std::printf("%s", n == 0 ? "" : ", ");
-          if constexpr (std::is_same_v<CTYPE, bool>) {
-            std::printf("%s", value ? "true" : "false");
-          } else if constexpr (std::is_integral_v<CTYPE>) {
-            std::printf("%lld", static_cast<long long>(value));
-          } else {
-            // Enough digits to read back the exact value of the type.
-            std::printf(std::is_same_v<CTYPE, double> ? "%.17g" : "%.9g",
-                        static_cast<double>(value));
-          }
-          // Advance the multi-index, last dimension fastest.
-          for (ssize_t d = rank - 1; d >= 0; --d) {
-            if (++index[d] < tensor.size(d)) {
-              break;
-            }
-            index[d] = 0;
-          }
-        }
-      });
-  if (!status.ok) {
-    std::printf("<values of this dtype are not printed>");
-  } else if (shown < count) {
-    std::printf(", ... (%zu more)", count - shown);
-  }
-}
-
 void print_output(size_t index, const EValue& value, bool all_values) {
-  std::printf("Output %zu: ", index);
+  std::cout << "Output " << index << ": ";
   switch (value.tag) {
     case Tag::Tensor: {
       const Tensor& tensor = value.toTensor();
-      std::vector<int32_t> sizes(tensor.sizes().begin(), tensor.sizes().end());
-      std::printf("tensor %s = [",
-                  describe(tensor.scalar_type(), sizes).c_str());
-      print_values(tensor, all_values ? SIZE_MAX : kPreviewValues);
-      std::printf("]\n");
+      std::cout << "tensor " << executorch::extension::describe_tensor(tensor)
+                << " = [";
+      if (!executorch::extension::print_tensor_values(
+              std::cout, tensor, all_values ? SIZE_MAX : kPreviewValues)) {
+        std::cout << "<values of this dtype are not printed>";
+      }
+      std::cout << "]\n";
       break;
     }
     case Tag::Int:
-      std::printf("Int = %" PRId64 "\n", value.toInt());
+      std::cout << "Int = " << value.toInt() << "\n";
       break;
-    case Tag::Double:
-      std::printf("Double = %.17g\n", value.toDouble());
+    case Tag::Double: {
+      char text[32];
+      std::snprintf(text, sizeof(text), "%.17g", value.toDouble());
+      std::cout << "Double = " << text << "\n";
       break;
+    }
     case Tag::Bool:
-      std::printf("Bool = %s\n", value.toBool() ? "true" : "false");
+      std::cout << "Bool = " << (value.toBool() ? "true" : "false") << "\n";
       break;
     default:
-      std::printf("%s\n", executorch::runtime::tag_to_string(value.tag));
+      std::cout << executorch::runtime::tag_to_string(value.tag) << "\n";
       break;
   }
 }
-
-// A tensor input that owns its metadata and data.
-struct InputTensor {
-  std::vector<int32_t> sizes;
-  std::vector<uint8_t> dim_order;
-  std::vector<int32_t> strides;
-  std::vector<uint8_t> data;
-  std::unique_ptr<TensorImpl> impl;
-};
 
 // Reads the whole of `path`; nullopt (after printing why) on failure.
 std::optional<std::vector<uint8_t>> read_file(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
-    std::fprintf(stderr, "error: cannot open input file '%s'\n", path.c_str());
+    std::fprintf(stderr, "error: cannot open '%s'\n", path.c_str());
     return std::nullopt;
   }
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(file),
                               std::istreambuf_iterator<char>());
 }
 
-// Builds tensor input `index` described by `info`, at `shape` when given
-// (else the program's sizes), from `file` when given (its size must match
-// exactly), else filled with ones.
-std::unique_ptr<InputTensor> make_input(size_t index,
-                                        const TensorInfo& info,
-                                        const std::string* file,
-                                        const std::vector<int32_t>* shape) {
-  auto input = std::make_unique<InputTensor>();
-  input->sizes.assign(info.sizes().begin(), info.sizes().end());
-  if (shape != nullptr) {
-    if (shape->size() != input->sizes.size()) {
-      std::fprintf(stderr,
-                   "error: input %zu: --input_shapes gave %zu sizes, the "
-                   "input has rank %zu (program sizes %s)\n",
-                   index,
-                   shape->size(),
-                   input->sizes.size(),
-                   describe(info.scalar_type(), input->sizes).c_str());
-      return nullptr;
-    }
-    input->sizes = *shape;
-  }
-  size_t numel = 1;
-  for (const int32_t size : input->sizes) {
-    numel *= static_cast<size_t>(size);
-  }
-  const size_t nbytes =
-      numel * executorch::runtime::etensor::elementSize(info.scalar_type());
-  input->dim_order.assign(info.dim_order().begin(), info.dim_order().end());
-  input->strides.resize(input->sizes.size());
-  const std::string what = describe(info.scalar_type(), input->sizes);
-  if (!input->sizes.empty() && executorch::runtime::dim_order_to_stride(
-                                   input->sizes.data(),
-                                   input->dim_order.data(),
-                                   input->sizes.size(),
-                                   input->strides.data()) != Error::Ok) {
-    std::fprintf(stderr,
-                 "error: input %zu (%s) has an invalid dim order\n",
-                 index,
-                 what.c_str());
-    return nullptr;
-  }
-  if (file != nullptr) {
-    std::optional<std::vector<uint8_t>> bytes = read_file(*file);
-    if (!bytes) {
-      return nullptr;
-    }
-    if (bytes->size() != nbytes) {
-      std::fprintf(stderr,
-                   "error: input %zu (%s) from '%s': expected %zu bytes, the "
-                   "file has %zu\n",
-                   index,
-                   what.c_str(),
-                   file->c_str(),
-                   nbytes,
-                   bytes->size());
-      return nullptr;
-    }
-    input->data = std::move(*bytes);
-    std::printf(
-        "Input %zu: %s from '%s'\n", index, what.c_str(), file->c_str());
-  } else {
-    input->data.resize(nbytes);
-    if (!fill_ones(info.scalar_type(), input->data.data(), numel)) {
-      std::fprintf(stderr,
-                   "error: input %zu (%s): no default value for this dtype; "
-                   "pass --inputs\n",
-                   index,
-                   what.c_str());
-      return nullptr;
-    }
-    std::printf("Input %zu: %s (ones)\n", index, what.c_str());
-  }
-  input->impl =
-      std::make_unique<TensorImpl>(info.scalar_type(),
-                                   static_cast<ssize_t>(input->sizes.size()),
-                                   input->sizes.data(),
-                                   input->data.data(),
-                                   input->dim_order.data(),
-                                   input->strides.data());
-  return input;
-}
-
-// Profiling of the method into an ETDump (--etdump_path).
+// Profiling of the method into an ETDump (--etdump_path). The Module owns
+// the ETDumpGen (take_tracer()); this keeps its debug buffer.
 struct Tracing {
-  ETDumpGen etdump;
+  std::unique_ptr<ETDumpGen> owned = std::make_unique<ETDumpGen>();
+  ETDumpGen& etdump = *owned;
   std::vector<uint8_t> debug_buffer;
 
   explicit Tracing(const Options& options) {
@@ -678,137 +517,141 @@ int run(const Options& options) {
 #endif
 
   const char* model = options.model_path.c_str();
-  const char* method_name = options.method_name.c_str();
+  const std::string& method_name = options.method_name;
   std::vector<uint8_t> bundled;
   std::unique_ptr<DataLoader> loader = open_program(model, &bundled);
   if (loader == nullptr) {
     return 1;
   }
-  Result<Program> program = Program::load(loader.get());
-  if (!program.ok()) {
+  // Declared before the Module, which writes into its debug buffer.
+  std::unique_ptr<Tracing> tracing = options.etdump_path.empty()
+                                         ? nullptr
+                                         : std::make_unique<Tracing>(options);
+  Module module(std::move(loader),
+                /*memory_allocator=*/nullptr,
+                /*temp_allocator=*/nullptr,
+                tracing ? std::move(tracing->owned) : nullptr);
+  const Error loaded = module.load();
+  if (loaded != Error::Ok) {
     std::fprintf(stderr,
                  "error: '%s' is not a loadable program: %s\n",
                  model,
-                 executorch::runtime::to_string(program.error()));
+                 executorch::runtime::to_string(loaded));
     return 1;
   }
-  Result<MethodMeta> meta = program->method_meta(method_name);
+  Result<MethodMeta> meta = module.method_meta(method_name);
   if (!meta.ok()) {
+    const auto& program = *module.program();
     std::string names;
-    for (size_t i = 0; i < program->num_methods(); ++i) {
-      Result<const char*> name = program->get_method_name(i);
+    for (size_t i = 0; i < program.num_methods(); ++i) {
+      Result<const char*> name = program.get_method_name(i);
       names += (i == 0 ? "" : ", ") +
                std::string(name.ok() ? *name : "(a method without a name)");
     }
     std::fprintf(stderr,
                  "error: '%s' has no method '%s' (it has: %s)\n",
                  model,
-                 method_name,
+                 method_name.c_str(),
                  names.c_str());
     return 1;
   }
-
-  // Planned memory, sized as the program asks.
-  std::vector<std::vector<uint8_t>> planned;
-  std::vector<Span<uint8_t>> spans;
-  std::string planned_sizes;
-  for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-    const int64_t size = *meta->memory_planned_buffer_size(i);
-    planned.emplace_back(static_cast<size_t>(size < 0 ? 0 : size));
-    planned_sizes += (i == 0 ? "" : ", ") + std::to_string(size);
-  }
-  for (auto& buffer : planned) {
-    spans.emplace_back(buffer.data(), buffer.size());
-  }
-  HierarchicalAllocator planned_memory({spans.data(), spans.size()});
-  MallocMemoryAllocator method_allocator;
-  MallocMemoryAllocator temp_allocator;
-  MemoryManager memory(&method_allocator, &planned_memory, &temp_allocator);
-
-  std::unique_ptr<Tracing> tracing = options.etdump_path.empty()
-                                         ? nullptr
-                                         : std::make_unique<Tracing>(options);
-  Result<Method> method = program->load_method(
-      method_name, &memory, tracing ? &tracing->etdump : nullptr);
+  Result<Method*> method = module.method(method_name);
   if (!method.ok()) {
     std::fprintf(stderr,
                  "error: loading method '%s' of '%s' failed: %s\n",
-                 method_name,
+                 method_name.c_str(),
                  model,
                  executorch::runtime::to_string(method.error()));
     return 1;
   }
-  std::vector<std::vector<uint8_t>> output_buffers;
-  const Error outputs_ready = executorch::extension::allocate_unplanned_outputs(
-      *method, output_buffers);
-  if (outputs_ready != Error::Ok) {
-    std::fprintf(stderr,
-                 "error: allocating the outputs of method '%s' failed: %s\n",
-                 method_name,
-                 executorch::runtime::to_string(outputs_ready));
-    return 1;
+  std::string planned_sizes;
+  for (const size_t size : PlannedMemory::sizes_of(*meta)) {
+    planned_sizes += (planned_sizes.empty() ? "" : ", ") + std::to_string(size);
   }
   std::printf(
       "Loaded '%s': method '%s', %zu inputs, %zu outputs, planned "
       "buffers [%s] bytes\n",
       model,
-      method_name,
+      method_name.c_str(),
       meta->num_inputs(),
       meta->num_outputs(),
       planned_sizes.c_str());
 
   if (!bundled.empty()) {
     const int status = run_bundled_tests(
-        *method, bundled.data(), options, tracing ? &tracing->etdump : nullptr);
+        **method, bundled.data(), options, tracing ? &tracing->etdump : nullptr);
     return tracing && !tracing->write(options) ? 1 : status;
   }
 
-  // One file per tensor input when --inputs is given.
-  size_t num_tensor_inputs = 0;
+  // One file and one shape per tensor input when given.
+  std::vector<size_t> tensor_inputs;
   for (size_t i = 0; i < meta->num_inputs(); ++i) {
-    num_tensor_inputs += *meta->input_tag(i) == Tag::Tensor ? 1 : 0;
-  }
-  if (!options.input_files.empty() &&
-      options.input_files.size() != num_tensor_inputs) {
-    std::fprintf(stderr,
-                 "error: method '%s' has %zu tensor inputs, --inputs gave %zu "
-                 "files\n",
-                 method_name,
-                 num_tensor_inputs,
-                 options.input_files.size());
-    return 1;
-  }
-  if (!options.input_shapes.empty() &&
-      options.input_shapes.size() != num_tensor_inputs) {
-    std::fprintf(stderr,
-                 "error: method '%s' has %zu tensor inputs, --input_shapes "
-                 "gave %zu shapes\n",
-                 method_name,
-                 num_tensor_inputs,
-                 options.input_shapes.size());
-    return 1;
-  }
-  std::vector<std::unique_ptr<InputTensor>> inputs;
-  std::vector<size_t> input_indices;
-  for (size_t i = 0; i < meta->num_inputs(); ++i) {
-    if (*meta->input_tag(i) != Tag::Tensor) {
+    if (*meta->input_tag(i) == Tag::Tensor) {
+      tensor_inputs.push_back(i);
+    } else {
       // Scalar inputs keep the value the program was exported with.
       std::printf("Input %zu: %s (value from the program)\n",
                   i,
                   executorch::runtime::tag_to_string(*meta->input_tag(i)));
-      continue;
     }
-    const std::string* file = options.input_files.empty()
-                                  ? nullptr
-                                  : &options.input_files[inputs.size()];
-    const std::vector<int32_t>* shape =
-        options.input_shapes.empty() ? nullptr
-                                     : &options.input_shapes[inputs.size()];
-    inputs.push_back(make_input(i, *meta->input_tensor_meta(i), file, shape));
-    if (inputs.back() == nullptr) {
+  }
+  const auto count_matches = [&](size_t given, const char* flag,
+                                 const char* what) {
+    if (given == 0 || given == tensor_inputs.size()) {
+      return true;
+    }
+    std::fprintf(stderr,
+                 "error: method '%s' has %zu tensor inputs, %s gave %zu %s\n",
+                 method_name.c_str(),
+                 tensor_inputs.size(),
+                 flag,
+                 given,
+                 what);
+    return false;
+  };
+  if (!count_matches(options.input_files.size(), "--inputs", "files") ||
+      !count_matches(options.input_shapes.size(), "--input_shapes", "shapes")) {
+    return 1;
+  }
+  std::vector<TensorPtr> inputs;
+  for (size_t k = 0; k < tensor_inputs.size(); ++k) {
+    const size_t index = tensor_inputs[k];
+    InputTensorSource source;
+    if (!options.input_shapes.empty()) {
+      const size_t rank = meta->input_tensor_meta(index)->sizes().size();
+      if (options.input_shapes[k].size() != rank) {
+        std::fprintf(stderr,
+                     "error: input %zu: --input_shapes gave %zu sizes, the "
+                     "input has rank %zu\n",
+                     index,
+                     options.input_shapes[k].size(),
+                     rank);
+        return 1;
+      }
+      source.sizes = options.input_shapes[k];
+    }
+    if (!options.input_files.empty()) {
+      source.file = options.input_files[k];
+    }
+    Result<TensorPtr> input =
+        executorch::extension::make_input_tensor(*meta, index, source);
+    if (!input.ok()) {
+      std::fprintf(stderr,
+                   "error: making input %zu failed: %s\n",
+                   index,
+                   executorch::runtime::to_string(input.error()));
       return 1;
     }
-    input_indices.push_back(i);
+    const std::string what = executorch::extension::describe_tensor(**input);
+    if (source.file) {
+      std::printf("Input %zu: %s from '%s'\n",
+                  index,
+                  what.c_str(),
+                  source.file->c_str());
+    } else {
+      std::printf("Input %zu: %s (ones)\n", index, what.c_str());
+    }
+    inputs.push_back(std::move(*input));
   }
 
   double total_ms = 0;
@@ -816,26 +659,26 @@ int run(const Options& options) {
     // Memory planning may reuse an input's buffer once the input is dead, so
     // every run sets the inputs again.
     for (size_t k = 0; k < inputs.size(); ++k) {
-      const Error set = method->set_input(EValue(Tensor(inputs[k]->impl.get())),
-                                          input_indices[k]);
+      const Error set =
+          module.set_input(method_name, EValue(*inputs[k]), tensor_inputs[k]);
       if (set != Error::Ok) {
         std::fprintf(stderr,
                      "error: setting input %zu of method '%s' failed: %s\n",
-                     input_indices[k],
-                     method_name,
+                     tensor_inputs[k],
+                     method_name.c_str(),
                      executorch::runtime::to_string(set));
         return 1;
       }
     }
     const auto start = std::chrono::steady_clock::now();
-    const Error status = method->execute();
+    const Error status = (*method)->execute();
     const std::chrono::duration<double, std::milli> elapsed =
         std::chrono::steady_clock::now() - start;
     if (status != Error::Ok) {
       std::fprintf(stderr,
                    "error: run %ld of method '%s' failed: %s\n",
                    run,
-                   method_name,
+                   method_name.c_str(),
                    executorch::runtime::to_string(status));
       return 1;
     }
@@ -846,8 +689,8 @@ int run(const Options& options) {
               options.num_executions,
               total_ms / static_cast<double>(options.num_executions));
 
-  for (size_t i = 0; i < method->outputs_size(); ++i) {
-    print_output(i, method->get_output(i), options.print_output);
+  for (size_t i = 0; i < (*method)->outputs_size(); ++i) {
+    print_output(i, (*method)->get_output(i), options.print_output);
   }
   return tracing && !tracing->write(options) ? 1 : 0;
 }

@@ -1,7 +1,10 @@
 #include <executorch/extension/evalue_util/print_evalue.h>
 
+#include <cinttypes>
 #include <cmath>
 #include <complex>
+#include <cstdio>
+#include <type_traits>
 
 #include <executorch/extension/tensor/tensor_ptr.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
@@ -120,7 +123,57 @@ void print_tensor(std::ostream& os, const Tensor& tensor) {
   os << ")";
 }
 
+// Where the element at row-major position `index` lies in memory, counted
+// in elements, following the tensor's strides.
+ssize_t memory_offset(const Tensor& tensor, size_t index) {
+  ssize_t offset = 0;
+  for (ssize_t d = tensor.dim() - 1; d >= 0; --d) {
+    const auto size = static_cast<size_t>(tensor.size(d));
+    offset += static_cast<ssize_t>(index % size) * tensor.strides()[d];
+    index /= size;
+  }
+  return offset;
+}
+
+// One element with every digit its type needs to be read back exactly.
+template <typename T>
+void print_exact(std::ostream& os, T value) {
+  char text[32];
+  if constexpr (std::is_same<T, bool>::value) {
+    os << (value ? "true" : "false");
+    return;
+  } else if constexpr (std::is_integral<T>::value) {
+    std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(value));
+  } else {
+    std::snprintf(text,
+                  sizeof(text),
+                  std::is_same<T, double>::value ? "%.17g" : "%.9g",
+                  static_cast<double>(value));
+  }
+  os << text;
+}
+
 } // namespace
+
+bool print_tensor_values(std::ostream& os, const Tensor& tensor, size_t limit) {
+  const auto count = static_cast<size_t>(tensor.numel());
+  const size_t shown = count < limit ? count : limit;
+  internal::SwitchContext context;
+  ET_SWITCH_REALHBBF16_TYPES(tensor.scalar_type(), context, "print", T, [&] {
+    const T* data = tensor.const_data_ptr<T>();
+    for (size_t i = 0; i < shown; ++i) {
+      os << (i == 0 ? "" : ", ");
+      print_exact(os, data[memory_offset(tensor, i)]);
+    }
+  });
+  if (context.failed) {
+    return false;
+  }
+  if (shown < count) {
+    os << ", ... (" << count - shown << " more)";
+  }
+  return true;
+}
 
 std::ostream& operator<<(std::ostream& os,
                          const evalue_edge_items& manipulator) {

@@ -9,7 +9,11 @@
 // as (len=N)[...]. A tensor prints its sizes, its dtype unless it is Float,
 // and its elements in memory order; when there are more than twice the edge
 // items (6 by default) only that many from each end are shown, around "...".
+//
+// print_tensor_values() is the exact form command-line tools print outputs
+// in: elements in logical order with every digit needed to read them back.
 
+#include <cstddef>
 #include <ostream>
 
 #include <executorch/runtime/core/evalue.h>
@@ -22,6 +26,15 @@ std::ostream& operator<<(std::ostream& os, const EValue& value);
 } // namespace runtime
 
 namespace extension {
+
+// Writes up to `limit` elements of `tensor` in logical (row-major) order,
+// whatever its dim order, separated by ", ": integers as integers, Bool as
+// true/false, floating point with enough digits to read back the exact value
+// of its dtype; then ", ... (N more)" when some are left out. Returns false,
+// having written nothing, for a dtype without printable numbers.
+bool print_tensor_values(std::ostream& os,
+                         const ::executorch::aten::Tensor& tensor,
+                         size_t limit);
 
 // Stream manipulator: the number of elements printed at each end of a long
 // tensor or list, for the EValues printed later to the same stream.

@@ -13,6 +13,7 @@ using executorch::aten::ScalarType;
 using executorch::aten::Tensor;
 using executorch::extension::evalue_edge_items;
 using executorch::extension::make_tensor_ptr;
+using executorch::extension::print_tensor_values;
 using executorch::extension::TensorPtr;
 using executorch::runtime::BoxedEvalueList;
 using executorch::runtime::EValue;
@@ -75,6 +76,42 @@ TEST(PrintEValueTest, LongTensorsAreElidedByEdgeItems) {
   four << evalue_edge_items(2)
        << EValue(*make_tensor_ptr({4}, std::vector<float>{1, 2, 3, 4}));
   EXPECT_EQ(four.str(), "tensor(sizes=[4], [1., 2., 3., 4.])");
+}
+
+std::string values(const TensorPtr& tensor, size_t limit = SIZE_MAX) {
+  std::ostringstream os;
+  EXPECT_TRUE(print_tensor_values(os, *tensor, limit));
+  return os.str();
+}
+
+TEST(PrintTensorValuesTest, ExactDigitsInLogicalOrder) {
+  EXPECT_EQ(values(make_tensor_ptr({3}, std::vector<float>{0.1f, 1, -2.5})),
+            "0.100000001, 1, -2.5");
+  EXPECT_EQ(values(make_tensor_ptr({1}, std::vector<double>{0.1})),
+            "0.10000000000000001");
+  EXPECT_EQ(values(make_tensor_ptr({2}, std::vector<bool>{true, false})),
+            "true, false");
+  EXPECT_EQ(values(make_tensor_ptr({2}, std::vector<int8_t>{-1, 65})),
+            "-1, 65");
+  // Channels last: memory holds [c0 c1 c0 c1 ...]; printing follows the
+  // logical (row-major) order all the same.
+  TensorPtr channels_last =
+      make_tensor_ptr({1, 2, 1, 2},
+                      std::vector<float>{1, 3, 2, 4},
+                      {0, 2, 3, 1});
+  EXPECT_EQ(values(channels_last), "1, 2, 3, 4");
+}
+
+TEST(PrintTensorValuesTest, LimitsAndUnprintableDtypes) {
+  TensorPtr t = make_tensor_ptr({5}, std::vector<int32_t>{1, 2, 3, 4, 5});
+  EXPECT_EQ(values(t, 2), "1, 2, ... (3 more)");
+  EXPECT_EQ(values(t, 5), "1, 2, 3, 4, 5");
+  std::vector<uint8_t> bytes(8);
+  TensorPtr complex =
+      make_tensor_ptr({1}, std::move(bytes), {}, {}, ScalarType::ComplexFloat);
+  std::ostringstream os;
+  EXPECT_FALSE(print_tensor_values(os, *complex, SIZE_MAX));
+  EXPECT_EQ(os.str(), "");
 }
 
 TEST(PrintEValueTest, Lists) {

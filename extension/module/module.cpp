@@ -16,7 +16,6 @@ using ::executorch::runtime::Method;
 using ::executorch::runtime::MethodMeta;
 using ::executorch::runtime::Program;
 using ::executorch::runtime::Result;
-using ::executorch::runtime::Span;
 
 namespace executorch {
 namespace extension {
@@ -176,23 +175,8 @@ Error Module::load_method(const std::string& method_name,
   }
   auto loaded = std::make_unique<LoadedMethod>();
   if (planned_memory == nullptr) {
-    for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-      Result<int64_t> size = meta->memory_planned_buffer_size(i);
-      ET_CHECK_OR_RETURN_ERROR(size.ok() && *size >= 0,
-                               InvalidProgram,
-                               "Method '%s': planned buffer %zu has no valid "
-                               "size",
-                               method_name.c_str(),
-                               i);
-      loaded->planned_buffers.emplace_back(static_cast<size_t>(*size));
-    }
-    for (auto& buffer : loaded->planned_buffers) {
-      loaded->planned_spans.emplace_back(buffer.data(), buffer.size());
-    }
-    loaded->planned_memory =
-        std::make_unique<HierarchicalAllocator>(Span<Span<uint8_t>>(
-            loaded->planned_spans.data(), loaded->planned_spans.size()));
-    planned_memory = loaded->planned_memory.get();
+    loaded->planned_memory = std::make_unique<PlannedMemory>(*meta);
+    planned_memory = loaded->planned_memory->allocator();
   }
   loaded->memory_manager = std::make_unique<MemoryManager>(
       memory_allocator_.get(), planned_memory, temp_allocator_.get());

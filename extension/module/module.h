@@ -25,6 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <executorch/extension/memory_allocator/planned_memory.h>
 #include <executorch/runtime/core/data_loader.h>
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/event_tracer.h>
@@ -250,10 +251,8 @@ class Module {
  private:
   // A loaded method and the memory it runs in.
   struct LoadedMethod {
-    std::vector<std::vector<uint8_t>> planned_buffers;
-    std::vector<::executorch::runtime::Span<uint8_t>> planned_spans;
-    std::unique_ptr<::executorch::runtime::HierarchicalAllocator>
-        planned_memory;
+    // Null when the caller gave the planned memory.
+    std::unique_ptr<PlannedMemory> planned_memory;
     std::unique_ptr<::executorch::runtime::MemoryManager> memory_manager;
     std::unique_ptr<::executorch::runtime::Method> method;
     // Buffers for outputs that memory planning left to the caller.

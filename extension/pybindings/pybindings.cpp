@@ -34,8 +34,8 @@
 #include <executorch/devtools/etdump/etdump_gen.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
-#include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
-#include <executorch/extension/runner_util/output_buffers.h>
+#include <executorch/extension/module/module.h>
+#include <executorch/extension/tensor/tensor_ptr.h>
 #ifdef EXECUTORCH_WITH_THREADPOOL
 #include <executorch/extension/threadpool/threadpool.h>
 #endif
@@ -61,16 +61,16 @@ namespace py = pybind11;
 using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 using ::executorch::aten::TensorImpl;
+using ::executorch::aten::TensorShapeDynamism;
 using ::executorch::etdump::ETDumpGen;
 using ::executorch::etdump::ETDumpResult;
 using ::executorch::extension::BufferDataLoader;
-using ::executorch::extension::MallocMemoryAllocator;
 using ::executorch::extension::MmapDataLoader;
+using ::executorch::extension::Module;
+using ::executorch::extension::TensorPtr;
 using ::executorch::runtime::DataLoader;
 using ::executorch::runtime::Error;
 using ::executorch::runtime::EValue;
-using ::executorch::runtime::HierarchicalAllocator;
-using ::executorch::runtime::MemoryManager;
 using ::executorch::runtime::Method;
 using ::executorch::runtime::MethodMeta;
 using ::executorch::runtime::Program;
@@ -501,17 +501,6 @@ PyBundledProgram load_bundled_program(const py::buffer& buffer) {
   return bundled;
 }
 
-// A contiguous input tensor built from a Python array, with the metadata
-// arrays a TensorImpl points to. Unplanned inputs borrow the data, so it
-// lives until the next set_inputs.
-struct InputTensor {
-  py::array array;
-  std::vector<TensorImpl::SizesType> sizes;
-  std::vector<TensorImpl::DimOrderType> dim_order;
-  std::vector<TensorImpl::StridesType> strides;
-  std::unique_ptr<TensorImpl> impl;
-};
-
 // Python view of a MethodMeta; keeps the program it reads from alive.
 struct PyMethodMeta {
   std::shared_ptr<ProgramState> program;
@@ -534,42 +523,30 @@ PyMethodMeta method_meta_of(const std::shared_ptr<ProgramState>& program,
              logs)};
 }
 
-// One loaded method with the memory it runs in: planned buffers sized from
-// its MethodMeta, and heap-backed method and scratch allocators.
+// One loaded method: a Module over the shared program (which gives the
+// method its planned memory, allocators and buffers for unplanned outputs),
+// with the locking, conversions and error messages Python needs.
 class MethodState {
  public:
   MethodState(std::shared_ptr<ProgramState> program, const std::string& name)
-      : program_(std::move(program)), name_(name) {
-    const PyMethodMeta meta = method_meta_of(program_, name);
+      : program_(std::move(program)),
+        name_(name),
+        // Shares ownership of the whole ProgramState, which keeps the
+        // program's bytes and loader alive.
+        module_(std::shared_ptr<Program>(program_, &*program_->program)) {
+    // Raises, naming the program, if there is no such method.
+    (void)method_meta_of(program_, name);
     ErrorLogCapture logs;
-    for (size_t i = 0; i < meta.meta.num_memory_planned_buffers(); ++i) {
-      const int64_t size = unwrap(
-          meta.meta.memory_planned_buffer_size(i),
-          "Method " + quoted(name) + ": planned buffer " + std::to_string(i),
-          logs);
-      planned_.emplace_back(static_cast<size_t>(size < 0 ? 0 : size));
-    }
-    for (auto& buffer : planned_) {
-      spans_.emplace_back(buffer.data(), buffer.size());
-    }
-    planned_memory_ = std::make_unique<HierarchicalAllocator>(
-        Span<Span<uint8_t>>(spans_.data(), spans_.size()));
-    memory_ = std::make_unique<MemoryManager>(
-        &method_allocator_, planned_memory_.get(), &temp_allocator_);
     ::executorch::runtime::EventTracer* tracer =
         program_->tracing ? &program_->tracing->etdump : nullptr;
     {
       const auto traced = lock_tracer();
-      method_.emplace(unwrap(
-          program_->program->load_method(name.c_str(), memory_.get(), tracer),
-          "Loading method " + quoted(name) + " of program from " +
-              program_->origin,
-          logs));
+      check_ok(module_.load_method(name, /*planned_memory=*/nullptr, tracer),
+               "Loading method " + quoted(name) + " of program from " +
+                   program_->origin,
+               logs);
     }
-    check_ok(::executorch::extension::allocate_unplanned_outputs(
-                 *method_, output_buffers_),
-             "Method " + quoted(name) + ": allocating unplanned outputs",
-             logs);
+    method_ = unwrap(module_.method(name), "Method " + quoted(name), logs);
   }
 
   MethodState(const MethodState&) = delete;
@@ -711,11 +688,12 @@ class MethodState {
                                   std::to_string(expected) + " inputs, got " +
                                   std::to_string(inputs.size()));
     }
-    inputs_.clear();
+    input_arrays_.clear();
+    input_tensors_.clear();
     for (size_t i = 0; i < expected; ++i) {
       const EValue value = to_evalue(inputs[i], i);
       ErrorLogCapture logs;
-      check_ok(method_->set_input(value, i), input_context(i), logs);
+      check_ok(module_.set_input(name_, value, i), input_context(i), logs);
     }
   }
 
@@ -811,54 +789,51 @@ class MethodState {
           std::string(py::str(py::type::of(value).attr("__name__"))));
     }
 
-    auto input = std::make_unique<InputTensor>();
     const size_t rank = static_cast<size_t>(array.ndim());
+    std::vector<TensorImpl::SizesType> sizes;
     for (size_t d = 0; d < rank; ++d) {
       const py::ssize_t size = array.shape(static_cast<py::ssize_t>(d));
       if (size > INT32_MAX) {
         throw std::invalid_argument(input_context(index) + ": dimension " +
                                     std::to_string(d) + " is too large");
       }
-      input->sizes.push_back(static_cast<TensorImpl::SizesType>(size));
+      sizes.push_back(static_cast<TensorImpl::SizesType>(size));
     }
     // Use the expected dim order when the rank matches; otherwise the
     // runtime reports the rank mismatch.
     const auto expected_order = expected.dim_order();
+    std::vector<TensorImpl::DimOrderType> dim_order;
     bool permuted = false;
     for (size_t d = 0; d < rank; ++d) {
       const auto axis = rank == expected_order.size()
                             ? expected_order[d]
                             : static_cast<TensorImpl::DimOrderType>(d);
-      input->dim_order.push_back(axis);
+      dim_order.push_back(axis);
       permuted = permuted || axis != d;
     }
     if (permuted) {
-      array = array.attr("transpose")(py::tuple(py::cast(input->dim_order)));
+      array = array.attr("transpose")(py::tuple(py::cast(dim_order)));
     }
-    input->array = py::array::ensure(array, py::array::c_style);
-    input->strides.resize(rank);
+    array = py::array::ensure(array, py::array::c_style);
+    std::vector<TensorImpl::StridesType> strides(rank);
     if (rank > 0) {
       ErrorLogCapture logs;
-      check_ok(
-          ::executorch::runtime::dim_order_to_stride(input->sizes.data(),
-                                                     input->dim_order.data(),
-                                                     rank,
-                                                     input->strides.data()),
-          input_context(index),
-          logs);
+      check_ok(::executorch::runtime::dim_order_to_stride(
+                   sizes.data(), dim_order.data(), rank, strides.data()),
+               input_context(index),
+               logs);
     }
-    input->impl =
-        std::make_unique<TensorImpl>(*dtype,
-                                     static_cast<ssize_t>(rank),
-                                     input->sizes.data(),
-                                     // Read-only arrays are fine:
-                                     // inputs are only read.
-                                     const_cast<void*>(input->array.data()),
-                                     input->dim_order.data(),
-                                     input->strides.data());
-    const EValue tensor(Tensor(input->impl.get()));
-    inputs_.push_back(std::move(input));
-    return tensor;
+    // The tensor borrows the array's data (read-only arrays are fine: inputs
+    // are only read); input_arrays_ keeps it alive.
+    input_tensors_.push_back(::executorch::extension::make_tensor_ptr(
+        std::move(sizes),
+        const_cast<void*>(array.data()),
+        std::move(dim_order),
+        std::move(strides),
+        *dtype,
+        TensorShapeDynamism::STATIC));
+    input_arrays_.push_back(std::move(array));
+    return EValue(*input_tensors_.back());
   }
 
   static py::object tensor_to_python(const Tensor& tensor) {
@@ -938,15 +913,12 @@ class MethodState {
 
   std::shared_ptr<ProgramState> program_;
   std::string name_;
-  std::vector<std::vector<uint8_t>> planned_;
-  std::vector<Span<uint8_t>> spans_;
-  std::unique_ptr<HierarchicalAllocator> planned_memory_;
-  MallocMemoryAllocator method_allocator_;
-  MallocMemoryAllocator temp_allocator_;
-  std::unique_ptr<MemoryManager> memory_;
-  std::optional<Method> method_;
-  std::vector<std::vector<uint8_t>> output_buffers_;
-  std::vector<std::unique_ptr<InputTensor>> inputs_;
+  Module module_;
+  // Owned by module_.
+  Method* method_ = nullptr;
+  // The inputs of the last set_inputs: unplanned inputs borrow their data.
+  std::vector<py::array> input_arrays_;
+  std::vector<TensorPtr> input_tensors_;
   mutable std::mutex mutex_;
 };
 

@@ -1,12 +1,18 @@
 #include <executorch/extension/runner_util/inputs.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 #include <executorch/extension/tensor/tensor_ptr_maker.h>
+#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 
 using ::executorch::aten::DimOrderType;
+using ::executorch::aten::ScalarType;
 using ::executorch::aten::SizesType;
+using ::executorch::aten::StridesType;
+using ::executorch::aten::Tensor;
 using ::executorch::runtime::Error;
 using ::executorch::runtime::EValue;
 using ::executorch::runtime::Method;
@@ -20,46 +26,129 @@ namespace extension {
 
 namespace {
 
-// A tensor shaped and laid out as `info` declares, holding `bytes` (copied)
-// or, when `bytes` is null, ones.
-Result<TensorPtr> make_input(const MethodMeta& meta,
-                             size_t index,
-                             const TensorInfo& info,
-                             const std::pair<char*, size_t>* bytes) {
-  const auto type = info.scalar_type();
-  TensorPtr tensor = make_tensor_ptr(
-      std::vector<SizesType>(info.sizes().begin(), info.sizes().end()),
-      std::vector<uint8_t>(info.nbytes()),
-      std::vector<DimOrderType>(info.dim_order().begin(),
-                                info.dim_order().end()),
-      {},
-      type);
-  if (bytes != nullptr) {
-    ET_CHECK_OR_RETURN_ERROR(bytes->second == info.nbytes(),
-                             InvalidArgument,
-                             "Method '%s' input %zu: expected %zu bytes, the "
-                             "given buffer has %zu",
-                             meta.name(),
-                             index,
-                             info.nbytes(),
-                             bytes->second);
-    if (bytes->second > 0) {
-      std::memcpy(tensor->mutable_data_ptr(), bytes->first, bytes->second);
-    }
-    return tensor;
+std::string describe(ScalarType type, const std::vector<SizesType>& sizes) {
+  std::string text = ::executorch::runtime::toString(type);
+  text += "[";
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    text += (d == 0 ? "" : ", ") + std::to_string(sizes[d]);
   }
-  ET_CHECK_OR_RETURN_ERROR(
-      ::executorch::runtime::isFloatingType(type) ||
-          ::executorch::runtime::isIntegralType(type, /*include_bool=*/true),
-      NotSupported,
-      "Method '%s' input %zu: cannot fill dtype %s with ones",
-      meta.name(),
-      index,
-      ::executorch::runtime::toString(type));
-  return ones_like(tensor);
+  return text + "]";
+}
+
+// The dtypes a tensor of ones can be made of.
+bool has_one(ScalarType type) {
+  return ::executorch::runtime::isFloatingType(type) ||
+      ::executorch::runtime::isIntegralType(type, /*include_bool=*/true);
 }
 
 } // namespace
+
+std::string describe_tensor(const Tensor& tensor) {
+  return describe(
+      tensor.scalar_type(),
+      std::vector<SizesType>(tensor.sizes().begin(), tensor.sizes().end()));
+}
+
+Result<TensorPtr> make_input_tensor(const MethodMeta& meta,
+                                    size_t index,
+                                    const InputTensorSource& source) {
+  Result<Tag> tag = meta.input_tag(index);
+  if (!tag.ok()) {
+    return tag.error();
+  }
+  ET_CHECK_OR_RETURN_ERROR(*tag == Tag::Tensor,
+                           InvalidArgument,
+                           "Method '%s' input %zu is a %s, not a tensor",
+                           meta.name(),
+                           index,
+                           ::executorch::runtime::tag_to_string(*tag));
+  Result<TensorInfo> info = meta.input_tensor_meta(index);
+  if (!info.ok()) {
+    return info.error();
+  }
+  const ScalarType type = info->scalar_type();
+  std::vector<SizesType> sizes(info->sizes().begin(), info->sizes().end());
+  if (source.sizes) {
+    ET_CHECK_OR_RETURN_ERROR(source.sizes->size() == sizes.size(),
+                             InvalidArgument,
+                             "Method '%s' input %zu: %zu sizes given, the "
+                             "input has rank %zu (declared %s)",
+                             meta.name(),
+                             index,
+                             source.sizes->size(),
+                             sizes.size(),
+                             describe(type, sizes).c_str());
+    sizes = *source.sizes;
+  }
+  const std::string what = describe(type, sizes);
+  std::vector<DimOrderType> dim_order(info->dim_order().begin(),
+                                      info->dim_order().end());
+  std::vector<StridesType> strides(sizes.size());
+  ET_CHECK_OR_RETURN_ERROR(
+      sizes.empty() ||
+          ::executorch::runtime::dim_order_to_stride(sizes.data(),
+                                                     dim_order.data(),
+                                                     sizes.size(),
+                                                     strides.data()) ==
+              Error::Ok,
+      InvalidProgram,
+      "Method '%s' input %zu (%s) has an invalid dim order",
+      meta.name(),
+      index,
+      what.c_str());
+  size_t numel = 1;
+  for (const SizesType size : sizes) {
+    numel *= static_cast<size_t>(size);
+  }
+  const size_t nbytes =
+      numel * ::executorch::runtime::etensor::elementSize(type);
+
+  std::vector<uint8_t> data;
+  std::string origin;
+  if (source.file) {
+    std::ifstream file(*source.file, std::ios::binary);
+    ET_CHECK_OR_RETURN_ERROR(file.good(),
+                             AccessFailed,
+                             "Method '%s' input %zu (%s): cannot open input "
+                             "file '%s'",
+                             meta.name(),
+                             index,
+                             what.c_str(),
+                             source.file->c_str());
+    data.assign(std::istreambuf_iterator<char>(file),
+                std::istreambuf_iterator<char>());
+    origin = " from '" + *source.file + "'";
+  } else if (source.bytes) {
+    const auto* first = static_cast<const uint8_t*>(source.bytes->first);
+    data.assign(first, first + source.bytes->second);
+  } else {
+    ET_CHECK_OR_RETURN_ERROR(has_one(type),
+                             NotSupported,
+                             "Method '%s' input %zu (%s): cannot fill dtype "
+                             "%s with ones; give its bytes",
+                             meta.name(),
+                             index,
+                             what.c_str(),
+                             ::executorch::runtime::toString(type));
+    return full_strided(std::move(sizes), std::move(strides), 1, type);
+  }
+  ET_CHECK_OR_RETURN_ERROR(data.size() == nbytes,
+                           InvalidArgument,
+                           "Method '%s' input %zu (%s)%s: expected %zu bytes, "
+                           "the %s has %zu",
+                           meta.name(),
+                           index,
+                           what.c_str(),
+                           origin.c_str(),
+                           nbytes,
+                           source.file ? "file" : "given buffer",
+                           data.size());
+  return make_tensor_ptr(std::move(sizes),
+                         std::move(data),
+                         std::move(dim_order),
+                         std::move(strides),
+                         type);
+}
 
 Result<BufferCleanup> prepare_input_tensors(
     Method& method,
@@ -98,8 +187,11 @@ Result<BufferCleanup> prepare_input_tensors(
         info->nbytes(),
         options.max_total_allocation_size);
     total += info->nbytes();
-    Result<TensorPtr> input = make_input(
-        meta, i, *info, i < input_buffers.size() ? &input_buffers[i] : nullptr);
+    InputTensorSource source;
+    if (i < input_buffers.size()) {
+      source.bytes = input_buffers[i];
+    }
+    Result<TensorPtr> input = make_input_tensor(meta, i, source);
     if (!input.ok()) {
       return input.error();
     }

@@ -1,21 +1,51 @@
 #pragma once
 
-// Fills a loaded method's tensor inputs with placeholder data, sized from
-// its MethodMeta, so tools (benchmarks, the runner, smoke tests) can run a
-// program without knowing its inputs: every element is 1, or the bytes of a
-// caller-given buffer per input.
+// Input tensors for a method that tools (the runner, benchmarks, smoke
+// tests) make from its MethodMeta without knowing the model: each tensor
+// input gets its declared dtype and dim order, its declared sizes or sizes
+// the caller picks within the bounds of a dynamic shape, and ones or the
+// bytes of a caller-given buffer or file.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <executorch/extension/tensor/tensor_ptr.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/executor/method.h>
+#include <executorch/runtime/executor/method_meta.h>
 
 namespace executorch {
 namespace extension {
+
+// Where the sizes and contents of one tensor input come from.
+struct InputTensorSource {
+  // Sizes instead of the declared ones (which are the upper bounds of a
+  // dynamic shape); their count must be the input's rank.
+  std::optional<std::vector<::executorch::aten::SizesType>> sizes;
+  // Raw bytes of the tensor, little-endian elements in the input's dim order
+  // (row-major for ordinary tensors), taken from a file or from a buffer
+  // (copied); their count must be the tensor's nbytes. Neither: ones.
+  std::optional<std::string> file;
+  std::optional<std::pair<const void*, size_t>> bytes;
+};
+
+// Tensor input `index` of the method `meta` describes, made as `source`
+// says. Errors are logged naming the method, the input, its dtype and sizes
+// and, for a wrong byte count, the expected and actual counts:
+// InvalidArgument for a wrong rank, byte count or a non-tensor input,
+// AccessFailed for an unreadable file, NotSupported for ones of a dtype
+// without a one (pass bytes), InvalidProgram for a bad declared dim order.
+ET_NODISCARD ::executorch::runtime::Result<TensorPtr> make_input_tensor(
+    const ::executorch::runtime::MethodMeta& meta,
+    size_t index,
+    const InputTensorSource& source = {});
+
+// "Float[2, 3]": how messages name a tensor's dtype and sizes.
+std::string describe_tensor(const ::executorch::aten::Tensor& tensor);
 
 struct PrepareInputTensorsOptions {
   // Fail (NotSupported) rather than allocate more than this many bytes in
@@ -40,11 +70,9 @@ class BufferCleanup final {
   std::vector<TensorPtr> inputs_;
 };
 
-// Sets every tensor input of `method` to a tensor of its declared dtype,
-// sizes and dim order. Input i is filled with ones, or, when
-// `input_buffers` has an entry i, with those bytes (whose count must be the
-// input's nbytes). Inputs that are not tensors keep their values. Errors
-// name the input and the expected and actual sizes.
+// Sets every tensor input of `method` to make_input_tensor()'s tensor at
+// its declared sizes: ones, or, when `input_buffers` has an entry i, those
+// bytes. Inputs that are not tensors keep their values.
 ET_NODISCARD ::executorch::runtime::Result<BufferCleanup> prepare_input_tensors(
     ::executorch::runtime::Method& method,
     PrepareInputTensorsOptions options = {},
