@@ -87,3 +87,23 @@ write_basic_package_version_file(
 install(FILES ${CMAKE_BINARY_DIR}/executorchConfig.cmake
               ${CMAKE_BINARY_DIR}/executorchConfigVersion.cmake
         DESTINATION ${EXECUTORCH_INSTALL_CMAKEDIR})
+
+# A wheel build (scikit-build-core sets SKBUILD; the install prefix is the
+# package directory) also installs the Python extension modules next to their
+# wrappers, and the commit it was built from for executorch.version.
+if(SKBUILD)
+  if(TARGET _portable_lib)
+    install(TARGETS _portable_lib LIBRARY DESTINATION extension/pybindings)
+  endif()
+  if(TARGET _llm_runner)
+    install(TARGETS _llm_runner LIBRARY DESTINATION extension/llm/runner)
+  endif()
+  execute_process(
+    COMMAND git rev-parse HEAD
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    OUTPUT_VARIABLE _executorch_git_commit
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  file(WRITE ${CMAKE_BINARY_DIR}/_build_info.py
+       "# Written by the wheel's CMake build.\nGIT_COMMIT = \"${_executorch_git_commit}\"\n")
+  install(FILES ${CMAKE_BINARY_DIR}/_build_info.py DESTINATION .)
+endif()

@@ -60,7 +60,10 @@ install_python_packages() {
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$repo_root/requirements.txt"
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps \
     -r "$repo_root/requirements-nodeps.txt"
-  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation -e "$repo_root"
+  # Editable: the package imports from this checkout. The C++ build is the
+  # one below (build/), so the build backend runs no CMake here.
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation \
+    -Cwheel.cmake=false -e "$repo_root"
   echo "$digest" > "$stamp"
 }
 

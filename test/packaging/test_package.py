@@ -51,6 +51,13 @@ def test_version_is_the_wheels_version(metadata):
     assert meta["Requires-Python"]
 
 
+def test_license_is_declared_and_shipped(metadata):
+    meta, _ = metadata
+    assert meta["License-Expression"] == "BSD-3-Clause"
+    assert meta.get_all("License-File") == ["LICENSE"]
+    assert "BSD 3-Clause License" in (REPO / "LICENSE").read_text()
+
+
 def test_git_version_is_the_checkouts_commit():
     head = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True
