@@ -35,11 +35,15 @@ trap 'rm -rf "$work"' EXIT
 
 if [ -n "$reuse_build" ]; then
   # The developer environment has the build backend; the build directory's
-  # cached options stay as they are (tests included), so nothing recompiles.
+  # generator and cached options stay as they are (tests included), so
+  # nothing recompiles.
   log "building the wheel in $reuse_build"
+  cached() { sed -n "s/^$1:[A-Z]*=//p" "$reuse_build/CMakeCache.txt"; }
+  CMAKE_GENERATOR="$(cached CMAKE_GENERATOR)" \
   "$dev_python" -m pip wheel -q --disable-pip-version-check --no-deps \
-    --no-build-isolation -w "$work/dist" \
-    "-Cbuild-dir=$reuse_build" -Ccmake.define.EXECUTORCH_BUILD_TESTS=ON \
+    --no-build-isolation -w "$work/dist" "-Cbuild-dir=$reuse_build" \
+    "-Ccmake.define.CMAKE_MAKE_PROGRAM=$(cached CMAKE_MAKE_PROGRAM)" \
+    -Ccmake.define.EXECUTORCH_BUILD_TESTS=ON \
     ${backend_args[@]+"${backend_args[@]}"} "$repo_root"
 else
   log "building the wheel from scratch"
