@@ -50,18 +50,25 @@ class Attention(torch.nn.Module):
 
 
 class ConvNet(torch.nn.Module):
-    """MobileNet-style blocks: full, depthwise, grouped and 1-d convs."""
+    """MobileNet-style blocks: full, depthwise, grouped and 1-d convs,
+    inference batch norm."""
 
     def __init__(self):
         super().__init__()
         self.stem = torch.nn.Conv2d(3, 10, 3, stride=2, padding=1)
+        self.norm = torch.nn.BatchNorm2d(10).eval()
+        with torch.no_grad():
+            self.norm.running_mean.uniform_(-1, 1)
+            self.norm.running_var.uniform_(0.5, 2)
+            self.norm.weight.uniform_(0.5, 2)
+            self.norm.bias.uniform_(-1, 1)
         self.depthwise = torch.nn.Conv2d(10, 10, 3, padding=1, groups=10)
         self.pointwise = torch.nn.Conv2d(10, 17, 1)
         self.grouped = torch.nn.Conv2d(17 + 1, 12, 3, padding=2, dilation=2, groups=2)
         self.conv1d = torch.nn.Conv1d(12, 5, 3)
 
     def forward(self, x):
-        x = torch.nn.functional.hardtanh(self.stem(x), 0.0, 6.0)
+        x = torch.nn.functional.hardtanh(self.norm(self.stem(x)), 0.0, 6.0)
         x = torch.relu(self.depthwise(x))
         x = self.pointwise(x)
         x = torch.cat([x, x.mean(dim=1, keepdim=True)], dim=1)

@@ -531,6 +531,167 @@ TEST_P(OptimizedKernels, Convolution) {
   }
 }
 
+TEST_P(OptimizedKernels, BatchNorm) {
+  // input sizes, dim order
+  for (const auto& [sizes, order] :
+       std::vector<std::pair<std::vector<int32_t>, std::vector<uint8_t>>>{
+           {{2, 5, 7, 9}, {}},
+           {{1, 32, 56, 57}, {}}, // threaded planes
+           {{3, 7, 11}, {}},
+           {{4, 13}, {}},
+           {{2, 5, 7, 9}, {0, 2, 3, 1}}, // channels-last
+           {{1, 33, 40, 40}, {0, 2, 3, 1}},
+           {{0, 5, 3, 3}, {}}}) {
+    const int32_t c = sizes[1];
+    auto x = rand_tensor(sizes, order);
+    auto weight = rand_tensor({c});
+    auto bias = rand_tensor({c});
+    auto mean = rand_tensor({c});
+    auto var = rand_tensor({c}, {}, 0.1f, 2.0f);
+    for (const bool affine : {true, false}) {
+      std::optional<Tensor> w, b;
+      if (affine) {
+        w = weight->tensor();
+        b = bias->tensor();
+      }
+      // out in the input's dim order, as the portable kernel requires.
+      std::vector<std::unique_ptr<TestTensor>> owners;
+      std::vector<float> results[2];
+      for (int o = 0; o < 2; ++o) {
+        TestTensor out(ScalarType::Float,
+                       sizes,
+                       std::vector<float>(numel(sizes), NAN),
+                       DYN::STATIC,
+                       order);
+        TestTensor save_mean(ScalarType::Float, {0}, std::vector<float>{});
+        TestTensor save_invstd(ScalarType::Float, {0}, std::vector<float>{});
+        TempContext ctx;
+        (o ? native::opt__native_batch_norm_legit_no_training_out
+           : native::_native_batch_norm_legit_no_training_out)(ctx.get(),
+                                                               *x,
+                                                               w,
+                                                               b,
+                                                               *mean,
+                                                               *var,
+                                                               0.1,
+                                                               1e-5,
+                                                               out,
+                                                               save_mean,
+                                                               save_invstd);
+        ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+        EXPECT_EQ(save_mean.tensor().numel(), 0);
+        results[o] = out.values<float>();
+      }
+      ASSERT_EQ(results[0].size(), results[1].size());
+      for (size_t i = 0; i < results[0].size(); ++i) {
+        ASSERT_NEAR(results[1][i],
+                    results[0][i],
+                    1e-5f + 1e-5f * std::fabs(results[0][i]))
+            << "batch norm " << sizes.size() << "-d order "
+            << order.size() << " at " << i;
+      }
+    }
+  }
+  // A per-channel parameter of the wrong size is the portable kernel's
+  // error.
+  auto x = rand_tensor({2, 4, 3});
+  auto short_mean = rand_tensor({3});
+  auto var = rand_tensor({4}, {}, 0.1f, 1.0f);
+  TestTensor out(ScalarType::Float, {2, 4, 3}, std::vector<float>(24, 0.0f));
+  TestTensor save_mean(ScalarType::Float, {0}, std::vector<float>{});
+  TestTensor save_invstd(ScalarType::Float, {0}, std::vector<float>{});
+  TempContext ctx;
+  native::opt__native_batch_norm_legit_no_training_out(ctx.get(),
+                                                       *x,
+                                                       std::nullopt,
+                                                       std::nullopt,
+                                                       *short_mean,
+                                                       *var,
+                                                       0.1,
+                                                       1e-5,
+                                                       out,
+                                                       save_mean,
+                                                       save_invstd);
+  EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+}
+
+// The layout copies move bytes: compare exactly, for several element
+// sizes (float, int64 and bool through the same path).
+TEST_P(OptimizedKernels, PermuteTransposeClone) {
+  // input sizes, input dim order, permutation
+  using Case = std::tuple<std::vector<int32_t>,
+                          std::vector<uint8_t>,
+                          std::vector<int64_t>>;
+  const std::vector<Case> cases = {
+      {{576, 192}, {}, {1, 0}}, // a linear's weight
+      {{197, 3, 64}, {}, {1, 0, 2}}, // heads: rows stay contiguous
+      {{3, 197, 64}, {}, {0, 2, 1}}, // keys transposed for q @ k^T
+      {{2, 3, 4, 5}, {}, {3, 1, 0, 2}},
+      {{33, 7, 41}, {}, {2, 0, 1}},
+      {{2, 5, 7, 3}, {0, 2, 3, 1}, {0, 1, 2, 3}}, // channels-last in
+      {{4, 0, 3}, {}, {2, 1, 0}},
+      {{}, {}, {}},
+      {{1, 70001}, {}, {0, 1}}, // one long dense copy in pieces
+  };
+  for (const auto& [sizes, order, perm] : cases) {
+    const std::string what = std::to_string(sizes.size()) + "-d " +
+                             std::to_string(numel(sizes)) + " elements";
+    std::vector<int32_t> out_sizes;
+    for (int64_t p : perm) {
+      out_sizes.push_back(sizes[p]);
+    }
+    const IntArrayRef dims(perm.data(), perm.size());
+    for (const ScalarType dtype :
+         {ScalarType::Float, ScalarType::Long, ScalarType::Bool}) {
+      std::vector<int64_t> values(numel(sizes));
+      for (size_t i = 0; i < values.size(); ++i) {
+        values[i] = static_cast<int64_t>(i * 7919 % 1000);
+      }
+      TestTensor x(dtype, sizes, values, DYN::STATIC, order);
+      auto run = [&](bool o, const std::vector<int32_t>& shape, auto kernel) {
+        TestTensor out(dtype, shape, std::vector<int64_t>(numel(shape), 0));
+        TempContext ctx;
+        kernel(ctx.get(), o, x.tensor(), out.tensor());
+        EXPECT_EQ(ctx.get().failure_state(), Error::Ok) << what;
+        return out.values<int64_t>();
+      };
+      auto permute = [&](KernelRuntimeContext& c, bool o, Tensor& in,
+                         Tensor& out) {
+        o ? native::opt_permute_copy_out(c, in, dims, out)
+          : native::permute_copy_out(c, in, dims, out);
+      };
+      EXPECT_EQ(run(true, out_sizes, permute), run(false, out_sizes, permute))
+          << "permute " << what;
+      auto clone = [&](KernelRuntimeContext& c, bool o, Tensor& in,
+                       Tensor& out) {
+        o ? native::opt_clone_out(c, in, std::nullopt, out)
+          : native::clone_out(c, in, std::nullopt, out);
+      };
+      EXPECT_EQ(run(true, sizes, clone), run(false, sizes, clone))
+          << "clone " << what;
+      if (sizes.size() >= 2) {
+        std::vector<int32_t> t_sizes = sizes;
+        std::swap(t_sizes[0], t_sizes.back());
+        auto transpose = [&](KernelRuntimeContext& c, bool o, Tensor& in,
+                             Tensor& out) {
+          o ? native::opt_transpose_copy_int_out(c, in, 0, -1, out)
+            : native::transpose_copy_int_out(c, in, 0, -1, out);
+        };
+        EXPECT_EQ(run(true, t_sizes, transpose), run(false, t_sizes, transpose))
+            << "transpose " << what;
+      }
+    }
+  }
+  // A repeated dim is the portable kernel's error.
+  auto x = rand_tensor({2, 3});
+  TestTensor out(ScalarType::Float, {2, 3}, std::vector<float>(6, 0.0f));
+  const std::vector<int64_t> repeated = {0, 0};
+  TempContext ctx;
+  native::opt_permute_copy_out(
+      ctx.get(), *x, IntArrayRef(repeated.data(), 2), out);
+  EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+}
+
 std::string param_name(
     const ::testing::TestParamInfo<std::tuple<opt::Isa, int>>& info) {
   return std::string(opt::isa_name(std::get<0>(info.param))) + "_" +
