@@ -5,7 +5,7 @@ the device.
 
 A `KernelLibrary` is the set of operator names ("aten::add.out") a runtime
 build registers; `KernelLibrary.default()` describes the default build (portable kernels,
-prim ops and quantized kernels) from the same YAML files the C++ build
+prim ops, quantized kernels and the LLM custom operators) from the same YAML files the C++ build
 reads; `KernelLibrary.portable()` the portable kernels and prim ops alone.
 """
 
@@ -23,6 +23,9 @@ PORTABLE_FUNCTIONS_YAML = os.path.join(
 )
 PRIM_OPS_YAML = os.path.join(_PACKAGE_ROOT, "kernels", "prim_ops", "prim_ops.yaml")
 QUANTIZED_YAML = os.path.join(_PACKAGE_ROOT, "kernels", "quantized", "quantized.yaml")
+LLM_CUSTOM_OPS_YAML = os.path.join(
+    _PACKAGE_ROOT, "extension", "llm", "custom_ops", "custom_ops.yaml"
+)
 
 
 def _entry_operator_name(entry: dict, path: str) -> str:
@@ -73,8 +76,9 @@ class KernelLibrary:
     @classmethod
     def default(cls) -> "KernelLibrary":
         """What executor_runner and the Python extension register: the
-        portable kernels, prim ops and the quantized kernels."""
-        return cls.portable() | cls.from_yaml(QUANTIZED_YAML)
+        portable kernels, prim ops, the quantized kernels and the LLM custom
+        operators (`llama::`)."""
+        return cls.portable() | cls.from_yaml(QUANTIZED_YAML, LLM_CUSTOM_OPS_YAML)
 
     def __contains__(self, operator_name: str) -> bool:
         return operator_name in self.operator_names

@@ -68,6 +68,9 @@
 #include <executorch/kernels/portable/register_portable_kernels.h>
 #endif
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
+#ifdef EXECUTORCH_WITH_LLM_CUSTOM_OPS
+#include <executorch/extension/llm/custom_ops/register_custom_ops.h>
+#endif
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/platform/runtime.h>
 #ifdef EXECUTORCH_WITH_XNNPACK
@@ -503,6 +506,12 @@ int run(const Options& options) {
     std::fprintf(stderr, "error: registering the kernel libraries failed\n");
     return 1;
   }
+#ifdef EXECUTORCH_WITH_LLM_CUSTOM_OPS
+  if (executorch::extension::llm::register_custom_ops() != Error::Ok) {
+    std::fprintf(stderr, "error: registering the LLM custom operators failed\n");
+    return 1;
+  }
+#endif
 #ifdef EXECUTOR_RUNNER_EXTRA_KERNELS
   if (EXECUTOR_RUNNER_EXTRA_KERNELS() != Error::Ok) {
     std::fprintf(stderr, "error: registering the extra kernels failed\n");

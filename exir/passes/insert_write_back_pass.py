@@ -54,6 +54,9 @@ def _insert_write_back_for_buffers(
             kept_specs.append(spec)
             continue
         buffer = placeholders[buffer_inputs[spec.target]]
+        if value is buffer:
+            # Mutated in place (a custom operator writing into it).
+            continue
         with graph.inserting_before(output):
             write = graph.call_function(copy, (buffer, value))
         write.meta["val"] = buffer.meta["val"]

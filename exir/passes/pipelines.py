@@ -22,6 +22,9 @@ from executorch.exir.passes.fuse_quantized_weights import (
 from executorch.exir.passes.insert_write_back_pass import InsertWriteBackPass
 from executorch.exir.passes.lower_control_flow_pass import LowerControlFlowPass
 from executorch.exir.passes.memory_planning_pass import PlanMemoryPass
+from executorch.exir.passes.remove_auto_functionalized_pass import (
+    RemoveAutoFunctionalizedPass,
+)
 from executorch.exir.passes.remove_unused_constants import RemoveUnusedConstantsPass
 from executorch.exir.passes.replace_view_copy_pass import ReplaceViewCopyWithViewPass
 from executorch.exir.verification.quant_params import CheckQuantizationParametersPass
@@ -54,6 +57,7 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
     """Edge program -> out variants with planned memory, ready to emit."""
     return [
         *config.passes,
+        RemoveAutoFunctionalizedPass(),
         InsertWriteBackPass(),
         BoundDataDependentSizesPass(),
         *([ReplaceViewCopyWithViewPass()] if config.remove_view_copy else []),

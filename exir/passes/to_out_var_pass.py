@@ -89,6 +89,17 @@ def convert_to_out_variant(graph: torch.fx.Graph, node: torch.fx.Node) -> None:
     node.target = edge_op(out_op) if isinstance(node.target, EdgeOpOverload) else out_op
 
 
+def _is_in_place(op: OpOverload) -> bool:
+    """An operator that returns (an alias of) an input it writes, as
+    `aten.copy_`: it stays as it is. One that writes into some inputs but
+    returns new tensors (`llama::update_cache`, writing into its cache) has
+    an out variant like any functional operator."""
+    if not op._schema.is_mutable:
+        return False
+    returns = op._schema.returns
+    return not returns or any(r.alias_info is not None for r in returns)
+
+
 class ToOutVarPass(PassBase):
     """Replaces functional operator calls by their out variants.
 
@@ -111,7 +122,7 @@ class ToOutVarPass(PassBase):
             if node.op != "call_function" or node.target is operator.getitem:
                 continue
             op = to_aten_op(node.target)
-            if not isinstance(op, OpOverload) or op._schema.is_mutable:
+            if not isinstance(op, OpOverload) or _is_in_place(op):
                 continue
             if op in SYM_OPS:
                 # Operators on sizes are prim ops, which have no out variant.

@@ -22,6 +22,9 @@ from executorch.exir.dialects.edge._ops import EdgeOpOverload, to_aten_op
 from executorch.exir.graph_utils import CONTROL_FLOW_OPS, SYM_OPS, control_flow_graphs
 from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from executorch.exir.lowered_backend_module import executorch_call_delegate
+from executorch.exir.passes.remove_auto_functionalized_pass import (
+    AUTO_FUNCTIONALIZED_OPS,
+)
 from executorch.exir.source_info import source_line
 
 
@@ -71,6 +74,12 @@ def _is_allowed(op: OpOverload, exceptions: Iterable) -> bool:
     return torch.Tag.core in op.tags or torch.Tag.view_copy in op.tags
 
 
+def _problem_of_op(op, exceptions) -> Optional[str]:
+    if _is_allowed(to_aten_op(op), exceptions):
+        return None
+    return f"operator {to_aten_op(op).name()} is not a Core ATen operator"
+
+
 def _problem(node: torch.fx.Node, exceptions) -> Optional[str]:
     """Why `node` may not be in an Edge program, or None if it may."""
     target = node.target
@@ -79,13 +88,17 @@ def _problem(node: torch.fx.Node, exceptions) -> Optional[str]:
     if target is torch.sym_ite:
         # Symbolic if-then-else (from reading a bool with .item()); a prim op.
         return None
+    if target in AUTO_FUNCTIONALIZED_OPS:
+        # A custom operator mutating its inputs, functionalized by export;
+        # to_executorch calls it in place again.
+        return _problem_of_op(node.args[0], exceptions)
     if target in CONTROL_FLOW_OPS:
         # Lowered to jumps by to_executorch; their graphs are checked too.
         return None
-    if isinstance(target, EdgeOpOverload) and _is_allowed(target._op, exceptions):
-        return None
-    if isinstance(target, (OpOverload, EdgeOpOverload)):
-        return f"operator {to_aten_op(target).name()} is not a Core ATen operator"
+    if isinstance(target, EdgeOpOverload):
+        return _problem_of_op(target, exceptions)
+    if isinstance(target, OpOverload):
+        return f"operator {target.name()} is not a Core ATen operator"
     if callable(target) and getattr(target, "__module__", "") in (
         "_operator",
         "math",

@@ -45,6 +45,9 @@
 #include <executorch/kernels/portable/register_portable_kernels.h>
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
+#ifdef EXECUTORCH_WITH_LLM_CUSTOM_OPS
+#include <executorch/extension/llm/custom_ops/register_custom_ops.h>
+#endif
 #include <executorch/runtime/backend/interface.h>
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
@@ -1036,6 +1039,11 @@ void register_libraries() {
   check_ok(::executorch::kernels::register_quantized_kernels(),
            "Registering the quantized kernels",
            logs);
+#ifdef EXECUTORCH_WITH_LLM_CUSTOM_OPS
+  check_ok(::executorch::extension::llm::register_custom_ops(),
+           "Registering the LLM custom operators",
+           logs);
+#endif
 #ifdef EXECUTORCH_WITH_XNNPACK
   check_ok(::executorch::backends::xnnpack::register_xnnpack_backend(),
            "Registering the XNNPACK backend",

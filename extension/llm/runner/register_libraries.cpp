@@ -9,6 +9,9 @@
 #endif
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/kernels/quantized/register_quantized_kernels.h>
+#ifdef EXECUTORCH_WITH_LLM_CUSTOM_OPS
+#include <executorch/extension/llm/custom_ops/register_custom_ops.h>
+#endif
 #include <executorch/runtime/platform/runtime.h>
 #ifdef EXECUTORCH_WITH_XNNPACK
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
@@ -34,6 +37,11 @@ Error register_runner_libraries() {
         error = next;
       }
     }
+#ifdef EXECUTORCH_WITH_LLM_CUSTOM_OPS
+    if (error == Error::Ok) {
+      error = ::executorch::extension::llm::register_custom_ops();
+    }
+#endif
 #ifdef EXECUTORCH_WITH_XNNPACK
     if (error == Error::Ok) {
       error = ::executorch::backends::xnnpack::register_xnnpack_backend();
