@@ -38,6 +38,7 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
 )
 from executorch.examples.models import get_model
 from executorch.exir import to_edge, to_edge_transform_and_lower
+from executorch.extension.progress import ProgressBar
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN_LINE = re.compile(r"^Run (\d+): ([\d.]+) ms$", re.M)
@@ -129,6 +130,7 @@ def main() -> int:
     parser.add_argument(
         "--quick", action="store_true", help="2 rounds of 2 runs: a smoke test"
     )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--build-dir", default=os.path.join(REPO, "build"))
     parser.add_argument(
         "--notracer-build-dir", default=os.path.join(REPO, "build-notracer")
@@ -152,11 +154,13 @@ def main() -> int:
         times = {(m, c): [] for m in paths for c in runners}
         cpu_times = {(m, c): [] for m in paths for c in runners}
         configs = list(runners)
+        bar = ProgressBar(args.rounds * len(paths) * len(configs), "rounds", args.quiet)
         for round_index in range(args.rounds):
             # Rotate the order so no configuration always runs first.
             order = configs[round_index % 3 :] + configs[: round_index % 3]
             for model, pte in paths.items():
                 for config in order:
+                    bar.begin(f"round {round_index + 1}: {model}, {config}")
                     etdump = (
                         os.path.join(directory, "run.etdp")
                         if config == "profiling"
@@ -167,6 +171,8 @@ def main() -> int:
                     )
                     times[(model, config)] += measured
                     cpu_times[(model, config)].append(cpu)
+                    bar.step()
+        bar.close()
 
     load = os.getloadavg()
     print(

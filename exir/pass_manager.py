@@ -13,6 +13,8 @@ from typing import Callable, List, Optional, Sequence, Union
 import torch
 from torch.export import ExportedProgram
 
+from executorch.extension.progress import ProgressBar
+
 from executorch.exir.graph_utils import (
     control_flow_graphs,
     copy_program,
@@ -94,23 +96,28 @@ class PassManager:
 class ExportedProgramPassManager:
     """A pipeline: program passes and graph passes run in order on an
     `ExportedProgram`. The program given is never modified: graph passes
-    run on a copy, made before the first of them edits anything."""
+    run on a copy, made before the first of them edits anything. A long
+    pipeline shows a progress bar naming the pass under way."""
 
-    def __init__(self, passes: Sequence[PassType]):
+    def __init__(self, passes: Sequence[PassType], description: str = "passes"):
         self.passes = list(passes)
+        self.description = description
 
     def __call__(self, exported_program: ExportedProgram) -> ExportedProgramPassResult:
         given = exported_program.graph_module
         program = exported_program
         modified = False
-        for each in self.passes:
-            if isinstance(each, ExportedProgramPassBase):
-                program, changed = each(program)
-            else:
-                if program.graph_module is given:
-                    program = program._update(*copy_program(program))
-                program, changed = _run_graph_pass_on_program(each, program)
-            modified = modified or changed
+        with ProgressBar(len(self.passes), self.description) as bar:
+            for each in self.passes:
+                bar.begin(_pass_name(each))
+                if isinstance(each, ExportedProgramPassBase):
+                    program, changed = each(program)
+                else:
+                    if program.graph_module is given:
+                        program = program._update(*copy_program(program))
+                    program, changed = _run_graph_pass_on_program(each, program)
+                modified = modified or changed
+                bar.step()
         return ExportedProgramPassResult(program, modified)
 
 

@@ -11,6 +11,7 @@ The emitter reads only the graph (its nodes, TensorSpecs and operator
 schemas) and the graph signature; it does not run torch.
 """
 
+import contextlib
 import dataclasses
 import hashlib
 import operator
@@ -24,6 +25,7 @@ from torch.export.graph_signature import ExportGraphSignature, InputKind
 from torch.utils import _pytree as pytree
 
 from executorch.exir import control_flow, memory
+from executorch.extension.progress import ProgressBar
 from executorch.exir._serialize._flatbuffer import (
     AllocationDetailsT,
     BackendDelegateDataReferenceT,
@@ -110,11 +112,25 @@ class ConstantData:
     def __init__(self):
         self.buffers: List[bytes] = [b""]
         self._index: Dict[bytes, int] = {}
+        self._progress: Optional[ProgressBar] = None
+
+    @contextlib.contextmanager
+    def progress(self, description: str, total_bytes: int):
+        """Within the block, a progress bar (shown for big weights) counts
+        the bytes of the constants added."""
+        with ProgressBar(total_bytes, description, unit="B") as bar:
+            self._progress = bar
+            try:
+                yield
+            finally:
+                self._progress = None
 
     def add(self, tensor: torch.Tensor) -> int:
         """Stores the tensor's contiguous bytes; returns its data_buffer_idx."""
         flat = tensor.detach().cpu().contiguous().reshape(-1)
         data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        if self._progress is not None:
+            self._progress.step(len(data))
         key = hashlib.sha256(data).digest() + str(len(data)).encode()
         if key not in self._index:
             self._index[key] = len(self.buffers)
@@ -685,7 +701,9 @@ def emit_method(
         delegate_data,
         emit_stacktrace,
     )
-    plan = emitter.emit()
+    total_bytes = sum(t.nbytes for t in constants.values())
+    with constant_data.progress(f"constants of {name}", total_bytes):
+        plan = emitter.emit()
     plan.containerMetaType = _container_metadata(in_spec, out_spec)
     return EmittedMethod(plan, emitter.sources, emitter.instruction_nodes)
 

@@ -1,10 +1,16 @@
 """Progress bars: drawn on a terminal, absent from pipes and with --quiet,
-and the export command still writes its program under them."""
+naming each pass of an export and counting its constants' bytes; the export
+command still writes its program under them."""
 
 import io
 import subprocess
 import sys
 
+import torch
+
+from executorch.exir import to_edge
+from executorch.exir.pass_base import PassResult
+from executorch.extension import progress
 from executorch.extension.progress import ProgressBar
 
 
@@ -15,7 +21,7 @@ class Terminal(io.StringIO):
 
 def run_bar(monkeypatch, stderr, quiet=False):
     monkeypatch.setattr(sys, "stderr", stderr)
-    with ProgressBar(3, "work", quiet) as bar:
+    with ProgressBar(3, "work", quiet, delay=0) as bar:
         for label in ("a", "b", "c"):
             bar.begin(label)
             bar.step()
@@ -33,6 +39,23 @@ def test_no_bar_in_a_pipe_or_when_quiet(monkeypatch):
     assert not run_bar(monkeypatch, piped)
     assert not run_bar(monkeypatch, quiet, quiet=True)
     assert piped.getvalue() == quiet.getvalue() == ""
+
+
+def a_user_pass(graph_module):
+    return PassResult(graph_module, False)
+
+
+def test_export_names_each_pass_and_counts_constant_bytes(monkeypatch):
+    stderr = Terminal()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(progress, "SHOW_AFTER_SECONDS", 0)
+    model = torch.nn.Linear(256, 256)
+    exported = torch.export.export(model, (torch.randn(1, 256),))
+    to_edge(exported, transform_passes=[a_user_pass]).to_executorch()
+    drawn = stderr.getvalue()
+    assert "a_user_pass" in drawn
+    # Out of the bytes of the weight and the bias: 256 * 257 floats.
+    assert "constants of forward" in drawn and "/263k" in drawn
 
 
 def test_export_command_writes_the_program_without_a_bar_in_a_pipe(tmp_path):
