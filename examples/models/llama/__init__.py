@@ -1,0 +1,2 @@
+"""Llama-architecture LLMs and their export (upstream ExecuTorch's
+`examples.models.llama`)."""

@@ -1,0 +1,1 @@
+"""Module rewrites applied to an LLM before export (custom KV caches, ...)."""

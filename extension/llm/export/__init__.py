@@ -1,0 +1,2 @@
+"""Export helpers of the LLM flow: graph passes for exported LLMs
+(`export_passes`)."""
