@@ -53,6 +53,12 @@ class Method:
         expected."""
         return self._method.call(inputs)
 
+    def reset_mutable_buffers(self) -> None:
+        """Puts the method's state (the buffers it mutates) back to the
+        values it had when exported; between runs it keeps what the last
+        run left, as in eager."""
+        self._method.reset_mutable_buffers()
+
     @property
     def metadata(self) -> MethodMeta:
         """Inputs, outputs (shapes, dtypes, sizes) and planned memory of the

@@ -87,6 +87,7 @@ def serialize_pte_binary(
     constant_tensor_alignment: int = 16,
     extract_delegate_segments: bool = True,
     named_data: Optional[NamedDataStoreOutput] = None,
+    mutable_data: Optional[Sequence[bytes]] = None,
 ) -> bytes:
     """Returns the `.pte` file for `program`.
 
@@ -94,6 +95,10 @@ def serialize_pte_binary(
     `data_buffer_idx` is `i`; entry 0 is reserved and must be empty. The
     program's `segments` and `constant_segment` are filled in here. With
     `extract_delegate_segments`, inline delegate blobs move into segments.
+    `mutable_data[i]` (entry 0 reserved and empty, as for constants) holds
+    the initial state of the planned tensors whose `data_buffer_idx` is `i`;
+    it goes to a segment of its own named by `mutable_data_segments[0]`, and
+    when there is none the program's bytes do not change.
     `program` is modified in place.
     """
     _check_alignment("segment_alignment", segment_alignment)
@@ -110,6 +115,16 @@ def serialize_pte_binary(
     program.constantSegment.segmentIndex = len(segments)
     program.constantSegment.offsets = offsets
     segments.append(constant_blob)
+
+    if mutable_data is not None and len(mutable_data) > 1:
+        mutable_blob, mutable_offsets = _pack_constant_segment(
+            mutable_data, constant_tensor_alignment
+        )
+        state = SubsegmentOffsetsT()
+        state.segmentIndex = len(segments)
+        state.offsets = mutable_offsets
+        program.mutableDataSegments = [state]
+        segments.append(mutable_blob)
 
     if extract_delegate_segments:
         _move_delegate_blobs_to_segments(program, segments)

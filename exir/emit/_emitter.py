@@ -16,7 +16,6 @@ import dataclasses
 import hashlib
 import operator
 import re
-import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -224,8 +223,10 @@ class _MethodEmitter:
         constant_data: ConstantData,
         delegate_data: DelegateData,
         emit_stacktrace: bool,
+        mutable_data: Optional[ConstantData] = None,
     ):
         self.name = name
+        self.mutable_data = mutable_data
         self.delegate_data = delegate_data
         self.delegates: List[BackendDelegateT] = []
         self.graph_module = graph_module
@@ -290,13 +291,17 @@ class _MethodEmitter:
             if spec.is_dynamic
             else TensorShapeDynamism.STATIC
         )
-        if constant is not None:
-            t.dataBufferIdx = self.constant_data.add(constant)
-        elif spec.planned:
+        if spec.planned:
             t.allocationInfo = AllocationDetailsT()
             t.allocationInfo.memoryId = spec.mem_id
             t.allocationInfo.memoryOffsetLow = spec.mem_offset & 0xFFFFFFFF
             t.allocationInfo.memoryOffsetHigh = spec.mem_offset >> 32
+            if constant is not None:
+                # A planned tensor with data: a mutable buffer's initial
+                # state, in the mutable data segment (upstream's layout).
+                t.dataBufferIdx = self.mutable_data.add(constant)
+        elif constant is not None:
+            t.dataBufferIdx = self.constant_data.add(constant)
         index = self._add(KernelTypes.Tensor, t)
         self.spec_values[id(spec)] = index
         return index
@@ -564,13 +569,14 @@ class _MethodEmitter:
                 index = self.python_value(_concrete(node.meta.get("val")))
             self.inputs.append(index)
         elif isinstance(spec, TensorSpec) and spec.mutable:
-            warnings.warn(
-                f"Method '{self.name}' mutates buffer '{input_spec.target}': it "
-                "lives in planned memory and its initial value is not stored "
-                "in the program, so it starts uninitialized.",
-                stacklevel=2,
-            )
-            index = self.tensor(spec)
+            # State: planned memory that the runtime fills with the buffer's
+            # eager value when the method loads (and on reset).
+            initial = self.constants.get(input_spec.target)
+            if initial is None:
+                raise EmitError(
+                    f"no initial value for mutable buffer '{input_spec.target}'"
+                )
+            index = self.tensor(spec, initial)
         elif spec is not None and spec.const:
             constant = self.constants.get(input_spec.target)
             if constant is None:
@@ -685,13 +691,17 @@ def emit_method(
     in_spec=None,
     out_spec=None,
     emit_stacktrace: bool = False,
+    mutable_data: Optional[ConstantData] = None,
 ) -> EmittedMethod:
     """Emits one planned out-variant graph as an ExecutionPlan.
 
     `constants` maps the targets of parameter, buffer and lifted-constant
-    inputs to their tensors; their bytes are added to `constant_data`, and
+    inputs to their tensors; their bytes are added to `constant_data`, the
+    initial values of the buffers the method mutates to `mutable_data`, and
     the blobs of delegates to `delegate_data`.
     """
+    if mutable_data is None:
+        mutable_data = ConstantData()
     emitter = _MethodEmitter(
         name,
         graph_module,
@@ -700,6 +710,7 @@ def emit_method(
         constant_data,
         delegate_data,
         emit_stacktrace,
+        mutable_data,
     )
     total_bytes = sum(t.nbytes for t in constants.values())
     with constant_data.progress(f"constants of {name}", total_bytes):

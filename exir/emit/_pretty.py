@@ -24,12 +24,15 @@ def describe_value(plan, index: int) -> str:
     kind, val = value.valType, value.val
     if kind == KernelTypes.Tensor:
         where = ""
-        if val.dataBufferIdx:
-            where = f" const#{val.dataBufferIdx}"
-        elif val.allocationInfo is not None:
+        if val.allocationInfo is not None:
             info = val.allocationInfo
             offset = info.memoryOffsetLow | (info.memoryOffsetHigh << 32)
             where = f" @{info.memoryId}+{offset}"
+            if val.dataBufferIdx:
+                # State: planned, starting from stored mutable data.
+                where += f" init#{val.dataBufferIdx}"
+        elif val.dataBufferIdx:
+            where = f" const#{val.dataBufferIdx}"
         sizes = ", ".join(str(s) for s in (val.sizes if val.sizes is not None else []))
         return f"%{index}: {_DTYPE_NAMES.get(val.scalarType, val.scalarType)}[{sizes}]{where}"
     if kind in _SCALARS:

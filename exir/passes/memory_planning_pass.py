@@ -1,6 +1,6 @@
 """MemoryPlanningPass: assigns planned memory to a graph's tensors."""
 
-from typing import Callable, List, Optional, Union
+from typing import Callable, Dict, List, Optional, Tuple, Union
 
 import torch
 from torch.export import ExportedProgram
@@ -20,6 +20,7 @@ from executorch.exir.pass_base import (
     PassResult,
 )
 from executorch.exir.passes.spec_prop_pass import SpecPropPass
+from executorch.exir.tensor import TensorSpec
 
 
 class MemoryBudgetError(ExportError, ValueError):
@@ -45,8 +46,13 @@ class MemoryPlanningPass(PassBase):
             provides output buffers.
         alloc_mutable_buffers: plan mutable buffers (their state lives in
             planned memory); only True is supported.
-        share_mutable_buffers: upstream's sharing of mutable buffers between
-            methods; only False is supported.
+        share_mutable_buffers: place the mutable buffers in buffer 2 (memory
+            id 2), each at one offset for every method this pass plans,
+            found by the buffer's name: methods of one program then share
+            them (a prefill and a decode method sharing a KV cache) when the
+            runtime gives all methods the same buffer 2 (C++
+            `Module(..., share_memory_arenas=true)`). Use one pass object
+            for all the methods.
         alignment: byte alignment of every planned tensor.
         memory_budget: if given, the most bytes the planned buffers may take
             together; a plan above it raises MemoryBudgetError saying which
@@ -72,7 +78,6 @@ class MemoryPlanningPass(PassBase):
         unsupported = {
             "allow_lifetime_and_storage_overlap": allow_lifetime_and_storage_overlap,
             "alloc_mutable_buffers": not alloc_mutable_buffers,
-            "share_mutable_buffers": share_mutable_buffers,
         }
         for name, asked in unsupported.items():
             if asked:
@@ -96,6 +101,11 @@ class MemoryPlanningPass(PassBase):
         self.alloc_graph_input = alloc_graph_input
         self.alloc_graph_output = alloc_graph_output
         self.memory_budget = memory_budget
+        self.share_mutable_buffers = share_mutable_buffers
+        # With share_mutable_buffers: (offset, bytes) of each buffer by name,
+        # over all methods planned so far, and the end of the last one.
+        self._shared_offsets: Dict[str, Tuple[int, int]] = {}
+        self._shared_end = 0
         self.buffer_sizes: Optional[List[int]] = None
 
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
@@ -109,8 +119,17 @@ class MemoryPlanningPass(PassBase):
         specs = collect_planned_specs(
             graph_module, self.alloc_graph_input, self.alloc_graph_output
         )
-        buffer_sizes = list(self.memory_planning_algo(specs, self.alignment))
-        verify_memory_plan(specs, buffer_sizes, self.alignment)
+        shared = (
+            self._place_shared_buffers(graph_module, graph_signature)
+            if self.share_mutable_buffers
+            else []
+        )
+        planned = [s for s in specs if all(s is not t for t in shared)]
+        buffer_sizes = list(self.memory_planning_algo(planned, self.alignment))
+        verify_memory_plan(planned, buffer_sizes, self.alignment)
+        if shared:
+            buffer_sizes += [0] * (3 - len(buffer_sizes))
+            buffer_sizes[2] = max(buffer_sizes[2], self._shared_end)
         for node in graph_module.graph.nodes:
             for spec in flatten_specs(node.meta.get("spec")):
                 if spec.base is not None:
@@ -128,6 +147,39 @@ class MemoryPlanningPass(PassBase):
             )
         self.buffer_sizes = buffer_sizes
         return PassResult(graph_module, True)
+
+    def _place_shared_buffers(
+        self, graph_module: torch.fx.GraphModule, graph_signature
+    ) -> List[TensorSpec]:
+        """Puts each mutable buffer of the graph at its offset in buffer 2
+        (a new name goes after those seen before); returns their specs."""
+        if graph_signature is None:
+            raise ValueError(
+                "share_mutable_buffers needs the graph signature (the buffer "
+                "names): run the pass through to_executorch"
+            )
+        names = graph_signature.inputs_to_buffers
+        placed = []
+        for node in graph_module.graph.nodes:
+            spec = node.meta.get("spec")
+            if node.op != "placeholder" or not isinstance(spec, TensorSpec):
+                continue
+            if not spec.mutable or node.name not in names:
+                continue
+            name, nbytes = names[node.name], spec.nbytes
+            if name not in self._shared_offsets:
+                offset = -(-self._shared_end // self.alignment) * self.alignment
+                self._shared_offsets[name] = (offset, nbytes)
+                self._shared_end = offset + nbytes
+            offset, known = self._shared_offsets[name]
+            if known != nbytes:
+                raise ValueError(
+                    f"shared mutable buffer '{name}' has {nbytes} bytes in "
+                    f"this method but {known} in one planned before"
+                )
+            spec.mem_id, spec.mem_offset = 2, offset
+            placed.append(spec)
+        return placed
 
 
 class PlanMemoryPass(ExportedProgramPassBase):

@@ -286,6 +286,8 @@ class ExecutorchProgramManager:
             for name, ep in edge_programs.items()
         }
         self._constant_data = ConstantData()
+        # Initial values of mutable buffers (state), shared by all methods.
+        self._mutable_data = ConstantData()
         delegate_data = DelegateData()
         self._sources: Dict[str, List[InstructionSource]] = {}
         self._instruction_nodes: Dict[str, List[torch.fx.Node]] = {}
@@ -307,6 +309,7 @@ class ExecutorchProgramManager:
                     ep.call_spec.in_spec,
                     ep.call_spec.out_spec,
                     config.emit_stacktrace,
+                    self._mutable_data,
                 )
                 plan, self._sources[name] = emitted.plan, emitted.sources
                 self._instruction_nodes[name] = emitted.instruction_nodes
@@ -411,6 +414,12 @@ class ExecutorchProgramManager:
         """Constant tensor bytes by data_buffer_idx (entry 0 is empty)."""
         return list(self._constant_data.buffers)
 
+    @property
+    def mutable_data(self) -> List[bytes]:
+        """Initial values of mutable buffers by the data_buffer_idx of their
+        planned tensors (entry 0 is empty)."""
+        return list(self._mutable_data.buffers)
+
     def instruction_sources(
         self, method_name: str = "forward"
     ) -> List[InstructionSource]:
@@ -456,6 +465,7 @@ class ExecutorchProgramManager:
                 constant_tensor_alignment=self.config.constant_tensor_alignment,
                 extract_delegate_segments=self.config.extract_delegate_segments,
                 named_data=self._named_data,
+                mutable_data=self._mutable_data.buffers,
             )
         return self._buffer
 

@@ -13,6 +13,7 @@
 // Method loaded with allocator(). Not copyable or movable (the allocator
 // points into it).
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -20,6 +21,7 @@
 #include <executorch/runtime/core/hierarchical_allocator.h>
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/executor/method_meta.h>
+#include <executorch/runtime/executor/program.h>
 
 namespace executorch {
 namespace extension {
@@ -36,6 +38,14 @@ class PlannedMemory final {
   // The buffers `meta` declares.
   explicit PlannedMemory(const ::executorch::runtime::MethodMeta& meta)
       : PlannedMemory(sizes_of(meta)) {}
+
+  // The buffers `meta` declares, except the first `shared.size()`: those
+  // are the caller's (SharedArenas), which must outlive this.
+  PlannedMemory(const ::executorch::runtime::MethodMeta& meta,
+                const std::vector<::executorch::runtime::Span<uint8_t>>& shared)
+      : buffers_(owned_buffers(meta, shared.size())),
+        spans_(make_spans(buffers_, shared)),
+        allocator_({spans_.data(), spans_.size()}) {}
 
   PlannedMemory(const PlannedMemory&) = delete;
   PlannedMemory& operator=(const PlannedMemory&) = delete;
@@ -58,11 +68,26 @@ class PlannedMemory final {
   }
 
  private:
+  // Buffers for what `meta` declares, empty for the first `num_shared`.
+  static std::vector<std::vector<uint8_t>> owned_buffers(
+      const ::executorch::runtime::MethodMeta& meta, size_t num_shared) {
+    std::vector<size_t> sizes = sizes_of(meta);
+    std::vector<std::vector<uint8_t>> buffers;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      buffers.emplace_back(i < num_shared ? 0 : sizes[i]);
+    }
+    return buffers;
+  }
+
   static std::vector<::executorch::runtime::Span<uint8_t>> make_spans(
-      std::vector<std::vector<uint8_t>>& buffers) {
+      std::vector<std::vector<uint8_t>>& buffers,
+      const std::vector<::executorch::runtime::Span<uint8_t>>& shared = {}) {
     std::vector<::executorch::runtime::Span<uint8_t>> spans;
-    for (auto& buffer : buffers) {
-      spans.emplace_back(buffer.data(), buffer.size());
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      spans.push_back(i < shared.size() ? shared[i]
+                                        : ::executorch::runtime::Span<uint8_t>(
+                                              buffers[i].data(),
+                                              buffers[i].size()));
     }
     return spans;
   }
@@ -70,6 +95,58 @@ class PlannedMemory final {
   std::vector<std::vector<uint8_t>> buffers_;
   std::vector<::executorch::runtime::Span<uint8_t>> spans_;
   ::executorch::runtime::HierarchicalAllocator allocator_;
+};
+
+// The first two planned buffers (memory ids 1 and 2) shared by every
+// method of a program, each sized for the largest method: activations of
+// methods that never run at once, and the mutable buffers that
+// MemoryPlanningPass(share_mutable_buffers=True) places by name in buffer 2,
+// so that a prefill and a decode method share a KV cache.
+//
+// Loading a method copies the initial values of its mutable buffers in:
+// save_state() before loading one more method and restore_state() after
+// keep the state the others have built up.
+class SharedArenas final {
+ public:
+  explicit SharedArenas(const ::executorch::runtime::Program& program) {
+    std::vector<size_t> sizes(2, 0);
+    for (size_t m = 0; m < program.num_methods(); ++m) {
+      const auto name = program.get_method_name(m);
+      if (!name.ok()) {
+        continue;
+      }
+      const auto meta = program.method_meta(*name);
+      if (!meta.ok()) {
+        continue;
+      }
+      const std::vector<size_t> method_sizes = PlannedMemory::sizes_of(*meta);
+      for (size_t i = 0; i < sizes.size() && i < method_sizes.size(); ++i) {
+        sizes[i] = std::max(sizes[i], method_sizes[i]);
+      }
+    }
+    for (size_t size : sizes) {
+      buffers_.emplace_back(size);
+      spans_.emplace_back(buffers_.back().data(), size);
+    }
+  }
+
+  SharedArenas(const SharedArenas&) = delete;
+  SharedArenas& operator=(const SharedArenas&) = delete;
+
+  const std::vector<::executorch::runtime::Span<uint8_t>>& spans() const {
+    return spans_;
+  }
+  std::vector<uint8_t> save_state() const {
+    return buffers_[1];
+  }
+  // Copies in place: loaded methods point into the buffer.
+  void restore_state(const std::vector<uint8_t>& state) {
+    std::copy(state.begin(), state.end(), buffers_[1].begin());
+  }
+
+ private:
+  std::vector<std::vector<uint8_t>> buffers_;
+  std::vector<::executorch::runtime::Span<uint8_t>> spans_;
 };
 
 } // namespace extension

@@ -66,12 +66,16 @@ Result<std::unique_ptr<DataLoader>> open_loader(const std::string& path,
 
 Module::Module(const std::string& file_path,
                LoadMode load_mode,
-               std::unique_ptr<EventTracer> event_tracer)
+               std::unique_ptr<EventTracer> event_tracer,
+               std::unique_ptr<MemoryAllocator> memory_allocator,
+               std::unique_ptr<MemoryAllocator> temp_allocator,
+               bool share_memory_arenas)
     : file_path_(file_path),
       load_mode_(load_mode),
-      memory_allocator_(or_malloc(nullptr)),
-      temp_allocator_(or_malloc(nullptr)),
-      event_tracer_(std::move(event_tracer)) {}
+      memory_allocator_(or_malloc(std::move(memory_allocator))),
+      temp_allocator_(or_malloc(std::move(temp_allocator))),
+      event_tracer_(std::move(event_tracer)),
+      share_memory_arenas_(share_memory_arenas) {}
 
 Module::Module(std::unique_ptr<DataLoader> data_loader,
                std::unique_ptr<MemoryAllocator> memory_allocator,
@@ -175,15 +179,30 @@ Error Module::load_method(const std::string& method_name,
   }
   auto loaded = std::make_unique<LoadedMethod>();
   if (planned_memory == nullptr) {
-    loaded->planned_memory = std::make_unique<PlannedMemory>(*meta);
+    if (share_memory_arenas_ && !shared_arenas_) {
+      shared_arenas_ = std::make_unique<SharedArenas>(*program_);
+    }
+    loaded->planned_memory =
+        shared_arenas_ ? std::make_unique<PlannedMemory>(
+                             *meta, shared_arenas_->spans())
+                       : std::make_unique<PlannedMemory>(*meta);
     planned_memory = loaded->planned_memory->allocator();
   }
   loaded->memory_manager = std::make_unique<MemoryManager>(
       memory_allocator_.get(), planned_memory, temp_allocator_.get());
+  // Loading copies initial values into the shared mutable buffers: keep
+  // the state the methods loaded before have built up.
+  std::vector<uint8_t> shared_state;
+  if (!methods_.empty() && shared_arenas_) {
+    shared_state = shared_arenas_->save_state();
+  }
   Result<Method> method = program_->load_method(
       method_name.c_str(),
       loaded->memory_manager.get(),
       event_tracer != nullptr ? event_tracer : event_tracer_.get());
+  if (!shared_state.empty()) {
+    shared_arenas_->restore_state(shared_state);
+  }
   if (!method.ok()) {
     ET_LOG(Error,
            "Module: loading method '%s' failed (error 0x%x)",
@@ -200,6 +219,14 @@ Error Module::load_method(const std::string& method_name,
   }
   methods_.emplace(method_name, std::move(loaded));
   return Error::Ok;
+}
+
+Error Module::reset_mutable_buffers(const std::string& method_name) {
+  Result<LoadedMethod*> loaded = loaded_method(method_name);
+  if (!loaded.ok()) {
+    return loaded.error();
+  }
+  return (*loaded)->method->reset_mutable_buffers();
 }
 
 Result<Module::LoadedMethod*> Module::loaded_method(

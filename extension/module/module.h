@@ -56,10 +56,23 @@ class Module {
   // Reads the program at `file_path` on first use (or on load()). With an
   // `event_tracer` (e.g. executorch::etdump::ETDumpGen), every method this
   // Module loads reports its load and runs to it (see event_tracer()).
-  explicit Module(const std::string& file_path,
-                  LoadMode load_mode = LoadMode::File,
-                  std::unique_ptr<::executorch::runtime::EventTracer>
-                      event_tracer = nullptr);
+  // With `share_memory_arenas`, the methods' first two planned buffers
+  // (memory ids 1 and 2) are one allocation each, sized for the largest
+  // method: a program planned with MemoryPlanningPass(
+  // share_mutable_buffers=True) keeps its mutable buffers at the same place
+  // in buffer 2 for every method, so prefill and decode share a KV cache.
+  // Load all such methods before running any: loading one copies the
+  // buffers' initial values in.
+  explicit Module(
+      const std::string& file_path,
+      LoadMode load_mode = LoadMode::File,
+      std::unique_ptr<::executorch::runtime::EventTracer> event_tracer =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator =
+          nullptr,
+      bool share_memory_arenas = false);
 
   // Reads the program through `data_loader`. The allocators, when given,
   // serve the methods' bookkeeping and the kernels' scratch memory instead
@@ -121,6 +134,10 @@ class Module {
       ::executorch::runtime::EventTracer* event_tracer = nullptr) {
     return load_method("forward", planned_memory, event_tracer);
   }
+  // Puts the method's mutable buffers back to their initial values (see
+  // Method::reset_mutable_buffers), loading it if needed.
+  ET_NODISCARD ::executorch::runtime::Error reset_mutable_buffers(
+      const std::string& method_name = "forward");
   bool is_method_loaded(const std::string& method_name) const {
     return methods_.count(method_name) != 0;
   }
@@ -275,6 +292,9 @@ class Module {
   std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator_;
   std::unique_ptr<::executorch::runtime::EventTracer> event_tracer_;
   std::unordered_map<std::string, std::unique_ptr<LoadedMethod>> methods_;
+  bool share_memory_arenas_ = false;
+  // Planned buffers 0 and 1 of every method, with share_memory_arenas.
+  std::unique_ptr<SharedArenas> shared_arenas_;
 };
 
 } // namespace extension

@@ -160,6 +160,13 @@ class ExecuTorchMethod:
         """Makes the next `step` start from the first instruction."""
         self._method.reset_execution()
 
+    def reset_mutable_buffers(self) -> None:
+        """Puts the buffers the method mutates (its state: a KV cache, a
+        counter) back to the initial values the program stores; they
+        otherwise keep what each run leaves, as module buffers do in
+        eager."""
+        self._method.reset_mutable_buffers()
+
     def num_values(self) -> int:
         """The size of the method's value table."""
         return self._method.num_values()
@@ -242,6 +249,10 @@ class ExecuTorchModule:
     def method_names(self) -> List[str]:
         return self._program.method_names()
 
+    def reset_mutable_buffers(self, method_name: str = "forward") -> None:
+        """See ExecuTorchMethod.reset_mutable_buffers."""
+        self._method(method_name).reset_mutable_buffers()
+
     def has_etdump(self) -> bool:
         return self._program.has_etdump()
 
@@ -323,16 +334,25 @@ def _load_program(
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.Minimal,
     data_path: Optional[str] = None,
+    share_memory_arenas: bool = False,
 ) -> ExecuTorchProgram:
     """Loads the .pte file at `path` (memory-mapped). With `enable_etdump`
     every method load and run is profiled (write_etdump_result_to_file);
     `debug_buffer_size` > 0 also logs every instruction's result into a
     buffer of that many bytes (values that do not fit are skipped with a
-    warning)."""
+    warning). With `share_memory_arenas` all methods run in the same planned
+    buffers 1 and 2, so methods planned with
+    MemoryPlanningPass(share_mutable_buffers=True) share their mutable
+    buffers (prefill and decode sharing a KV cache); run one method at a
+    time."""
     _check_unsupported(data_path)
     return ExecuTorchProgram(
         _C._load_program(
-            str(path), program_verification, enable_etdump, debug_buffer_size
+            str(path),
+            program_verification,
+            enable_etdump,
+            debug_buffer_size,
+            share_memory_arenas,
         )
     )
 
@@ -343,13 +363,18 @@ def _load_program_from_buffer(
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.Minimal,
     data_path: Optional[str] = None,
+    share_memory_arenas: bool = False,
 ) -> ExecuTorchProgram:
     """Loads a program from the bytes of a .pte file (copied); see
     _load_program for the other arguments."""
     _check_unsupported(data_path)
     return ExecuTorchProgram(
         _C._load_program_from_buffer(
-            buffer, program_verification, enable_etdump, debug_buffer_size
+            buffer,
+            program_verification,
+            enable_etdump,
+            debug_buffer_size,
+            share_memory_arenas,
         )
     )
 
@@ -360,8 +385,10 @@ def _load_for_executorch(
     enable_etdump: bool = False,
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.InternalConsistency,
+    share_memory_arenas: bool = False,
 ) -> ExecuTorchModule:
-    """Loads the .pte file at `program_path` as a module."""
+    """Loads the .pte file at `program_path` as a module (see _load_program
+    for `share_memory_arenas`)."""
     return ExecuTorchModule(
         _load_program(
             program_path,
@@ -369,6 +396,7 @@ def _load_for_executorch(
             debug_buffer_size,
             program_verification,
             data_path,
+            share_memory_arenas,
         )
     )
 
@@ -379,6 +407,7 @@ def _load_for_executorch_from_buffer(
     enable_etdump: bool = False,
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.InternalConsistency,
+    share_memory_arenas: bool = False,
 ) -> ExecuTorchModule:
     """Loads a module from the bytes of a .pte file (copied)."""
     return ExecuTorchModule(
@@ -388,6 +417,7 @@ def _load_for_executorch_from_buffer(
             debug_buffer_size,
             program_verification,
             data_map_buffer,
+            share_memory_arenas,
         )
     )
 

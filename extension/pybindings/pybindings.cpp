@@ -14,6 +14,7 @@
 // lines the runtime logged while failing (which say what was expected and
 // what was found).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -375,6 +376,11 @@ struct ProgramState {
   std::string origin;
   // Null unless profiling was asked for.
   std::unique_ptr<Tracing> tracing;
+  // share_memory_arenas: every method runs in the same planned buffers 0
+  // and 1 (see SharedArenas), created on the first method load.
+  bool share_memory_arenas = false;
+  std::unique_ptr<::executorch::extension::SharedArenas> shared_arenas;
+  size_t loaded_methods = 0;
 };
 
 // Alignment of the copy of a program loaded from a buffer: at least what
@@ -540,15 +546,37 @@ class MethodState {
     // Raises, naming the program, if there is no such method.
     (void)method_meta_of(program_, name);
     ErrorLogCapture logs;
+    ::executorch::runtime::HierarchicalAllocator* planned = nullptr;
+    std::vector<uint8_t> shared_state;
+    if (program_->share_memory_arenas) {
+      if (!program_->shared_arenas) {
+        program_->shared_arenas =
+            std::make_unique<::executorch::extension::SharedArenas>(
+                *program_->program);
+      }
+      const auto meta = program_->program->method_meta(name.c_str());
+      planned_ = std::make_unique<::executorch::extension::PlannedMemory>(
+          *meta, program_->shared_arenas->spans());
+      planned = planned_->allocator();
+      // Loading copies initial values into the shared mutable buffers:
+      // keep the state the methods loaded before have built up.
+      if (program_->loaded_methods > 0) {
+        shared_state = program_->shared_arenas->save_state();
+      }
+    }
     ::executorch::runtime::EventTracer* tracer =
         program_->tracing ? &program_->tracing->etdump : nullptr;
     {
       const auto traced = lock_tracer();
-      check_ok(module_.load_method(name, /*planned_memory=*/nullptr, tracer),
+      check_ok(module_.load_method(name, planned, tracer),
                "Loading method " + quoted(name) + " of program from " +
                    program_->origin,
                logs);
     }
+    if (!shared_state.empty()) {
+      program_->shared_arenas->restore_state(shared_state);
+    }
+    ++program_->loaded_methods;
     method_ = unwrap(module_.method(name), "Method " + quoted(name), logs);
   }
 
@@ -618,6 +646,14 @@ class MethodState {
     ErrorLogCapture logs;
     check_ok(
         method_->reset_execution(), "Resetting method " + quoted(name_), logs);
+  }
+
+  void reset_mutable_buffers() {
+    const auto held = lock();
+    ErrorLogCapture logs;
+    check_ok(method_->reset_mutable_buffers(),
+             "Resetting the mutable buffers of method " + quoted(name_),
+             logs);
   }
 
   size_t num_values() const {
@@ -916,6 +952,9 @@ class MethodState {
 
   std::shared_ptr<ProgramState> program_;
   std::string name_;
+  // With share_memory_arenas: this method's planned memory over the
+  // program's shared buffers (declared before module_, which uses it).
+  std::unique_ptr<::executorch::extension::PlannedMemory> planned_;
   Module module_;
   // Owned by module_.
   Method* method_ = nullptr;
@@ -1204,6 +1243,7 @@ PYBIND11_MODULE(_portable_lib, m) {
       .def("method_meta", &MethodState::method_meta)
       .def("step", &MethodState::step)
       .def("reset_execution", &MethodState::reset_execution)
+      .def("reset_mutable_buffers", &MethodState::reset_mutable_buffers)
       .def("num_values", &MethodState::num_values)
       .def("load_bundled_input",
            &MethodState::load_bundled_input,
@@ -1246,28 +1286,36 @@ PYBIND11_MODULE(_portable_lib, m) {
       [](const std::string& path,
          Program::Verification verification,
          bool enable_etdump,
-         size_t debug_buffer_size) {
-        return PyProgram{load_program_from_file(
+         size_t debug_buffer_size,
+         bool share_memory_arenas) {
+        PyProgram program{load_program_from_file(
             path, verification, {enable_etdump, debug_buffer_size})};
+        program.state->share_memory_arenas = share_memory_arenas;
+        return program;
       },
       py::arg("path"),
       py::arg("program_verification") = Program::Verification::Minimal,
       py::arg("enable_etdump") = false,
       py::arg("debug_buffer_size") = 0,
+      py::arg("share_memory_arenas") = false,
       "Loads a .pte file (memory-mapped).");
   m.def(
       "_load_program_from_buffer",
       [](const py::buffer& buffer,
          Program::Verification verification,
          bool enable_etdump,
-         size_t debug_buffer_size) {
-        return PyProgram{load_program_from_buffer(
+         size_t debug_buffer_size,
+         bool share_memory_arenas) {
+        PyProgram program{load_program_from_buffer(
             buffer, verification, {enable_etdump, debug_buffer_size})};
+        program.state->share_memory_arenas = share_memory_arenas;
+        return program;
       },
       py::arg("buffer"),
       py::arg("program_verification") = Program::Verification::Minimal,
       py::arg("enable_etdump") = false,
       py::arg("debug_buffer_size") = 0,
+      py::arg("share_memory_arenas") = false,
       "Loads a program from bytes (copied).");
   m.def("_load_bundled_program_from_buffer",
         &load_bundled_program,

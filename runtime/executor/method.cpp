@@ -11,6 +11,7 @@
 #include <executorch/runtime/executor/merged_data_map.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/executor/schema_util.h>
+#include <executorch/runtime/executor/tensor_parser.h>
 #include <executorch/runtime/executor/value_parser.h>
 #include <executorch/schema/program_generated.h>
 
@@ -954,6 +955,28 @@ Error Method::reset_execution() {
   while (step_state_chain_ < n_chains_ &&
          chains_[step_state_chain_].num_instructions == 0) {
     ++step_state_chain_;
+  }
+  return Error::Ok;
+}
+
+Error Method::reset_mutable_buffers() {
+  ET_CHECK_OR_RETURN_ERROR(
+      initialized_,
+      InvalidState,
+      "reset_mutable_buffers on a method that is not loaded");
+  const auto* s_values = serialization_plan_->values();
+  for (size_t i = 0; i < n_value_; ++i) {
+    const auto* s_tensor = s_values->Get(i)->val_as_Tensor();
+    if (s_tensor == nullptr || !internal::has_initial_state(s_tensor)) {
+      continue;
+    }
+    Tensor tensor = values_[i].toTensor();
+    ET_CHECK_OK_OR_RETURN_ERROR(
+        internal::load_initial_state(program_,
+                                     s_tensor,
+                                     tensor.mutable_data_ptr(),
+                                     tensor.nbytes(),
+                                     {method_name(), i}));
   }
   return Error::Ok;
 }

@@ -80,6 +80,14 @@ class Method final {
   }
   ET_NODISCARD Error reset_execution();
 
+  // State: buffers the method mutates (a KV cache, a counter) live in
+  // planned memory, start at the initial value the program stores for them
+  // (copied in when the method loads) and keep what each execute() leaves
+  // there, as module buffers do in eager. This copies the stored initial
+  // values in again. Buffers stored without one (upstream exports them so
+  // unless marked initialized) keep their contents.
+  ET_NODISCARD Error reset_mutable_buffers();
+
   // Copies the output EValues (tensors refer to the method's memory).
   ET_NODISCARD Error get_outputs(EValue* output_evalues, size_t length);
   ET_NODISCARD Error get_inputs(EValue* input_evalues, size_t length);

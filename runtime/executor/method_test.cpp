@@ -364,4 +364,21 @@ TEST_F(MethodTest, PlannedTensorLoadsInitialStateFromMutableSegment) {
   EXPECT_TRUE(logs.contains({"value 0", "mutable tensor"}));
 }
 
+TEST_F(MethodTest, ResetMutableBuffersCopiesTheInitialStateBackIn) {
+  ProgramSpec spec = add_one_program();
+  spec.mutable_data = {float_bytes({7, 8, 9, 10})};
+  spec.methods[0].values[0].tensor.data_buffer_idx = 1;
+  spec.methods[0].inputs = {};
+  ASSERT_EQ(harness_.load(spec), Error::Ok);
+  Method& method = harness_.method();
+  float* state = method.get_value(0).toTensor().mutable_data_ptr<float>();
+  state[0] = 100;
+  ASSERT_EQ(method.execute(), Error::Ok);
+  EXPECT_EQ(output_floats(), (std::vector<float>{101, 9, 10, 11}));
+  ASSERT_EQ(method.reset_mutable_buffers(), Error::Ok);
+  EXPECT_EQ(state[0], 7);
+  ASSERT_EQ(method.execute(), Error::Ok);
+  EXPECT_EQ(output_floats(), (std::vector<float>{8, 9, 10, 11}));
+}
+
 } // namespace

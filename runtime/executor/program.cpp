@@ -453,6 +453,19 @@ Error Program::load_mutable_subsegment_into(size_t mutable_data_segments_index,
       size,
       static_cast<unsigned long long>(segment->size()),
       segment_index);
+  // Entries are stored in order: one that runs into the next was written
+  // for a smaller tensor (another dtype or shape).
+  if (offset_index + 1 < num_offsets) {
+    const uint64_t next = offsets->Get(offset_index + 1);
+    ET_CHECK_OR_RETURN_ERROR(
+        next >= offset && size <= next - offset,
+        InvalidProgram,
+        "Mutable data %zu holds %llu bytes (up to the next entry) but %zu "
+        "are needed",
+        offset_index,
+        static_cast<unsigned long long>(next >= offset ? next - offset : 0),
+        size);
+  }
   return loader_->load_into(
       segment_base_offset_ + segment->offset() + offset,
       size,

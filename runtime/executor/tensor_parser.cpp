@@ -3,6 +3,7 @@
 #include <new>
 
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
+#include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/executor/schema_util.h>
 #include <executorch/schema/program_generated.h>
@@ -61,21 +62,9 @@ Result<void*> tensor_data(const Program* program,
              nbytes);
       return Error::InvalidProgram;
     }
-    // A planned tensor with a data_buffer_idx is a mutable buffer with an
-    // initial state stored in a mutable data segment.
-    if (s_tensor->data_buffer_idx() > 0) {
-      const auto* extra = s_tensor->extra_tensor_info();
-      const size_t segments_index =
-          extra == nullptr ? 0 : extra->mutable_data_segments_idx();
-      const Error loaded = program->load_mutable_subsegment_into(
-          segments_index, s_tensor->data_buffer_idx(), nbytes, *address);
-      ET_CHECK_OR_RETURN_ERROR(loaded == Error::Ok,
-                               InvalidProgram,
-                               "Method '%s' value %zu: cannot load the initial "
-                               "state of a mutable tensor (data_buffer_idx %u)",
-                               where.method_name,
-                               where.value_index,
-                               s_tensor->data_buffer_idx());
+    if (has_initial_state(s_tensor)) {
+      ET_CHECK_OK_OR_RETURN_ERROR(
+          load_initial_state(program, s_tensor, *address, nbytes, where));
     }
     return *address;
   }
@@ -97,6 +86,36 @@ Result<void*> tensor_data(const Program* program,
 }
 
 } // namespace
+
+bool has_initial_state(const executorch_flatbuffer::Tensor* s_tensor) {
+  return s_tensor->allocation_info() != nullptr &&
+         s_tensor->data_buffer_idx() > 0;
+}
+
+Error load_initial_state(const Program* program,
+                         const executorch_flatbuffer::Tensor* s_tensor,
+                         void* data,
+                         size_t nbytes,
+                         ValueLocation where) {
+  const auto* extra = s_tensor->extra_tensor_info();
+  const size_t segments_index =
+      extra == nullptr ? 0 : extra->mutable_data_segments_idx();
+  const Error loaded = program->load_mutable_subsegment_into(
+      segments_index, s_tensor->data_buffer_idx(), nbytes, data);
+  ET_CHECK_OR_RETURN_ERROR(
+      loaded == Error::Ok,
+      InvalidProgram,
+      "Method '%s' value %zu: cannot load the initial state of a mutable "
+      "tensor (%s, %zu bytes) from mutable_data_segments[%zu] entry %u",
+      where.method_name,
+      where.value_index,
+      ::executorch::runtime::toString(
+          static_cast<ScalarType>(s_tensor->scalar_type())),
+      nbytes,
+      segments_index,
+      s_tensor->data_buffer_idx());
+  return Error::Ok;
+}
 
 Result<::executorch::aten::Tensor> parse_tensor(
     const Program* program,

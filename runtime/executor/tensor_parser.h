@@ -27,6 +27,19 @@ struct ValueLocation {
   size_t value_index;
 };
 
+// A mutable buffer whose initial value the program stores: planned memory
+// with a data_buffer_idx into the mutable data segment.
+bool has_initial_state(const executorch_flatbuffer::Tensor* s_tensor);
+
+// Copies that initial value (`nbytes`) into `data`; the error says which
+// value and entry when the stored state does not fit the tensor.
+ET_NODISCARD Error load_initial_state(
+    const Program* program,
+    const executorch_flatbuffer::Tensor* s_tensor,
+    void* data,
+    size_t nbytes,
+    ValueLocation location);
+
 ET_NODISCARD Result<::executorch::aten::Tensor> parse_tensor(
     const Program* program,
     MemoryManager* memory_manager,

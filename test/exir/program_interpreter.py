@@ -77,11 +77,14 @@ class PlanInterpreter:
         constant_data: Sequence[bytes],
         delegate_blobs: Sequence[bytes] = (),
         backends: Optional[Dict[str, Callable]] = None,
+        mutable_data: Sequence[bytes] = (),
     ):
         """`backends` maps a backend id to a Python stand-in
         `run(blob, tensors)`, called with the DelegateCall's argument values
         (inputs, then outputs to write); blobs come from `delegate_blobs`
-        (the program's inline delegate data)."""
+        (the program's inline delegate data). `mutable_data` holds the
+        initial values of mutable buffers, copied into their planned memory
+        as the runtime does at load."""
         self.plan = plan
         self.delegate_blobs = delegate_blobs
         self.backends = backends or {}
@@ -92,6 +95,7 @@ class PlanInterpreter:
             torch.frombuffer(bytearray(d), dtype=torch.uint8) if d else None
             for d in constant_data
         ]
+        self.mutable_data = mutable_data
         self.values: List = [self._decode(v) for v in plan.values]
 
     def _decode(self, value):
@@ -103,14 +107,19 @@ class PlanInterpreter:
         if kind == KernelTypes.String:
             return val.stringVal
         if kind == KernelTypes.Tensor:
-            if val.dataBufferIdx:
-                return _view(self.constants[val.dataBufferIdx], 0, val)
             info = val.allocationInfo
+            if info is None and val.dataBufferIdx:
+                return _view(self.constants[val.dataBufferIdx], 0, val)
             if info is None:
                 # Memory the caller supplies (unplanned inputs and outputs).
                 return _view(_storage_for(val), 0, val)
             offset = info.memoryOffsetLow | (info.memoryOffsetHigh << 32)
-            return _view(self.arenas[info.memoryId], offset, val)
+            tensor = _view(self.arenas[info.memoryId], offset, val)
+            if val.dataBufferIdx:
+                initial = bytearray(self.mutable_data[val.dataBufferIdx])
+                initial = torch.frombuffer(initial, dtype=torch.uint8)
+                tensor.copy_(_view(initial, 0, val))
+            return tensor
         if kind in (KernelTypes.DoubleList, KernelTypes.BoolList):
             return list(val.items)
         # Lists of value indices, resolved when used (their items may change).
