@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 import torch
 from torch._C import DispatchKey
+from torch._higher_order_ops.utils import autograd_not_implemented
 from torch._ops import HigherOrderOperator
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import (
+    ProxyTorchDispatchMode,
+    disable_proxy_modes_tracing,
+    track_tensor_tree,
+)
+from torch.utils import _pytree as pytree
 from torch.export import ExportedProgram
 
 from executorch.exir._serialize._named_data_store import NamedDataStoreOutput
@@ -148,12 +156,19 @@ class LoweredBackendModule(torch.nn.Module):
             getattr(n, "name", None): n
             for n in original.graph.output_node().args[0]
         }
-        call.meta["val"] = tuple(returned[name].meta["val"] for name in user_outputs)
-        outputs = []
-        for i, name in enumerate(user_outputs):
-            item = graph.call_function(operator.getitem, (call, i))
-            item.meta = dict(returned[name].meta)
-            outputs.append(item)
+        if original.call_spec.out_spec.is_leaf():
+            # One output: the call yields the tensor itself.
+            call.meta = dict(returned[user_outputs[0]].meta)
+            outputs = [call]
+        else:
+            call.meta["val"] = tuple(
+                returned[name].meta["val"] for name in user_outputs
+            )
+            outputs = []
+            for i, name in enumerate(user_outputs):
+                item = graph.call_function(operator.getitem, (call, i))
+                item.meta = dict(returned[name].meta)
+                outputs.append(item)
         graph.output(tuple(outputs))
         gm = torch.fx.GraphModule(root, graph)
         signature = ExportGraphSignature(
@@ -187,8 +202,9 @@ class LoweredBackendModule(torch.nn.Module):
 
 
 class _ExecutorchCallDelegate(HigherOrderOperator):
-    """Calls a LoweredBackendModule on tensors; returns a tuple of its
-    outputs."""
+    """Calls a LoweredBackendModule on tensors; returns what its original
+    program returns (a tuple for a partition `to_backend` delegated, read
+    with getitem; a tensor when the whole program had one output)."""
 
     def __init__(self):
         super().__init__("executorch_call_delegate")
@@ -202,8 +218,50 @@ executorch_call_delegate = _ExecutorchCallDelegate()
 
 def _run_original(lowered_module: LoweredBackendModule, *args):
     # Eagerly, a delegate computes what the program it was lowered from does.
-    return tuple(lowered_module.original_module.module()(*args))
+    return lowered_module.original_module.module()(*args)
 
 
 executorch_call_delegate.py_impl(DispatchKey.CompositeExplicitAutograd)(_run_original)
-executorch_call_delegate.py_impl(DispatchKey.Autograd)(_run_original)
+# Under torch.export a lowered module inside a larger module stays one call
+# (Flow 2 of upstream's delegation docs): autograd is not traced through it,
+# fake tensors run the original program, functionalization passes through,
+# and the tracer records the call with the module as a submodule.
+executorch_call_delegate.py_impl(DispatchKey.Autograd)(
+    autograd_not_implemented(executorch_call_delegate, deferred_error=True)
+)
+
+
+@executorch_call_delegate.py_impl(FakeTensorMode)
+def _run_fake(mode, lowered_module, *args):
+    with mode:
+        return _run_original(lowered_module, *args)
+
+
+@executorch_call_delegate.py_functionalize_impl
+def _run_functional(ctx, lowered_module, *args):
+    unwrapped = ctx.unwrap_tensors(args)
+    with ctx.redispatch_to_next():
+        return ctx.wrap_tensors(executorch_call_delegate(lowered_module, *unwrapped))
+
+
+@executorch_call_delegate.py_impl(ProxyTorchDispatchMode)
+def _trace(mode, lowered_module, *args):
+    with disable_proxy_modes_tracing():
+        out = executorch_call_delegate(lowered_module, *args)
+    tracer = mode.tracer
+    name = next(
+        (n for n, m in tracer.root.named_children() if m is lowered_module), None
+    )
+    if name is None:
+        name = tracer.get_fresh_qualname("lowered_module_")
+        tracer.root.register_module(name, lowered_module)
+    module_proxy = tracer.create_proxy("get_attr", name, (), {})
+    proxy_args = pytree.tree_map(tracer.unwrap_proxy, args)
+    out_proxy = tracer.create_proxy(
+        "call_function",
+        executorch_call_delegate,
+        (module_proxy, *proxy_args),
+        {},
+        name="executorch_call_delegate",
+    )
+    return track_tensor_tree(out, out_proxy, constant=None, tracer=tracer)

@@ -35,7 +35,8 @@
 // buffers for unplanned outputs), extension/runner_util makes the inputs and
 // extension/evalue_util prints the outputs.
 //
-// Kernels (and the XNNPACK backend, when built with it) are registered
+// Kernels, the demo backend of upstream's delegation tutorials and the
+// XNNPACK backend (when built with it) are registered
 // explicitly at startup, so nothing depends on static initializers surviving
 // the link. A build that links more kernel libraries (custom operators, see
 // examples/custom_ops) defines EXECUTOR_RUNNER_EXTRA_KERNELS as the name of
@@ -73,6 +74,7 @@
 #endif
 #include <executorch/kernels/prim_ops/register_prim_ops.h>
 #include <executorch/runtime/platform/runtime.h>
+#include <executorch/backends/demo/runtime/demo_backend.h>
 #ifdef EXECUTORCH_WITH_XNNPACK
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #endif
@@ -518,6 +520,10 @@ int run(const Options& options) {
     return 1;
   }
 #endif
+  if (executorch::backends::demo::register_demo_backend() != Error::Ok) {
+    std::fprintf(stderr, "error: registering the demo backend failed\n");
+    return 1;
+  }
 #ifdef EXECUTORCH_WITH_XNNPACK
   if (executorch::backends::xnnpack::register_xnnpack_backend() != Error::Ok) {
     std::fprintf(stderr, "error: registering the XNNPACK backend failed\n");

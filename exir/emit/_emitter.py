@@ -63,6 +63,7 @@ from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.dialects.edge._ops import to_aten_op
 from executorch.exir.error import ExportError, ExportErrorType
 from executorch.exir.graph_utils import SYM_OPS
+from executorch.exir.memory_planning import flatten_specs
 from executorch.exir.lowered_backend_module import (
     LoweredBackendModule,
     executorch_call_delegate,
@@ -526,12 +527,16 @@ class _MethodEmitter:
     def _emit_delegate_call(self, node: torch.fx.Node) -> None:
         """DelegateCall args: the delegate's inputs, then its outputs."""
         module, *inputs = node.args
-        outputs = [self.tensor(spec) for spec in node.meta["spec"]]
+        spec = node.meta["spec"]
+        outputs = [self.tensor(s) for s in flatten_specs(spec)]
         call = DelegateCallT()
         call.delegateIndex = self.node_values[module]
         call.args = [self.node_values[i] for i in inputs] + outputs
         self._instruction(InstructionArguments.DelegateCall, call, node)
-        self.node_values[node] = outputs
+        # A delegate of a whole one-output program yields the tensor itself.
+        self.node_values[node] = (
+            outputs if isinstance(spec, (list, tuple)) else outputs[0]
+        )
 
     def _emit_call(self, node: torch.fx.Node) -> None:
         target = node.target

@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Union
 
 import torch
 
+from executorch.exir.memory_planning import flatten_specs
 from executorch.exir.lowered_backend_module import (
     LoweredBackendModule,
     executorch_call_delegate,
@@ -70,7 +71,7 @@ def num_outs_map(instruction_nodes: List[torch.fx.Node]) -> Dict[int, int]:
     """Delegate call index -> its number of outputs (the last values it
     logs; the runtime logs its inputs first)."""
     return {
-        index: len(node.meta["spec"])
+        index: len(flatten_specs(node.meta["spec"]))
         for index, node in enumerate(instruction_nodes)
         if _lowered_module(node) is not None
     }

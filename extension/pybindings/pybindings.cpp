@@ -56,6 +56,7 @@
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/platform/platform.h>
 #include <executorch/runtime/platform/runtime.h>
+#include <executorch/backends/demo/runtime/demo_backend.h>
 #ifdef EXECUTORCH_WITH_XNNPACK
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #endif
@@ -1083,6 +1084,9 @@ void register_libraries() {
            "Registering the LLM custom operators",
            logs);
 #endif
+  check_ok(::executorch::backends::demo::register_demo_backend(),
+           "Registering the BackendWithCompilerDemo backend",
+           logs);
 #ifdef EXECUTORCH_WITH_XNNPACK
   check_ok(::executorch::backends::xnnpack::register_xnnpack_backend(),
            "Registering the XNNPACK backend",

@@ -84,12 +84,6 @@ UPSTREAM = {
 
 # Names whose implementation has not landed yet, with who delivers them.
 PENDING = {
-    "BackendWithCompilerDemo.preprocess": "issue #22 item 3",
-    "AddMulPartitionerDemo.__init__": "issue #22 item 3",
-    "AddMulPartitionerDemo.partition": "issue #22 item 3",
-    "AddAttributePartitionerDemo.__init__": "issue #22 item 3",
-    "AddAttributePartitionerDemo.partition": "issue #22 item 3",
-    "generate_pattern_op_partitions": "issue #22 item 3",
     "generate_memory_trace": "issue #22 item 4",
     "bind_pattern_to_op": "issue #22 item 5",
     "get_delegation_info": "issue #22 item 6",

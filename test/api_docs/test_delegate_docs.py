@@ -14,21 +14,6 @@ from executorch.exir import to_edge
 from executorch.test.api_docs._docs import MATMUL_TOL, assert_matches_eager, run, seeded
 
 
-def _demo_backend_present() -> bool:
-    try:
-        import executorch.exir.backend.test.backend_with_compiler_demo  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-pytestmark = pytest.mark.xfail(
-    not _demo_backend_present(),
-    reason="the demo backend (issue #22 item 3) is not implemented yet",
-    strict=True,
-)
-
-
 class LowerableModule(torch.nn.Module):
     def forward(self, x):
         return torch.sin(x)
@@ -180,3 +165,18 @@ def test_add_attribute_partitioner_demo_moves_the_weight_into_the_delegate():
     with torch.no_grad():
         expected = model(x)
     assert_matches_eager(run(edge.to_executorch().buffer, [x]), expected)
+
+
+def test_executor_runner_runs_the_demo_delegate(build_dir, tmp_path):
+    """The `delegate.pte` of Flow 3 runs in executor_runner, which
+    registers the demo backend, and prints eager's outputs (inputs: ones)."""
+    from executorch.exir.backend.test.op_partitioner_demo import AddMulPartitionerDemo
+    from executorch.test.e2e.test_executor_runner import printed_outputs, run_runner
+
+    ones = (torch.ones(2, 2), torch.ones(2, 2), torch.ones(2, 2))
+    edge = to_edge(export(Foo(), ones)).to_backend(AddMulPartitionerDemo())
+    path = tmp_path / "delegate.pte"
+    path.write_bytes(edge.to_executorch().buffer)
+    result = run_runner(build_dir, str(path), "--print_output")
+    assert result.returncode == 0, result.stderr + result.stdout
+    torch.testing.assert_close(printed_outputs(result.stdout)[0], Foo()(*ones))
