@@ -1,6 +1,8 @@
-// cat and split_with_sizes_copy: concatenation along a dim and its
-// inverse. Both move whole rows of `inner` contiguous elements, so they
-// require the default dim order and matching dtypes (cat converts).
+// Joining and splitting along a dim: cat and its inverse
+// split_with_sizes_copy, which move whole rows of `inner` contiguous
+// elements (so they require the default dim order and matching dtypes; cat
+// converts), and stack and its inverse unbind_copy, which copy through
+// strided views.
 
 #include <cinttypes>
 #include <cstring>
@@ -33,6 +35,14 @@ int64_t outer_size(const Tensor& t, int64_t dim) {
 // PyTorch skips 1-d empty tensors in cat (a legacy rule).
 bool skipped_in_cat(const Tensor& t) {
   return t.dim() == 1 && t.numel() == 0;
+}
+
+// The View of out that selects `index` along `dim`.
+View select_region(const Tensor& out, int64_t dim, int64_t index) {
+  View region = tensor_view(out);
+  region.offset = index * region.strides[dim];
+  drop_dim(&region, static_cast<size_t>(dim));
+  return region;
 }
 
 } // namespace
@@ -176,6 +186,74 @@ void split_with_sizes_copy_out(KernelRuntimeContext& ctx,
       return;
     }
     start += split_sizes[i];
+  }
+}
+
+Tensor& stack_out(KernelRuntimeContext& ctx,
+                  ArrayRef<Tensor> tensors,
+                  int64_t dim,
+                  Tensor& out) {
+  const char* op = "stack.out";
+  if (tensors.size() == 0) {
+    fail_arg(ctx, op, "needs at least one tensor");
+    return out;
+  }
+  int64_t d = 0;
+  if (!normalize_dim(ctx, op, dim, tensors[0].dim() + 1, &d)) {
+    return out;
+  }
+  Shape shape;
+  for (int64_t k = 0; k <= tensors[0].dim(); ++k) {
+    shape.push_back(k == d ? static_cast<int64_t>(tensors.size())
+                           : tensors[0].size(k < d ? k : k - 1));
+  }
+  if (!resize_out(ctx, op, "out", out, shape.ref())) {
+    return out;
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].sizes() != tensors[0].sizes()) {
+      fail_arg(ctx, op, "tensor %zu has a different shape from tensor 0", i);
+      return out;
+    }
+    copy_strided(ctx,
+                 op,
+                 tensors[i],
+                 tensor_view(tensors[i]),
+                 out,
+                 select_region(out, d, static_cast<int64_t>(i)));
+    if (ctx.failure_state() != Error::Ok) {
+      break;
+    }
+  }
+  return out;
+}
+
+void unbind_copy_int_out(KernelRuntimeContext& ctx,
+                         const Tensor& self,
+                         int64_t dim,
+                         ArrayRef<Tensor> out) {
+  const char* op = "unbind_copy.int_out";
+  int64_t d = 0;
+  if (self.dim() == 0 || !normalize_dim(ctx, op, dim, self.dim(), &d)) {
+    if (ctx.failure_state() == Error::Ok) {
+      fail_arg(ctx, op, "cannot unbind a 0-dim tensor");
+    }
+    return;
+  }
+  if (static_cast<int64_t>(out.size()) != self.size(d)) {
+    fail_arg(ctx,
+             op,
+             "%zu out tensors for a dim of size %zd",
+             out.size(),
+             static_cast<ssize_t>(self.size(d)));
+    return;
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    copy_view(
+        ctx, op, self, select_region(self, d, static_cast<int64_t>(i)), out[i]);
+    if (ctx.failure_state() != Error::Ok) {
+      return;
+    }
   }
 }
 

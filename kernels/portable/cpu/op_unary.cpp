@@ -1,5 +1,7 @@
-// Unary pointwise kernels. Floating functions (exp, tanh, ...) give float
-// results for integral inputs, as in PyTorch; the others keep the type.
+// Unary pointwise kernels: math functions (exp, log, sin, erf, ...),
+// activations (relu, sigmoid, gelu, elu, hardtanh, softplus, ...), rounding,
+// abs, neg, sign, clamp and the isnan/isinf tests. Floating functions give
+// float results for integral inputs, as in PyTorch; the others keep the type.
 
 #include <cmath>
 #include <complex>
@@ -205,28 +207,6 @@ Tensor& clamp_out(KernelRuntimeContext& ctx,
   });
 }
 
-Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx,
-                              const Tensor& self,
-                              const Scalar& exponent,
-                              Tensor& out) {
-  return binary_scalar_out(
-      ctx, "pow.Tensor_Scalar_out", self, exponent, out, [](auto zero) {
-        using T = decltype(zero);
-        return [](T x, T e) { return static_cast<T>(std::pow(x, e)); };
-      });
-}
-
-Tensor& pow_tensor_tensor_out(KernelRuntimeContext& ctx,
-                              const Tensor& self,
-                              const Tensor& exponent,
-                              Tensor& out) {
-  return binary_out(
-      ctx, "pow.Tensor_Tensor_out", self, exponent, out, [](auto zero) {
-        using T = decltype(zero);
-        return [](T x, T e) { return static_cast<T>(std::pow(x, e)); };
-      });
-}
-
 Tensor& softplus_out(KernelRuntimeContext& ctx,
                      const Tensor& self,
                      const Scalar& beta,
@@ -330,6 +310,46 @@ Tensor& clamp_tensor_out(KernelRuntimeContext& ctx,
         hi);
   });
   return out;
+}
+
+Tensor& isnan_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return unary_out<ResultKind::kBool>(
+      ctx, "isnan.out", self, out, [](auto zero) {
+        using T = decltype(zero);
+        return [](T x) { return x != x; };
+      });
+}
+
+Tensor& isinf_out(KernelRuntimeContext& ctx, const Tensor& self, Tensor& out) {
+  return unary_out<ResultKind::kBool>(
+      ctx, "isinf.out", self, out, [](auto zero) {
+        using T = decltype(zero);
+        return [](T x) {
+          if constexpr (std::is_floating_point<T>::value) {
+            return std::isinf(x);
+          } else {
+            return false;
+          }
+        };
+      });
+}
+
+Tensor& elu_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                const Scalar& alpha,
+                const Scalar& scale,
+                const Scalar& input_scale,
+                Tensor& out) {
+  return unary_out<ResultKind::kFloating>(
+      ctx, "elu.out", self, out, [&](auto zero) {
+        using T = decltype(zero);
+        const T a = alpha.to<T>();
+        const T s = scale.to<T>();
+        const T is = input_scale.to<T>();
+        return [a, s, is](T x) {
+          return x > T(0) ? s * x : s * a * (std::exp(x * is) - T(1));
+        };
+      });
 }
 
 } // namespace native

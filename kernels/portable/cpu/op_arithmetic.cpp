@@ -1,5 +1,7 @@
-// sub, mul, div: tensor-tensor and tensor-scalar forms share one element
-// functor each.
+// Elementwise arithmetic: add, sub, mul, div (all rounding modes),
+// floor_divide, rsub, remainder (Python's sign rule), fmod (C's), pow,
+// maximum/minimum (NaN-propagating) and atan2. The tensor-tensor and
+// tensor-scalar forms of an operator share one element functor.
 
 #include <cmath>
 
@@ -8,6 +10,35 @@
 namespace torch {
 namespace executor {
 namespace native {
+
+namespace {
+
+auto add_maker(const Scalar& alpha) {
+  return [&alpha](auto zero) {
+    using T = decltype(zero);
+    const T a = alpha.to<T>();
+    return [a](T x, T y) { return static_cast<T>(x + a * y); };
+  };
+}
+
+} // namespace
+
+Tensor& add_out(KernelRuntimeContext& ctx,
+                const Tensor& self,
+                const Tensor& other,
+                const Scalar& alpha,
+                Tensor& out) {
+  return binary_out(ctx, "add.out", self, other, out, add_maker(alpha));
+}
+
+Tensor& add_scalar_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       const Scalar& other,
+                       const Scalar& alpha,
+                       Tensor& out) {
+  return binary_scalar_out(
+      ctx, "add.Scalar_out", self, other, out, add_maker(alpha));
+}
 
 namespace {
 
@@ -216,6 +247,176 @@ Tensor& rsub_scalar_out(KernelRuntimeContext& ctx,
         using T = decltype(zero);
         const T a = alpha.to<T>();
         return [a](T x, T y) { return static_cast<T>(y - a * x); };
+      });
+}
+
+namespace {
+
+template <typename T>
+bool is_nan(T x) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return std::isnan(x);
+  } else {
+    return false;
+  }
+}
+
+// remainder and fmod share the zero-divisor bookkeeping: integer division
+// by zero is recorded and reported after the loop instead of trapping.
+auto modulo_maker(bool python_sign, bool* divided_by_zero) {
+  return [python_sign, divided_by_zero](auto zero) {
+    using T = decltype(zero);
+    return [python_sign, divided_by_zero](T x, T y) -> T {
+      if constexpr (std::is_floating_point<T>::value) {
+        T r = std::fmod(x, y);
+        if (python_sign && r != T(0) && ((r < T(0)) != (y < T(0)))) {
+          r += y;
+        }
+        return r;
+      } else if constexpr (std::is_same<T, bool>::value) {
+        *divided_by_zero = *divided_by_zero || !y;
+        return false;
+      } else {
+        if (y == 0) {
+          *divided_by_zero = true;
+          return T(0);
+        }
+        T r = static_cast<T>(x % y);
+        if constexpr (std::is_signed<T>::value) {
+          if (python_sign && r != 0 && ((r < 0) != (y < 0))) {
+            r = static_cast<T>(r + y);
+          }
+        }
+        return r;
+      }
+    };
+  };
+}
+
+template <typename Run>
+Tensor& modulo(KernelRuntimeContext& ctx,
+               const char* op,
+               Tensor& out,
+               Run run) {
+  bool divided_by_zero = false;
+  run(&divided_by_zero);
+  if (divided_by_zero) {
+    fail_arg(ctx, op, "integer division by zero");
+  }
+  return out;
+}
+
+auto extreme_maker(bool take_max) {
+  return [take_max](auto zero) {
+    using T = decltype(zero);
+    return [take_max](T x, T y) -> T {
+      if (is_nan(x) || is_nan(y)) {
+        return is_nan(x) ? x : y;
+      }
+      return (take_max ? x > y : x < y) ? x : y;
+    };
+  };
+}
+
+} // namespace
+
+Tensor& maximum_out(KernelRuntimeContext& ctx,
+                    const Tensor& self,
+                    const Tensor& other,
+                    Tensor& out) {
+  return binary_out(ctx, "maximum.out", self, other, out, extreme_maker(true));
+}
+
+Tensor& minimum_out(KernelRuntimeContext& ctx,
+                    const Tensor& self,
+                    const Tensor& other,
+                    Tensor& out) {
+  return binary_out(ctx, "minimum.out", self, other, out, extreme_maker(false));
+}
+
+Tensor& remainder_tensor_out(KernelRuntimeContext& ctx,
+                             const Tensor& self,
+                             const Tensor& other,
+                             Tensor& out) {
+  const char* op = "remainder.Tensor_out";
+  return modulo(ctx, op, out, [&](bool* zero) {
+    binary_out(ctx, op, self, other, out, modulo_maker(true, zero));
+  });
+}
+
+Tensor& remainder_scalar_out(KernelRuntimeContext& ctx,
+                             const Tensor& self,
+                             const Scalar& other,
+                             Tensor& out) {
+  const char* op = "remainder.Scalar_out";
+  return modulo(ctx, op, out, [&](bool* zero) {
+    binary_scalar_out(ctx, op, self, other, out, modulo_maker(true, zero));
+  });
+}
+
+Tensor& fmod_tensor_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        const Tensor& other,
+                        Tensor& out) {
+  const char* op = "fmod.Tensor_out";
+  return modulo(ctx, op, out, [&](bool* zero) {
+    binary_out(ctx, op, self, other, out, modulo_maker(false, zero));
+  });
+}
+
+Tensor& fmod_scalar_out(KernelRuntimeContext& ctx,
+                        const Tensor& self,
+                        const Scalar& other,
+                        Tensor& out) {
+  const char* op = "fmod.Scalar_out";
+  return modulo(ctx, op, out, [&](bool* zero) {
+    binary_scalar_out(ctx, op, self, other, out, modulo_maker(false, zero));
+  });
+}
+
+Tensor& atan2_out(KernelRuntimeContext& ctx,
+                  const Tensor& self,
+                  const Tensor& other,
+                  Tensor& out) {
+  return binary_out<ResultKind::kFloating>(
+      ctx, "atan2.out", self, other, out, [](auto zero) {
+        using T = decltype(zero);
+        return [](T y, T x) { return static_cast<T>(std::atan2(y, x)); };
+      });
+}
+
+Tensor& pow_scalar_out(KernelRuntimeContext& ctx,
+                       const Scalar& self,
+                       const Tensor& exponent,
+                       Tensor& out) {
+  // pow(Scalar, Tensor): the scalar is the base, so swap the operands of
+  // the tensor-scalar skeleton.
+  return binary_scalar_out(
+      ctx, "pow.Scalar_out", exponent, self, out, [](auto zero) {
+        using T = decltype(zero);
+        return [](T e, T base) { return static_cast<T>(std::pow(base, e)); };
+      });
+}
+
+Tensor& pow_tensor_scalar_out(KernelRuntimeContext& ctx,
+                              const Tensor& self,
+                              const Scalar& exponent,
+                              Tensor& out) {
+  return binary_scalar_out(
+      ctx, "pow.Tensor_Scalar_out", self, exponent, out, [](auto zero) {
+        using T = decltype(zero);
+        return [](T x, T e) { return static_cast<T>(std::pow(x, e)); };
+      });
+}
+
+Tensor& pow_tensor_tensor_out(KernelRuntimeContext& ctx,
+                              const Tensor& self,
+                              const Tensor& exponent,
+                              Tensor& out) {
+  return binary_out(
+      ctx, "pow.Tensor_Tensor_out", self, exponent, out, [](auto zero) {
+        using T = decltype(zero);
+        return [](T x, T e) { return static_cast<T>(std::pow(x, e)); };
       });
 }
 

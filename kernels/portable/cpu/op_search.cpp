@@ -1,9 +1,8 @@
-// Reflection and replication padding, nonzero, masked_scatter, and
-// bucketize/searchsorted.
+// Finding positions: nonzero (indices of non-zero elements, dynamically
+// sized out), searchsorted and bucketize (binary search in sorted
+// boundaries).
 
-#include <algorithm>
 #include <cinttypes>
-#include <cstring>
 
 #include <executorch/kernels/portable/util/copy.h>
 
@@ -12,88 +11,6 @@ namespace executor {
 namespace native {
 
 namespace {
-
-enum class PadMode { kReflect, kReplicate };
-
-// Pads the last padding.size() / 2 dims of self (of rank dims + 1 or
-// dims + 2: an optional batch and a channel dim in front).
-Tensor& pad_impl(KernelRuntimeContext& ctx,
-                 const char* op,
-                 const Tensor& self,
-                 IntArrayRef padding,
-                 PadMode mode,
-                 int64_t dims,
-                 Tensor& out) {
-  if (static_cast<int64_t>(padding.size()) != 2 * dims ||
-      (self.dim() != dims + 1 && self.dim() != dims + 2) ||
-      !check_same_dtype(ctx, op, "out", out, self) ||
-      !check_default_dim_order(ctx, op, {&self})) {
-    if (ctx.failure_state() == Error::Ok) {
-      fail_arg(ctx,
-               op,
-               "needs %" PRId64 " (left, right) pairs and a rank-%" PRId64
-               " or rank-%" PRId64 " input",
-               dims,
-               dims + 1,
-               dims + 2);
-    }
-    return out;
-  }
-  Shape shape = tensor_view(self).shape;
-  int64_t before[kMaxDims] = {};
-  for (int64_t i = 0; i < dims; ++i) {
-    const int64_t d = self.dim() - 1 - i;
-    const int64_t n = self.size(d);
-    const int64_t lo = padding[2 * i], hi = padding[2 * i + 1];
-    const bool fits = mode == PadMode::kReflect ? (lo < n && hi < n)
-                                                : (n > 0 || lo + hi == 0);
-    // Negative padding crops, as in eager.
-    if (n + lo + hi < 0 || !fits) {
-      fail_arg(ctx,
-               op,
-               "padding (%" PRId64 ", %" PRId64 ") does not fit dim %" PRId64
-               " of size %" PRId64,
-               lo,
-               hi,
-               d,
-               n);
-      return out;
-    }
-    before[d] = lo;
-    shape.sizes[d] = static_cast<SizesType>(n + lo + hi);
-  }
-  if (!resize_out(ctx, op, "out", out, shape.ref()) ||
-      !check_default_dim_order(ctx, op, {&out})) {
-    return out;
-  }
-  int64_t strides[kMaxDims];
-  tensor_strides(self, strides);
-  const size_t elem = self.element_size();
-  const char* in = static_cast<const char*>(self.const_data_ptr());
-  char* o = static_cast<char*>(out.mutable_data_ptr());
-  int64_t counter[kMaxDims] = {};
-  for (ssize_t linear = 0; linear < out.numel(); ++linear) {
-    int64_t src = 0;
-    for (int64_t d = 0; d < self.dim(); ++d) {
-      const int64_t n = self.size(d);
-      int64_t i = counter[d] - before[d];
-      if (mode == PadMode::kReflect) {
-        i = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
-      } else {
-        i = i < 0 ? 0 : (i >= n ? n - 1 : i);
-      }
-      src += i * strides[d];
-    }
-    std::memcpy(o + linear * elem, in + src * elem, elem);
-    for (int64_t d = self.dim() - 1; d >= 0; --d) {
-      if (++counter[d] < shape.sizes[d]) {
-        break;
-      }
-      counter[d] = 0;
-    }
-  }
-  return out;
-}
 
 // Index of the first boundary b with value < b (right: value <= b is
 // skipped too), i.e. the insertion point that keeps boundaries sorted.
@@ -148,21 +65,6 @@ bool check_sorter(KernelRuntimeContext& ctx,
 
 } // namespace
 
-#define ET_PAD_KERNEL(name, mode, dims)                                 \
-  Tensor& name##_out(KernelRuntimeContext& ctx,                         \
-                     const Tensor& self,                                \
-                     IntArrayRef padding,                               \
-                     Tensor& out) {                                     \
-    return pad_impl(ctx, #name ".out", self, padding, mode, dims, out); \
-  }
-ET_PAD_KERNEL(reflection_pad1d, PadMode::kReflect, 1)
-ET_PAD_KERNEL(reflection_pad2d, PadMode::kReflect, 2)
-ET_PAD_KERNEL(reflection_pad3d, PadMode::kReflect, 3)
-ET_PAD_KERNEL(replication_pad1d, PadMode::kReplicate, 1)
-ET_PAD_KERNEL(replication_pad2d, PadMode::kReplicate, 2)
-ET_PAD_KERNEL(replication_pad3d, PadMode::kReplicate, 3)
-#undef ET_PAD_KERNEL
-
 // nonzero: [count, rank] int64 coordinates of the non-zero elements, in
 // row-major order of self; out must be dynamically shaped.
 Tensor& nonzero_out(KernelRuntimeContext& ctx,
@@ -207,60 +109,6 @@ Tensor& nonzero_out(KernelRuntimeContext& ctx,
       }
     }
   });
-  return out;
-}
-
-// masked_scatter: positions where mask (broadcast to self) is true take
-// consecutive elements of source, in row-major order.
-Tensor& masked_scatter_out(KernelRuntimeContext& ctx,
-                           const Tensor& self,
-                           const Tensor& mask,
-                           const Tensor& source,
-                           Tensor& out) {
-  const char* op = "masked_scatter.out";
-  if (!check_dtype(ctx, op, "mask", mask, ScalarType::Bool) ||
-      !check_same_dtype(ctx, op, "source", source, self) ||
-      !check_default_dim_order(ctx, op, {&source})) {
-    return out;
-  }
-  Shape shape;
-  if (!broadcast_shape(ctx, op, {&self, &mask}, &shape) ||
-      shape.ref() != self.sizes()) {
-    if (ctx.failure_state() == Error::Ok) {
-      fail_arg(ctx, op, "mask must broadcast to self's shape");
-    }
-    return out;
-  }
-  copy_view(ctx, op, self, tensor_view(self), out);
-  if (ctx.failure_state() != Error::Ok ||
-      !check_default_dim_order(ctx, op, {&out})) {
-    return out;
-  }
-  const Operand m = broadcast_operand(mask, out.sizes());
-  const size_t elem = out.element_size();
-  const char* src = static_cast<const char*>(source.const_data_ptr());
-  char* o = static_cast<char*>(out.mutable_data_ptr());
-  int64_t counter[kMaxDims] = {};
-  int64_t mask_offset = 0;
-  int64_t taken = 0;
-  for (ssize_t i = 0; i < out.numel(); ++i) {
-    if (reinterpret_cast<const bool*>(m.data)[mask_offset]) {
-      if (taken >= source.numel()) {
-        fail_arg(ctx, op, "source has fewer elements than mask selects");
-        return out;
-      }
-      std::memcpy(o + i * elem, src + taken * elem, elem);
-      ++taken;
-    }
-    for (int64_t d = out.dim() - 1; d >= 0; --d) {
-      mask_offset += m.strides[d];
-      if (++counter[d] < out.size(d)) {
-        break;
-      }
-      mask_offset -= m.strides[d] * out.size(d);
-      counter[d] = 0;
-    }
-  }
   return out;
 }
 

@@ -1,12 +1,57 @@
-// Copies that may change dtype or dim order: clone, _to_copy and
-// dim_order_ops::_to_dim_order_copy. Out's dim order is the target layout;
-// the copy reads self in its own layout and writes out in out's.
+// Copies: copy (src broadcast to self's shape) and its in-place form
+// copy_, alias_copy, clone, _to_copy, detach/lift_fresh copies and the
+// dim-order ops (_to_dim_order_copy, _clone_dim_order,
+// _empty_dim_order). Out's dim order is the target layout; a copy reads
+// self in its own layout and writes out in out's.
 
 #include <executorch/kernels/portable/util/copy.h>
+#include <executorch/kernels/portable/util/pointwise.h>
 
 namespace torch {
 namespace executor {
 namespace native {
+
+// copy(self, src): src broadcast to self's shape, in out's dtype.
+Tensor& copy_out(KernelRuntimeContext& ctx,
+                 const Tensor& self,
+                 const Tensor& src,
+                 bool non_blocking,
+                 Tensor& out) {
+  const char* op = "copy.out";
+  (void)non_blocking;
+  Shape shape;
+  if (!broadcast_shape(ctx, op, {&self, &src}, &shape)) {
+    return out;
+  }
+  if (shape.ref() != self.sizes()) {
+    fail_arg(ctx, op, "src does not broadcast to self's shape");
+    return out;
+  }
+  View view;
+  view.shape = shape;
+  const Operand source = broadcast_operand(src, self.sizes());
+  for (size_t d = 0; d < shape.ndim; ++d) {
+    view.strides[d] = source.strides[d];
+  }
+  copy_view(ctx, op, src, view, out);
+  return out;
+}
+
+// In place: self = src broadcast to self's shape. The emitter uses it to
+// initialize loop-carried values.
+Tensor& copy_(KernelRuntimeContext& ctx,
+              Tensor& self,
+              const Tensor& src,
+              bool non_blocking) {
+  return copy_out(ctx, self, src, non_blocking, self);
+}
+
+Tensor& alias_copy_out(KernelRuntimeContext& ctx,
+                       const Tensor& self,
+                       Tensor& out) {
+  copy_view(ctx, "alias_copy.out", self, tensor_view(self), out);
+  return out;
+}
 
 Tensor& clone_out(KernelRuntimeContext& ctx,
                   const Tensor& self,
