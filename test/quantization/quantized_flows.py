@@ -7,6 +7,7 @@ The reference a test compares with is the converted model run by torch
 torch's reference implementations.
 """
 
+import copy
 import functools
 from dataclasses import dataclass
 from typing import Optional, Tuple
@@ -109,3 +110,33 @@ def check_steps(actual, expected, step, max_steps, within_one_step=1.0):
     assert steps.max().item() <= max_steps + 1e-3, f"max {steps.max().item():.2f} steps"
     close = (steps <= 1 + 1e-3).float().mean().item()
     assert close >= within_one_step, f"only {close:.3f} within one step"
+
+
+def with_int32_biases(converted: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """A copy of `converted` whose conv and linear biases are rounded to
+    multiples of input_scale * weight_scale, as XNNPACK's int8 kernels hold
+    them (int32 on that scale). The rest is the reference's arithmetic, so
+    this is the reference for int8 XNNPACK delegates: without it the bias
+    rounding (up to half of input_scale * weight_scale) moves a deep
+    model's outputs by many steps through 50 layers."""
+    rounded = copy.deepcopy(converted)
+    tensors = dict(rounded.named_parameters())
+    tensors.update(rounded.named_buffers())
+    for node in rounded.graph.nodes:
+        if node.target not in (torch.ops.aten.conv2d.default, torch.ops.aten.linear.default):
+            continue
+        if len(node.args) < 3 or node.args[2] is None:
+            continue
+        x, w, b = node.args[:3]
+        if "dequantize_per_tensor" not in str(x.target):
+            continue
+        if "dequantize_per_channel" in str(w.target):
+            weight_scale = tensors[w.args[1].target].double()
+        elif "dequantize_per_tensor" in str(w.target):
+            weight_scale = torch.tensor([float(w.args[1])], dtype=torch.float64)
+        else:
+            continue
+        bias = tensors[b.target]
+        step = (weight_scale * x.args[1]).float().double()
+        bias.data = (torch.round(bias.data.double() / step) * step).to(bias.dtype)
+    return rounded

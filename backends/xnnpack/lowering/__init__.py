@@ -1,4 +1,5 @@
-"""Lowers an exported graph (ATen or Edge dialect, fp32) to an XNNPACK
+"""Lowers an exported graph (ATen or Edge dialect; fp32, with int8 between
+PT2E's quantize steps) to an XNNPACK
 delegate blob in upstream ExecuTorch's format (README.md describes it).
 
 `lower_to_xnnpack(exported_program)` serializes every operator of the graph;
@@ -13,6 +14,7 @@ the one operator table in core.py, which the family modules below fill:
     shape        views, permutes, slices, concatenation, padding
     norm         batch norm, layer norm, softmax
     resize       bilinear upsampling
+    quant        int8 ops between PT2E's dequantize and quantize steps
 """
 
 from typing import Optional
@@ -27,6 +29,7 @@ from executorch.backends.xnnpack.lowering import (  # noqa: F401
     gemm,
     norm,
     pool,
+    quant,
     resize,
     shape,
 )

@@ -44,6 +44,33 @@ def _check_conv(node, ep):
     return None
 
 
+def conv_table(args, in_channels: int) -> _XNNNodeConvT:
+    """The params of a convolution with `args` (normalized_args) over
+    `in_channels` that do not depend on its filter's layout."""
+    groups = int(args["groups"])
+    table = _XNNNodeConvT()
+    table.paddingTop, table.paddingLeft = pair(args["padding"])
+    table.paddingBottom, table.paddingRight = pair(args["padding"])
+    table.subsamplingHeight, table.subsamplingWidth = pair(args["stride"])
+    table.dilationHeight, table.dilationWidth = pair(args["dilation"])
+    table.groups = groups
+    table.groupInputChannels = in_channels // groups
+    table.adjustmentHeight = table.adjustmentWidth = 0
+    return table
+
+
+def forward_filter(table: _XNNNodeConvT, w):
+    """(kind, filter in XNNPACK's layout, its output-channel dim) of a
+    forward convolution with PyTorch weight `w` [OC, IC/g, KH, KW]; fills
+    the table's output channels and kernel size."""
+    table.groupOutputChannels = w.shape[0] // table.groups
+    table.kernelHeight, table.kernelWidth = int(w.shape[2]), int(w.shape[3])
+    if table.groupInputChannels == 1:
+        # One input channel per group: depthwise, weight [1, KH, KW, OC].
+        return XNodeUnion.XNNDepthwiseConv2d, w.permute(1, 2, 3, 0), 3
+    return XNodeUnion.XNNConv2d, w.permute(0, 2, 3, 1), 0
+
+
 @register([aten.convolution.default], _check_conv)
 def lower_convolution(ctx, node):
     args = normalized_args(node)
@@ -58,32 +85,18 @@ def lower_convolution(ctx, node):
         scale, shift = batch_norm_affine(bn_node, ctx.constants)
         w = w * scale.reshape(-1, 1, 1, 1)
         b = shift if b is None else b * scale + shift
-    table = _XNNNodeConvT()
-    table.paddingTop, table.paddingLeft = pair(args["padding"])
-    table.paddingBottom, table.paddingRight = pair(args["padding"])
-    table.subsamplingHeight, table.subsamplingWidth = pair(args["stride"])
-    table.dilationHeight, table.dilationWidth = pair(args["dilation"])
-    table.groups = groups
-    table.groupInputChannels = shape(x)[1] // groups
-    table.adjustmentHeight = table.adjustmentWidth = 0
+    table = conv_table(args, shape(x)[1])
     if args["transposed"]:
         # [IC, OC/g, KH, KW] -> [g * OC/g, KH, KW, IC/g]
         ic, goc, kh, kw = w.shape
         w = w.reshape(groups, ic // groups, goc, kh, kw).permute(0, 2, 3, 4, 1)
         w = w.reshape(groups * goc, kh, kw, ic // groups)
         table.groupOutputChannels = goc
+        table.kernelHeight, table.kernelWidth = kh, kw
         table.adjustmentHeight, table.adjustmentWidth = pair(args["output_padding"])
         kind = XNodeUnion.XNNConvTranspose2d
-    elif table.groupInputChannels == 1:
-        # One input channel per group: depthwise, weight [1, KH, KW, OC].
-        table.groupOutputChannels = w.shape[0] // groups
-        w = w.permute(1, 2, 3, 0)
-        kind = XNodeUnion.XNNDepthwiseConv2d
     else:
-        table.groupOutputChannels = w.shape[0] // groups
-        w = w.permute(0, 2, 3, 1)
-        kind = XNodeUnion.XNNConv2d
-    table.kernelHeight, table.kernelWidth = int(w.shape[1]), int(w.shape[2])
+        kind, w, _ = forward_filter(table, w)
     table.input1Id = ctx.value(x, NHWC)
     table.filterId = ctx.constant(w)
     table.biasId = ctx.constant(b) if b is not None else XNN_INVALID_VALUE_ID

@@ -54,6 +54,11 @@ aten = torch.ops.aten
 
 CONTIGUOUS = "contiguous"
 NHWC = "nhwc"
+# The same layouts of a value kept in int8 (quant.py): a node can have an
+# fp32 and an int8 value at once.
+Q_CONTIGUOUS = "q_contiguous"
+Q_NHWC = "q_nhwc"
+LAYOUTS = (CONTIGUOUS, NHWC, Q_CONTIGUOUS, Q_NHWC)
 TO_NHWC = [0, 2, 3, 1]
 TO_NCHW = [0, 3, 1, 2]
 MAX_RANK = 6
@@ -75,6 +80,20 @@ class OpEntry:
 
 
 OPS: Dict[Any, OpEntry] = {}
+
+# Lowerings of patterns spanning several nodes (int8 ops between dequantize
+# and quantize steps, quant.py): each `try_lower(ctx, node)` lowers the
+# pattern rooted at `node` and returns True, or returns False and leaves
+# the node to the operator table.
+PATTERNS: List[Callable[["Lowering", torch.fx.Node], bool]] = []
+
+# Why operators without a lowering are left out, where there is more to
+# say than that (e.g. they run on a kernel library of ours instead).
+NOT_LOWERED_BECAUSE: Dict[Any, str] = {}
+
+# Operators whose check covers their dtypes (quantize / dequantize steps,
+# whose integer side is an intermediate of the delegate).
+OWN_DTYPES = set()
 
 
 def no_check(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
@@ -328,6 +347,12 @@ class Lowering:
         # value id -> the node producing it.
         self.producers: Dict[int, XNodeT] = {}
         self.num_inputs = 0
+        # Nodes lowered as part of another node's pattern (a fused relu, a
+        # quantize step an int8 op produces directly).
+        self.absorbed = set()
+        # fx node -> a function defining its fp32 value on first use (a
+        # dequantize step converts only when an fp32 op reads it).
+        self.lazy: Dict[torch.fx.Node, Callable[[], None]] = {}
 
     # Values ---------------------------------------------------------------
 
@@ -363,13 +388,16 @@ class Lowering:
     def lowered(self, node: torch.fx.Node) -> bool:
         return (
             node in self.constants
-            or (node, CONTIGUOUS) in self.ids
-            or (node, NHWC) in self.ids
+            or node in self.absorbed
+            or node in self.lazy
+            or any((node, layout) in self.ids for layout in LAYOUTS)
         )
 
     def layout_of(self, node: torch.fx.Node) -> str:
         if node in self.constants:
             return CONTIGUOUS
+        if node in self.lazy:
+            self.lazy.pop(node)()
         return CONTIGUOUS if (node, CONTIGUOUS) in self.ids else NHWC
 
     def value(self, node: Any, layout: str = CONTIGUOUS) -> int:
@@ -377,6 +405,9 @@ class Lowering:
         key = (node, layout)
         if key in self.ids:
             return self.ids[key]
+        if node in self.lazy:
+            self.lazy.pop(node)()
+            return self.value(node, layout)
         if node in self.constants:
             tensor = self.constants[node]
             if layout == NHWC:
@@ -489,6 +520,8 @@ class Lowering:
         if is_constant_node(node, self.ep):
             self.constants[node] = evaluate(node, self.constants)
             return
+        if any(try_lower(self, node) for try_lower in PATTERNS):
+            return
         why = reason(node, self.ep)
         if why is not None:
             raise XnnpackLoweringError(f"{node.name} ({node.target}): {why}")
@@ -552,11 +585,13 @@ def reason(node: torch.fx.Node, ep: ExportedProgram) -> Optional[str]:
         # Evaluated at lowering time, or not needed (sizes come from shapes).
         return None
     if target not in OPS:
-        return "no XNNPACK lowering for this operator"
+        return NOT_LOWERED_BECAUSE.get(target, "no XNNPACK lowering for this operator")
     if not all(_has_bounded_shape(n) for n in [node, *node.all_input_nodes]):
         return "a dynamic size without an upper bound (give its Dim a max)"
     if any(_is_empty(n) for n in [node, *node.all_input_nodes]):
         return "empty tensors"
+    if target in OWN_DTYPES:
+        return OPS[target].check(node, ep)
     if target not in TUPLE_OUTPUTS and not is_float32_tensor(node):
         return "output is not a float32 tensor"
     for a in node.all_input_nodes:

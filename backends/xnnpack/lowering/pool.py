@@ -90,10 +90,22 @@ def lower_pool(ctx, node):
     output = ctx.define(out_node, NHWC)
     if out_node is not node:
         ctx.ids[(node, NHWC)] = output
+    kind, table = pool_table(node)
+    if table is None:
+        ctx.unary(kind, source, output)
+        return
+    table.inputId, table.outputId, table.flags = source, output, XNN_FLAG_KEEP_DIMS
+    ctx.add_node(kind, table, output)
+
+
+def pool_table(node):
+    """(kind, params) of a pooling node; params None for a 1x1 window with
+    stride 1 and no padding, which is a copy."""
+    args = normalized_args(node)
+    target = aten_op(node.target)
     kernel, stride, padding, dilation = _window(args)
     if kernel == [1, 1]:
-        ctx.unary(XNodeUnion.XNNCopy, source, output)
-        return
+        return XNodeUnion.XNNCopy, None
     table = _XNNPooling2DT()
     table.poolingHeight, table.poolingWidth = kernel
     table.strideHeight, table.strideWidth = stride
@@ -113,8 +125,7 @@ def lower_pool(ctx, node):
     else:
         kind = XNodeUnion.XNNAvgPooling2d
         table.dilationHeight = table.dilationWidth = 1
-    table.inputId, table.outputId, table.flags = source, output, XNN_FLAG_KEEP_DIMS
-    ctx.add_node(kind, table, output)
+    return kind, table
 
 
 def _check_global_pool(node, ep):

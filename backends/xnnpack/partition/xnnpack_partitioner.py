@@ -2,8 +2,9 @@
 can run. Nodes go to XNNPACK when backends/xnnpack/lowering.py can lower
 them (the same check the lowering applies), grouped into convex partitions;
 everything else stays on portable kernels. After `partition`, `report()`
-says how many nodes each partition took and which operators stayed out, and
-why.
+says how many nodes each partition took, which quantized ops run in int8
+and which in fp32 inside the delegate (lowering/quant.py), and which
+operators stayed out, and why.
 
 Dynamic shapes: nodes with symbolic sizes are delegated when the lowering
 can make their sizes follow the delegate's inputs at run time. The size
@@ -29,6 +30,8 @@ from executorch.backends.xnnpack.lowering import (
     is_size_node,
     unsupported_reason,
 )
+from executorch.backends.xnnpack.lowering.core import aten_op
+from executorch.backends.xnnpack.lowering.quant import int8_pattern
 from executorch.backends.xnnpack.partition.config import ALL_PARTITIONER_CONFIGS
 from executorch.backends.xnnpack.partition.config.xnnpack_config import (
     ConfigPrecisionType,
@@ -151,6 +154,36 @@ def _non_float_outputs(nodes) -> List[torch.fx.Node]:
     ]
 
 
+_NOT_FLOAT_INPUT = "reads a result from outside its partition that is not float32"
+
+
+def _non_float_inputs(nodes) -> List[torch.fx.Node]:
+    """Nodes of a partition that would read a non-float32 delegate input
+    (a dequantize step whose quantize step stays outside)."""
+    inside = set(nodes)
+    return [
+        n
+        for n in nodes
+        if any(
+            a not in inside and a.op != "placeholder" and not is_float32_tensor(a)
+            for a in n.all_input_nodes
+            if not is_size_node(a)
+        )
+    ]
+
+
+def _quantized_patterns(nodes, ep: ExportedProgram, int8, fp32) -> None:
+    """Counts the quantized ops of a partition: `int8[target]` run as int8
+    XNNPACK ops, `fp32[(target, why)]` in fp32 between converts."""
+    inside = set(nodes)
+    for n in nodes:
+        pattern, why = int8_pattern(n, ep, inside.__contains__)
+        if pattern is not None:
+            int8[str(aten_op(n.target))] += 1
+        elif why is not None:
+            fp32[(str(aten_op(n.target)), why)] += 1
+
+
 _SIZE_OUTSIDE = "reads a size computed outside its partition"
 _SIZE_READ_OUTSIDE = "a size read outside its partition"
 
@@ -260,6 +293,8 @@ class XnnpackPartitioner(Partitioner):
                     excluded[n] = _SHARED_WEIGHT
                 for n in _non_float_outputs(nodes):
                     excluded[n] = _NOT_FLOAT_OUTPUT
+                for n in _non_float_inputs(nodes):
+                    excluded[n] = _NOT_FLOAT_INPUT
                 excluded.update(_size_crossings(nodes))
             if not excluded:
                 break
@@ -269,6 +304,7 @@ class XnnpackPartitioner(Partitioner):
             groups = [g for nodes in groups for g in _one_per_op(nodes, exported_program)]
         tags: Dict[str, DelegationSpec] = {}
         sizes = []
+        int8, fp32 = collections.Counter(), collections.Counter()
         for nodes in groups:
             # Nodes computed only from weights are folded into their
             # consumers' partitions; alone they are not worth a delegate.
@@ -276,12 +312,18 @@ class XnnpackPartitioner(Partitioner):
                 is_constant_node(n, exported_program) or is_size_node(n) for n in nodes
             ):
                 continue
+            # One operator's group (per_op_mode) cannot hold a quantize or
+            # dequantize step alone: the delegate's inputs and outputs are
+            # float32. Such steps stay on the quantized kernels.
+            if _non_float_outputs(nodes) or _non_float_inputs(nodes):
+                continue
             tag = f"xnnpack_{len(tags)}"
             for node in nodes:
                 node.meta[DELEGATION_TAG] = tag
             tags[tag] = self.delegation
             sizes.append(len(nodes))
-        self._report = _format_report(sizes, reasons)
+            _quantized_patterns(nodes, exported_program, int8, fp32)
+        self._report = _format_report(sizes, reasons, int8, fp32)
         if self.verbose:
             print(self._report)
         return PartitionResult(exported_program, tags)
@@ -316,11 +358,23 @@ def _one_per_op(nodes, ep: ExportedProgram) -> List[List[torch.fx.Node]]:
     return groups
 
 
-def _format_report(sizes: Sequence[int], reasons: Dict[torch.fx.Node, str]) -> str:
+def _format_report(
+    sizes: Sequence[int],
+    reasons: Dict[torch.fx.Node, str],
+    int8: Dict[str, int],
+    fp32: Dict[Tuple[str, str], int],
+) -> str:
     lines = [
         f"XNNPACK: {sum(sizes)} nodes in {len(sizes)} delegated partition(s)"
         + (f" ({', '.join(str(s) for s in sizes)} nodes)" if sizes else "")
     ]
+    if int8:
+        lines.append("quantized ops run in int8 by XNNPACK:")
+        lines.extend(f"  {target} x{count}" for target, count in sorted(int8.items()))
+    if fp32:
+        lines.append("quantized ops run in fp32 inside the delegate (between converts):")
+        for (target, why), count in sorted(fp32.items()):
+            lines.append(f"  {target} x{count}: {why}")
     left = collections.Counter((str(n.target), r) for n, r in reasons.items())
     if left:
         lines.append("left on portable kernels:")

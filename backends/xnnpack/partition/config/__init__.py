@@ -7,6 +7,7 @@ every operator the XNNPACK lowering supports (a test keeps it so)."""
 from typing import List, Type
 
 import torch
+from torch.ao.quantization.fx import _decomposed  # noqa: F401 (defines the quantize ops)
 
 from executorch.backends.xnnpack.partition.config.xnnpack_config import (
     ConfigPrecisionType,
@@ -150,6 +151,18 @@ ViewCopyConfig = _config(
     aten.unsqueeze_copy.default,
 )
 
+# Quantize and dequantize steps of statically quantized programs.
+QuantizedPerTensorConfig = _config(
+    "QuantizedPerTensorConfig",
+    "quantize_per_tensor.default",
+    torch.ops.quantized_decomposed.quantize_per_tensor.default,
+)
+DeQuantizedPerTensorConfig = _config(
+    "DeQuantizedPerTensorConfig",
+    "dequantize_per_tensor.default",
+    torch.ops.quantized_decomposed.dequantize_per_tensor.default,
+)
+
 ALL_PARTITIONER_CONFIGS: List[Type[XNNPartitionerConfig]] = [
     AbsConfig,
     AddConfig,
@@ -164,6 +177,7 @@ ALL_PARTITIONER_CONFIGS: List[Type[XNNPartitionerConfig]] = [
     ConstantPadConfig,
     ConvolutionConfig,
     CosConfig,
+    DeQuantizedPerTensorConfig,
     DivConfig,
     EluConfig,
     ExpConfig,
@@ -186,6 +200,7 @@ ALL_PARTITIONER_CONFIGS: List[Type[XNNPartitionerConfig]] = [
     PermuteConfig,
     PowConfig,
     PreluConfig,
+    QuantizedPerTensorConfig,
     ReciprocalSquareRootConfig,
     ReLUConfig,
     SelectCopyConfig,

@@ -61,9 +61,11 @@ class XNNPartitionerConfig:
         return node.op == "call_function" and to_aten_op(node.target) in self.targets
 
     def supported_precision_types(self) -> List[ConfigPrecisionType]:
-        """The precisions this config delegates (the XNNPACK lowering here
-        takes float32 operators)."""
-        return [ConfigPrecisionType.FP32]
+        """The precisions this config delegates: float32 operators, and
+        statically quantized ones (int8 XNNPACK operators where there is an
+        int8 kernel, float32 between converts elsewhere; lowering/quant.py).
+        Dynamically quantized linears run on our et_quantized kernels."""
+        return [ConfigPrecisionType.FP32, ConfigPrecisionType.STATIC_QUANT]
 
     def check_constraints(self, node: torch.fx.Node, ep: ExportedProgram) -> bool:
         """True when the XNNPACK lowering accepts this node."""
