@@ -84,7 +84,6 @@ UPSTREAM = {
 
 # Names whose implementation has not landed yet, with who delivers them.
 PENDING = {
-    "generate_memory_trace": "issue #22 item 4",
     "bind_pattern_to_op": "issue #22 item 5",
     "get_delegation_info": "issue #22 item 6",
     "format_delegated_graph": "issue #22 item 6",

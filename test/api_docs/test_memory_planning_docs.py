@@ -11,6 +11,7 @@ from torch.export import export
 
 from executorch import exir
 from executorch.exir import to_edge
+from executorch.exir.memory_planning import flatten_specs
 from executorch.exir.passes import MemoryPlanningPass
 from executorch.test.api_docs._docs import FLOAT_TOL, assert_matches_eager, run, seeded
 
@@ -86,19 +87,6 @@ def test_enable_non_cpu_memory_planning_option():
     assert list(plans[0].nonConstBufferSizes) == list(plans[1].nonConstBufferSizes)
 
 
-def _has_memory_profiler() -> bool:
-    try:
-        import executorch.util.activation_memory_profiler  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.xfail(
-    not _has_memory_profiler(),
-    reason="executorch.util.activation_memory_profiler (issue #22 item 4) not yet",
-    strict=True,
-)
 @pytest.mark.parametrize("enable_memory_offsets", [True, False])
 def test_generate_memory_trace(tmp_path, enable_memory_offsets):
     """"Debugging Tool": `generate_memory_trace(executorch_program_manager,
@@ -116,17 +104,25 @@ def test_generate_memory_trace(tmp_path, enable_memory_offsets):
     )
     trace = json.loads(path.read_text())
     events = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
-    plan = program.executorch_program.executionPlan[0]
-    planned = [
-        v.val for v in plan.values
-        if hasattr(v.val, "allocationInfo") and v.val.allocationInfo is not None
-    ]
-    assert len(events) == len(planned)
-    assert all(e["dur"] >= 1 for e in events)
+    # The plan: every planned tensor of the method (views share their
+    # base's memory), with its lifetime, buffer and offset.
+    graph = program.exported_program().graph
+    specs = {
+        id(s): (n.name, s)
+        for n in graph.nodes
+        for s in flatten_specs(n.meta.get("spec"))
+        if s.planned and s.base is None
+    }
+    assert sorted(e["name"] for e in events) == sorted(n for n, _ in specs.values())
+    by_name = {n: s for n, s in specs.values()}
+    for e in events:
+        spec = by_name[e["name"]]
+        assert (e["ts"], e["ts"] + e["dur"] - 1) == tuple(spec.lifetime)
+        assert e["pid"] == e["args"]["mem_id"] == spec.mem_id
+        assert e["args"]["size"] == spec.nbytes
+        if enable_memory_offsets:
+            assert e["args"]["offset"] == e["tid"] == spec.mem_offset
     if enable_memory_offsets:
-        offsets = sorted(e["args"]["offset"] for e in events)
-        expected = sorted(t.allocationInfo.memoryOffsetLow for t in planned)
-        assert offsets == expected
         # Tensors whose lifetimes overlap never overlap in memory.
         for a in events:
             for b in events:
@@ -137,3 +133,9 @@ def test_generate_memory_trace(tmp_path, enable_memory_offsets):
                     a_end = a["args"]["offset"] + a["args"]["size"]
                     b_end = b["args"]["offset"] + b["args"]["size"]
                     assert a_end <= b["args"]["offset"] or b_end <= a["args"]["offset"]
+    else:
+        # Rows without offsets: tensors sharing a row never live together.
+        for a in events:
+            for b in events:
+                if a is not b and (a["pid"], a["tid"]) == (b["pid"], b["tid"]):
+                    assert a["ts"] + a["dur"] <= b["ts"] or b["ts"] + b["dur"] <= a["ts"]

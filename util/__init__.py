@@ -1,0 +1,2 @@
+"""Utilities upstream ExecuTorch ships as `executorch.util`
+(`activation_memory_profiler`)."""
