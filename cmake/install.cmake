@@ -27,6 +27,7 @@ set(_executorch_installed_targets
     extension_module
     extension_runner_util
     extension_tensor
+    extension_threadpool
     xnnpack_backend
     xnnpack_schema
     etdump

@@ -49,6 +49,13 @@ size_t ThreadPool::get_thread_count() const {
 }
 
 bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
+  // Asking for the count the pool has keeps it: users holding it (XNNPACK
+  // runtimes) go on sharing it with the kernels instead of keeping an old
+  // pool of their own.
+  const size_t wanted = num_threads != 0 ? num_threads : cores_available();
+  if (get_pthreadpool() != nullptr && get_thread_count() == wanted) {
+    return true;
+  }
   std::shared_ptr<pthreadpool> fresh = create_pool(num_threads);
   if (fresh == nullptr) {
     return false;

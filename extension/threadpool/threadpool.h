@@ -34,7 +34,8 @@ class ThreadPool final {
   size_t get_thread_count() const;
 
   // Replaces the pool's threads with `num_threads` (0: the number of
-  // cores). Unsafe in upstream's sense only: work already running finishes
+  // cores); a pool that already has that many threads is kept, so that its
+  // users keep sharing it. Unsafe in upstream's sense only: work already running finishes
   // on the old threads, and users that hold the old pthreadpool
   // (share_pthreadpool(), e.g. XNNPACK runtimes created before) keep it
   // alive and keep using it until they go away. Returns false if the

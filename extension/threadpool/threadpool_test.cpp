@@ -180,4 +180,12 @@ TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
   EXPECT_EQ(calls.load(), 64);
 }
 
+TEST_F(ThreadPoolTest, ResetToTheSameCountKeepsThePool) {
+  use_threads(2);
+  pthreadpool* before = get_threadpool()->get_pthreadpool();
+  use_threads(2);
+  EXPECT_EQ(get_threadpool()->get_pthreadpool(), before);
+  EXPECT_EQ(get_threadpool()->get_thread_count(), 2u);
+}
+
 } // namespace

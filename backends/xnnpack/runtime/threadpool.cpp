@@ -6,6 +6,10 @@
 
 #include <pthreadpool.h>
 
+#ifdef ET_USE_THREADPOOL
+#include <executorch/extension/threadpool/threadpool.h>
+#endif
+
 namespace executorch {
 namespace backends {
 namespace xnnpack {
@@ -29,6 +33,15 @@ Threadpool acquire_threadpool(size_t num_threads) {
   Pools& p = pools();
   std::lock_guard<std::mutex> lock(p.mutex);
   size_t n = num_threads != 0 ? num_threads : p.default_threads;
+#ifdef ET_USE_THREADPOOL
+  auto* shared = ::executorch::extension::threadpool::get_threadpool();
+  if (n == 0 || n == shared->get_thread_count()) {
+    Threadpool pool = shared->share_pthreadpool();
+    if (pool != nullptr) {
+      return pool;
+    }
+  }
+#endif
   if (n == 0) {
     n = std::max<size_t>(1, std::thread::hardware_concurrency());
   }

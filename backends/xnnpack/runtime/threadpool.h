@@ -1,9 +1,15 @@
 #pragma once
 
-// pthreadpools shared across the process: delegates that ask for the same
-// thread count share one pool, which lives while any of them does. A pool is
-// fixed at its creation (XNNPACK runtimes keep the pointer), so changing the
-// default affects delegates initialized afterwards.
+// pthreadpools shared across the process. With extension_threadpool built,
+// a delegate that asks for the process default, or for as many threads as
+// the process-wide pool has, gets that pool itself
+// (executorch::extension::threadpool::get_threadpool()), the one the
+// optimized kernels run on: a program never runs two pools fighting over
+// the same cores. Other counts (and set_default_num_threads) get a pool of
+// their own, shared by delegates that ask for the same count, which lives
+// while any of them does. A pool is fixed at delegate init (XNNPACK runtimes
+// keep the pointer), so a later reset affects delegates initialized
+// afterwards.
 
 #include <cstddef>
 #include <memory>

@@ -1,0 +1,52 @@
+// The delegate's pools: with extension_threadpool built, the process
+// default and the process-wide pool's own thread count give the process-wide
+// pool itself (shared with the optimized kernels); other counts a pool of
+// their own.
+
+#include <gtest/gtest.h>
+
+#include <pthreadpool.h>
+
+#include <executorch/backends/xnnpack/runtime/threadpool.h>
+
+#ifdef ET_USE_THREADPOOL
+#include <executorch/extension/threadpool/threadpool.h>
+#endif
+
+namespace {
+
+using executorch::backends::xnnpack::acquire_threadpool;
+using executorch::backends::xnnpack::set_default_num_threads;
+using executorch::backends::xnnpack::Threadpool;
+
+#ifdef ET_USE_THREADPOOL
+
+using executorch::extension::threadpool::get_threadpool;
+
+TEST(XnnpackThreadpoolTest, DefaultAndMatchingCountShareTheProcessPool) {
+  ASSERT_TRUE(get_threadpool()->_unsafe_reset_threadpool(2));
+  pthreadpool* shared = get_threadpool()->get_pthreadpool();
+  EXPECT_EQ(acquire_threadpool(0).get(), shared);
+  EXPECT_EQ(acquire_threadpool(2).get(), shared);
+  const Threadpool three = acquire_threadpool(3);
+  EXPECT_NE(three.get(), shared);
+  EXPECT_EQ(pthreadpool_get_threads_count(three.get()), 3u);
+  // An explicit process default for delegates is a pool of that count.
+  set_default_num_threads(3);
+  EXPECT_EQ(acquire_threadpool(0).get(), three.get());
+  set_default_num_threads(0);
+  EXPECT_EQ(acquire_threadpool(0).get(), shared);
+  ASSERT_TRUE(get_threadpool()->_unsafe_reset_threadpool(0));
+}
+
+#else
+
+TEST(XnnpackThreadpoolTest, SameCountSharesOnePool) {
+  const Threadpool a = acquire_threadpool(3);
+  EXPECT_EQ(acquire_threadpool(3).get(), a.get());
+  EXPECT_EQ(pthreadpool_get_threads_count(a.get()), 3u);
+}
+
+#endif
+
+} // namespace
