@@ -1,13 +1,15 @@
 """What a user does with the installed wheel, run by scripts/test_wheel.sh
 with the fresh environment's Python from a directory outside the checkout:
-export a CNN, run it through `executorch.runtime` and the pybindings
-(portable, and XNNPACK-delegated when the wheel has the backend), run the
-shipped `executor_runner` on it, and run examples/app (built against the
-wheel's CMake package) on it. Every output is compared with eager PyTorch.
+check that every package and console command is there, export a CNN, run it
+through `executorch.runtime` and the pybindings (portable, and
+XNNPACK-delegated when the wheel has the backend), run the shipped
+`executor_runner` on it, and run examples/app (built against the wheel's
+CMake package) on it. Every output is compared with eager PyTorch.
 
 Usage: wheel_check.py SOURCE_CHECKOUT APP_BINARY
 """
 
+import importlib.metadata
 import os
 import re
 import subprocess
@@ -43,7 +45,8 @@ class SmallCnn(torch.nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
-# Top-level directories of the checkout that the wheel leaves out on purpose.
+# Top-level directories of the checkout that the wheel leaves out on purpose
+# (of test/, it ships only what executorch-op-sweep needs).
 NOT_PACKAGED = {"test", "third-party", "docs", "benchmarks", "scripts", "cmake"}
 
 
@@ -69,6 +72,15 @@ def check_package_contents(package, source):
             missing.append(rel)
     assert not missing, f"missing from the installed package: {missing}"
     print(f"[wheel] package contents: complete")
+
+
+def check_console_commands():
+    """Each command the wheel declares runs from the environment's bin/."""
+    commands = importlib.metadata.distribution("executorch").entry_points
+    names = [c.name for c in commands if c.group == "console_scripts"]
+    for name in names:
+        run_tool([name, "--help"])
+    print(f"[wheel] console commands answer --help: {', '.join(sorted(names))}")
 
 
 def check(name, got, want):
@@ -105,6 +117,7 @@ def main():
     assert "site-packages" in package.parts, f"imported from {package}"
     source, app = Path(sys.argv[1]), sys.argv[2]
     check_package_contents(package, source)
+    check_console_commands()
     torch.manual_seed(0)
     model = SmallCnn().eval()
     x = torch.ones(1, 3, 16, 16)

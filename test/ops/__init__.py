@@ -7,5 +7,6 @@ runtime and compared with eager PyTorch per dtype.
 - `op_samples`: which operators to sweep and their sample inputs (OpInfo
   samples where PyTorch has them, our own otherwise).
 - `sweep_runner`: the crash-proof worker pool that runs the whole sweep.
+- `op_sweep`: the full sweep, the `executorch-op-sweep` command.
 - `test_op_sweep`: the quick subset CI runs.
 """

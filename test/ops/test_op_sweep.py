@@ -6,7 +6,7 @@ per dtype). The cases cover elementwise arithmetic with broadcasting and
 type promotion, reductions, convolution, pooling, matmul, views and copies,
 indexing, cat/split, softmax, norms, comparisons, where, casts, 0-dim and
 empty tensors, bool and int64. Inputs are written here (no OpInfo), so the
-subset needs nothing beyond torch. The full sweep is scripts/op_sweep.py.
+subset needs nothing beyond torch. The full sweep is `executorch-op-sweep` (op_sweep.py).
 """
 
 import pytest

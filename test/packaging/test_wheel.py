@@ -23,6 +23,7 @@ def test_wheel_installs_and_runs_outside_the_checkout():
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert "[wheel] package contents: complete" in result.stdout
+    assert "executorch-op-sweep" in result.stdout
     assert "[wheel] portable, examples/app: matches eager" in result.stdout
     if any(build_dir.glob("backends/xnnpack/libxnnpack_backend.*")):
         assert "[wheel] xnnpack, examples/app: matches eager" in result.stdout
