@@ -85,8 +85,6 @@ UPSTREAM = {
 # Names whose implementation has not landed yet, with who delivers them.
 PENDING = {
     "bind_pattern_to_op": "issue #22 item 5",
-    "get_delegation_info": "issue #22 item 6",
-    "format_delegated_graph": "issue #22 item 6",
     "external_constants_pass": XNN_ISSUE,
     "ExecutorchBackendConfig.external_constants": XNN_ISSUE,
 }

@@ -13,7 +13,8 @@ from executorch.exir import to_edge, to_edge_transform_and_lower
 
 
 class Mixed(torch.nn.Module):
-    """Linear and ReLU go to XNNPACK; the cumulative sum stays portable."""
+    """Linear and ReLU go to one XNNPACK delegate and the add to another;
+    the cumulative sum between them stays on portable kernels."""
 
     def __init__(self):
         super().__init__()
@@ -30,19 +31,6 @@ def _lowered():
     )
 
 
-def _has_backend_debug() -> bool:
-    try:
-        import executorch.devtools.backend_debug  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.xfail(
-    not _has_backend_debug(),
-    reason="executorch.devtools.backend_debug (issue #22 item 6) not yet",
-    strict=True,
-)
 def test_get_delegation_info_summary_and_table():
     """debug-backend-delegate.html, "Get delegation info": the summary and
     `get_operator_delegation_dataframe()` printed with tabulate."""
@@ -54,7 +42,7 @@ def test_get_delegation_info_summary_and_table():
     graph_module = edge_manager.exported_program().graph_module
     delegation_info = get_delegation_info(graph_module)
     summary = delegation_info.get_summary()
-    assert "Total delegated subgraphs: 1" in summary
+    assert "Total delegated subgraphs: 2" in summary
     df = delegation_info.get_operator_delegation_dataframe()
     table = tabulate(df, headers="keys", tablefmt="fancy_grid")
     assert "aten_cumsum_default" in table
@@ -62,17 +50,13 @@ def test_get_delegation_info_summary_and_table():
     assert by_op["aten_cumsum_default"].delegated == 0
     assert by_op["aten_cumsum_default"].non_delegated == 1
     assert by_op["aten_relu_default"].delegated == 1
-    assert delegation_info.num_delegated_subgraphs == 1
+    assert sum(b.delegated for k, b in by_op.items() if k.startswith("aten_add_")) == 1
+    assert delegation_info.num_delegated_subgraphs == 2
     total = df[df["op_type"] == "Total"].iloc[0]
     assert total["occurrences_in_delegated_graphs"] == delegation_info.num_delegated_nodes
     assert total["occurrences_in_non_delegated_graphs"] == delegation_info.num_non_delegated_nodes
 
 
-@pytest.mark.xfail(
-    not _has_backend_debug(),
-    reason="executorch.exir.backend.utils.format_delegated_graph (issue #22 item 6) not yet",
-    strict=True,
-)
 def test_format_delegated_graph_shows_the_delegate_inside():
     """debug-backend-delegate.html, "Visualize delegated graph"."""
     from executorch.exir.backend.utils import format_delegated_graph
