@@ -1,5 +1,7 @@
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
 
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -255,10 +257,38 @@ void unpack_rows(const PackedWeights& w,
   }
 }
 
+// Calls block(first, count, slice) for every block of kRowBlock output
+// features, split into at most scratch_slices() contiguous runs of blocks
+// spread over the process-wide thread pool; `slice` numbers the run, and
+// with it the part of the scratch its blocks unpack into. A run is at
+// least ~64K multiply-adds, so small layers stay on one thread.
+template <typename Block>
+void for_each_row_block(const PackedWeights& w, int64_t rows_x, const Block& block) {
+  const int64_t blocks = (w.rows + kRowBlock - 1) / kRowBlock;
+  const int64_t work = std::max<int64_t>(1, kRowBlock * w.cols * rows_x);
+  const int64_t worth = std::max<int64_t>(1, blocks * work / (int64_t{1} << 16));
+  const int64_t runs = std::min<int64_t>(
+      {static_cast<int64_t>(scratch_slices()), worth, std::max<int64_t>(blocks, 1)});
+  ::executorch::extension::parallel_for(
+      0, runs, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t run = begin; run < end; ++run) {
+          for (int64_t b = blocks * run / runs; b < blocks * (run + 1) / runs; ++b) {
+            const int64_t first = b * kRowBlock;
+            block(first, std::min(kRowBlock, w.rows - first), run);
+          }
+        }
+      });
+}
+
 } // namespace
 
 void set_vector_loops_enabled(bool enabled) {
   vector_loops_enabled = enabled;
+}
+
+size_t scratch_slices() {
+  const int64_t threads = ::executorch::extension::get_thread_count();
+  return static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(threads, 1), kMaxThreads));
 }
 
 void linear_weight_only(const float* x,
@@ -268,10 +298,10 @@ void linear_weight_only(const float* x,
                         float* y,
                         void* scratch) {
   const int64_t groups = groups_per_row(w);
-  float* rows = static_cast<float*>(scratch);
-  int16_t* values = reinterpret_cast<int16_t*>(rows + kRowBlock * w.cols);
-  for (int64_t first = 0; first < w.rows; first += kRowBlock) {
-    const int64_t count = std::min(kRowBlock, w.rows - first);
+  for_each_row_block(w, rows_x, [&](int64_t first, int64_t count, int64_t slice) {
+    float* rows = reinterpret_cast<float*>(static_cast<char*>(scratch) +
+                                           slice * weight_only_slice_bytes(w));
+    int16_t* values = reinterpret_cast<int16_t*>(rows + kRowBlock * w.cols);
     unpack_rows(w, first, count, values);
     for (int64_t j = 0; j < count; ++j) {
       const float* scales = w.scales + (first + j) * groups;
@@ -286,7 +316,7 @@ void linear_weight_only(const float* x,
         y[m * w.rows + first + j] = dot(x + m * w.cols, rows + j * w.cols, w.cols) + b;
       }
     }
-  }
+  });
 }
 
 void linear_dynamic(const int16_t* xq,
@@ -297,21 +327,21 @@ void linear_dynamic(const int16_t* xq,
                     float* y,
                     int16_t* scratch) {
   const int64_t groups = groups_per_row(w);
-  for (int64_t first = 0; first < w.rows; first += kRowBlock) {
-    const int64_t count = std::min(kRowBlock, w.rows - first);
-    unpack_rows(w, first, count, scratch);
+  for_each_row_block(w, rows_x, [&](int64_t first, int64_t count, int64_t slice) {
+    int16_t* values = scratch + slice * (dynamic_slice_bytes(w) / sizeof(int16_t));
+    unpack_rows(w, first, count, values);
     for (int64_t m = 0; m < rows_x; ++m) {
       for (int64_t j = 0; j < count; ++j) {
         const float b = bias != nullptr ? bias[first + j] : 0.f;
         const float sum = grouped_dot(xq + m * w.cols,
-                                      scratch + j * w.cols,
+                                      values + j * w.cols,
                                       w.scales + (first + j) * groups,
                                       w.cols,
                                       w.group_size);
         y[m * w.rows + first + j] = sum * x_scales[m] + b;
       }
     }
-  }
+  });
 }
 
 } // namespace quantized

@@ -22,8 +22,8 @@
 //
 // x86-64 builds run AVX2/FMA loops when the CPU has them (checked once at
 // run time) and portable loops otherwise; both give the same results up to
-// float summation order. Work is split by output column; the functions are
-// reentrant.
+// float summation order. Work is split by output column, over threads (see
+// scratch_slices()); the functions are reentrant.
 
 #include <cstddef>
 #include <cstdint>
@@ -47,10 +47,23 @@ struct PackedWeights {
 // per block rather than once per output feature.
 constexpr int64_t kRowBlock = 8;
 
-// Bytes of scratch `linear_weight_only` needs.
-inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
+// The functions below split their output features over the process-wide
+// thread pool (extension/threadpool, when the build has it), in at most
+// kMaxThreads runs (the scratch, from the method's temp memory, grows with
+// them); each run unpacks weights into its own slice of the scratch. The
+// number of slices a scratch needs: the pool's thread count up to
+// kMaxThreads, 1 without a pool.
+constexpr int64_t kMaxThreads = 4;
+size_t scratch_slices();
+
+// Bytes of one thread's slice of `linear_weight_only`'s scratch, and of
+// the whole scratch.
+inline size_t weight_only_slice_bytes(const PackedWeights& w) {
   return static_cast<size_t>(kRowBlock * w.cols) *
       (sizeof(float) + sizeof(int16_t));
+}
+inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
+  return weight_only_slice_bytes(w) * scratch_slices();
 }
 
 // y[m, n] = sum_k x[m, k] W[n, k] + bias[n] for m < rows_x; bias may be null.
@@ -61,9 +74,13 @@ void linear_weight_only(const float* x,
                         float* y,
                         void* scratch);
 
-// Bytes of scratch `linear_dynamic` needs.
-inline size_t dynamic_scratch_bytes(const PackedWeights& w) {
+// Bytes of one thread's slice of `linear_dynamic`'s scratch, and of the
+// whole scratch.
+inline size_t dynamic_slice_bytes(const PackedWeights& w) {
   return static_cast<size_t>(kRowBlock * w.cols) * sizeof(int16_t);
+}
+inline size_t dynamic_scratch_bytes(const PackedWeights& w) {
+  return dynamic_slice_bytes(w) * scratch_slices();
 }
 
 // y[m, n] = x_scale[m] * sum_g scale[n, g] * sum_{k in g} xq[m, k] *

@@ -1,8 +1,10 @@
 // weight_only_linear and dynamic_int8_linear against scalar references
 // written out here: 4- and 8-bit weights, groups, zero points, bias, input
 // rows that exercise the vector loops and their tails, per-tensor and
-// per-token activation quantization, bad arguments.
+// per-token activation quantization, bad arguments, empty inputs, and the
+// same results on one thread as on several.
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -11,6 +13,9 @@
 #include <NativeFunctions.h>
 #include <executorch/kernels/portable/test/test_tensor.h>
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
+#ifdef ET_USE_THREADPOOL
+#include <executorch/extension/threadpool/threadpool.h>
+#endif
 
 using namespace torch::executor::testing;
 namespace native = torch::executor::native;
@@ -223,6 +228,74 @@ TEST(QuantizedLinearArgsTest, LeadingDimsAndNoBias) {
                reference_linear(c, w, x, std::vector<float>(2, 0.f)),
                1e-4f);
 }
+
+// Runs both linears on `c` with an m-row input; returns their outputs
+// (weight-only, then dynamic per token) after checking they succeeded.
+std::vector<float> run_both(const Case& c, int64_t m) {
+  const Weights w(c);
+  const std::vector<float> x = inputs(m * c.cols);
+  const int32_t rows = static_cast<int32_t>(c.rows);
+  const int32_t groups = static_cast<int32_t>(c.cols / c.group);
+  TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)}, x);
+  TestTensor wt(ScalarType::Byte,
+                {rows, static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
+                w.packed);
+  TestTensor st(ScalarType::Float, {rows, groups}, w.scales);
+  std::vector<float> results;
+  for (bool dynamic : {false, true}) {
+    TempContext ctx;
+    TestTensor out(ScalarType::Float, {static_cast<int32_t>(m), rows}, zeros(m * c.rows));
+    if (dynamic) {
+      native::dynamic_int8_linear_out(ctx.get(), xt, wt, st, std::nullopt, c.bits,
+                                      c.group, std::nullopt, true, 1e-6, -128, 127, out);
+    } else {
+      native::weight_only_linear_out(ctx.get(), xt, wt, st, std::nullopt, c.bits,
+                                     c.group, std::nullopt, out);
+    }
+    EXPECT_EQ(ctx.get().failure_state(), Error::Ok);
+    const std::vector<float> y = out.values<float>();
+    results.insert(results.end(), y.begin(), y.end());
+  }
+  return results;
+}
+
+TEST(QuantizedLinearArgsTest, EmptyInputGivesEmptyOutput) {
+  const Case c{8, 4, 32, 32, false};
+  EXPECT_TRUE(run_both(c, 0).empty());
+}
+
+#ifdef ET_USE_THREADPOOL
+// Output features are split over threads, each output computed by one
+// thread in the same order: bit-identical to one thread, and to the
+// reference. Big enough (256 features) to be split.
+TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
+  auto* pool = ::executorch::extension::threadpool::get_threadpool();
+  const size_t threads = pool->get_thread_count();
+  for (int bits : {4, 8}) {
+    const Case c{bits, 256, 128, 32, false};
+    ASSERT_TRUE(pool->_unsafe_reset_threadpool(1));
+    const std::vector<float> one = run_both(c, 4);
+    ASSERT_TRUE(pool->_unsafe_reset_threadpool(4));
+    EXPECT_EQ(native::quantized::scratch_slices(), 4u);
+    const std::vector<float> four = run_both(c, 4);
+    ASSERT_EQ(one.size(), four.size());
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_EQ(one[i], four[i]) << "bits " << bits << " at " << i;
+    }
+    const Weights w(c);
+    const std::vector<float> expected =
+        reference_linear(c, w, inputs(4 * 128), std::vector<float>(256, 0.f));
+    float largest = 0.f;
+    for (float e : expected) {
+      largest = std::max(largest, std::fabs(e));
+    }
+    expect_close(std::vector<float>(four.begin(), four.begin() + expected.size()),
+                 expected,
+                 1e-5f * largest);
+  }
+  pool->_unsafe_reset_threadpool(static_cast<uint32_t>(threads));
+}
+#endif
 
 TEST(QuantizedLinearArgsTest, BadArgumentsFail) {
   const Case c{4, 2, 32, 16, false};
