@@ -1,49 +1,34 @@
 """End-to-end: nn.Module -> torch.export -> exir -> .pte -> our C++ runtime.
 
-Every case exports a module with our compiler, runs the program through the
-Python bindings of our runtime and compares with PyTorch eager on the same
-inputs. Tolerances: float32 and complex64 rtol=atol=1e-5 (1e-4 for
-convolutions and matrix products, whose summation order differs from
-eager's); integer and bool dtypes are compared exactly.
+Every case goes through the staged harness (executorch.backends.test.harness:
+export, to_edge, to_executorch, serialize, run on our runtime through the
+Python bindings) and is compared with PyTorch eager on the same inputs using
+the harness's tolerance table: "pointwise" precision by default,
+"accumulating" for convolutions and matrix products, whose summation order
+differs from eager's; integer and bool dtypes are compared exactly.
 """
 
 import pytest
 import torch
 
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ACCUMULATING, POINTWISE
 from executorch.exir import to_edge
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
 from executorch.test.modules import Lambda
 
-FLOAT_TOL = dict(rtol=1e-5, atol=1e-5)
-MATMUL_TOL = dict(rtol=1e-4, atol=1e-4)
-
 
 def export_to_pte(module, inputs, constant_methods=None):
     """Returns the .pte bytes of `module` exported with example `inputs`."""
-    exported = torch.export.export(module.eval(), inputs)
-    return to_edge(exported, constant_methods=constant_methods).to_executorch().buffer
+    tester = Tester(module, inputs).export()
+    return tester.to_edge(constant_methods=constant_methods).serialize().get_artifact()
 
 
-def run_pte(pte, inputs, method="forward"):
-    module = _load_for_executorch_from_buffer(pte)
-    return module.run_method(method, inputs)
-
-
-def check_against_eager(module, inputs, tol=FLOAT_TOL):
+def check_against_eager(module, inputs, precision=POINTWISE):
     """Exports `module`, runs it on our runtime and compares with eager."""
-    with torch.no_grad():
-        expected = module.eval()(*inputs)
-    if not isinstance(expected, (tuple, list)):
-        expected = (expected,)
-    actual = run_pte(export_to_pte(module, inputs), inputs)
-    assert len(actual) == len(expected)
-    for got, want in zip(actual, expected):
-        exact = not (want.is_floating_point() or want.is_complex())
-        torch.testing.assert_close(
-            got, want, **(dict(rtol=0, atol=0) if exact else tol)
-        )
+    Tester(module, inputs).run_method_and_compare_outputs(precision=precision)
 
 
 def randn(*shape):
@@ -76,7 +61,7 @@ def test_scalar_arithmetic():
 
 def test_linear():
     torch.manual_seed(0)
-    check_against_eager(torch.nn.Linear(8, 5), (randn(3, 8),), MATMUL_TOL)
+    check_against_eager(torch.nn.Linear(8, 5), (randn(3, 8),), ACCUMULATING)
 
 
 def test_mlp_with_relu():
@@ -88,7 +73,7 @@ def test_mlp_with_relu():
         torch.nn.ReLU(),
         torch.nn.Linear(32, 4),
     )
-    check_against_eager(mlp, (randn(5, 16),), MATMUL_TOL)
+    check_against_eager(mlp, (randn(5, 16),), ACCUMULATING)
 
 
 class SmallCnn(torch.nn.Module):
@@ -115,7 +100,7 @@ def test_small_cnn():
     # Non-trivial batch norm statistics so that the folding is exercised.
     cnn.bn1.running_mean.uniform_(-0.5, 0.5)
     cnn.bn1.running_var.uniform_(0.5, 2.0)
-    check_against_eager(cnn, (randn(2, 3, 12, 12),), MATMUL_TOL)
+    check_against_eager(cnn, (randn(2, 3, 12, 12),), ACCUMULATING)
 
 
 def test_softmax_and_log_softmax():
@@ -135,7 +120,7 @@ def test_layer_norm():
 def test_matmul_and_bmm():
     fn = lambda a, b, c: (torch.matmul(a, b), torch.bmm(c, c.transpose(1, 2)))
     check_against_eager(
-        Lambda(fn), (randn(4, 6), randn(6, 3), randn(2, 3, 5)), MATMUL_TOL
+        Lambda(fn), (randn(4, 6), randn(6, 3), randn(2, 3, 5)), ACCUMULATING
     )
 
 
@@ -174,11 +159,8 @@ class MagnitudeSpectrogram(torch.nn.Module):
 
 
 def test_spectrogram_runs_fft_on_complex_tensors():
-    # n_fft 100 is not a power of two; power spectra reach ~1e3, so the
-    # tolerance is float32's relative to that scale.
-    check_against_eager(
-        MagnitudeSpectrogram(), (randn(2, 800),), tol=dict(rtol=1e-4, atol=1e-3)
-    )
+    # n_fft 100 is not a power of two; each bin sums 100 products.
+    check_against_eager(MagnitudeSpectrogram(), (randn(2, 800),), ACCUMULATING)
 
 
 def test_fft_round_trip_with_complex_program_outputs():
@@ -250,7 +232,7 @@ class WithBuffersAndParameters(torch.nn.Module):
 
 
 def test_module_with_buffers_and_parameters():
-    check_against_eager(WithBuffersAndParameters(), (randn(3, 4),), MATMUL_TOL)
+    check_against_eager(WithBuffersAndParameters(), (randn(3, 4),), ACCUMULATING)
 
 
 def test_program_runs_repeatedly_with_new_inputs():

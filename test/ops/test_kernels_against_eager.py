@@ -2,13 +2,15 @@
 
 Each case is a small module exported with our compiler, run on our runtime
 (Python bindings over the portable kernels) and compared with eager on the
-same inputs. Tolerances: rtol=1e-4/atol=1e-5 for float32, 1e-2 for float16
-and bfloat16; integer and bool results must match exactly. A new case is one
-entry in CASES.
+same inputs, through the staged harness (executorch.backends.test.harness)
+and its tolerance table at "accumulating" precision: many cases are
+reductions, products or convolutions. A new case is one entry in CASES.
 """
 
 import pytest
 import torch
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ACCUMULATING
 from executorch.test.modules import Lambda
 
 g = torch.Generator().manual_seed(0)
@@ -383,34 +385,15 @@ CASES = {
     ),
 }
 
-TOLERANCE = {
-    torch.float16: dict(rtol=1e-2, atol=1e-2),
-    torch.bfloat16: dict(rtol=1e-2, atol=1e-2),
-}
-
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_kernel_matches_eager(name):
-    to_edge = pytest.importorskip("executorch.exir").to_edge
-    portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
+    from executorch.exir import EdgeCompileConfig
+
     fn, inputs = CASES[name]
-    module = Lambda(fn)
-    with torch.no_grad():
-        expected = module(*inputs)
-    if not isinstance(expected, (tuple, list)):
-        expected = (expected,)
     # Operators outside Core ATen (masked_select, var_mean, ...) have
     # portable kernels too; the IR check would reject them before export.
-    config = pytest.importorskip("executorch.exir").EdgeCompileConfig(
-        _check_ir_validity=False
-    )
-    exported = torch.export.export(module, inputs)
-    pte = to_edge(exported, compile_config=config).to_executorch().buffer
-    actual = portable_lib._load_for_executorch_from_buffer(pte).forward(inputs)
-    assert len(actual) == len(expected)
-    for got, want in zip(actual, expected):
-        if want.is_floating_point():
-            tol = TOLERANCE.get(want.dtype, dict(rtol=1e-4, atol=1e-5))
-        else:
-            tol = dict(rtol=0, atol=0)
-        torch.testing.assert_close(got, want, **tol)
+    config = EdgeCompileConfig(_check_ir_validity=False)
+    tester = Tester(Lambda(fn), inputs, compile_config=config)
+    tester.export().to_edge().to_executorch().serialize()
+    tester.run_method_and_compare_outputs(precision=ACCUMULATING)
