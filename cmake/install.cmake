@@ -23,6 +23,7 @@ set(_executorch_installed_targets
     prim_ops
     extension_data_loader
     extension_evalue_util
+    extension_flat_tensor
     extension_memory_allocator
     extension_module
     extension_runner_util
@@ -66,9 +67,10 @@ foreach(_dir runtime extension kernels backends devtools)
     PATTERN "pybindings" EXCLUDE
     PATTERN "__pycache__" EXCLUDE)
 endforeach()
-# Headers generated from the program and ETDump schemas.
+# Headers generated from the program, ETDump and .ptd schemas.
 install(DIRECTORY ${CMAKE_BINARY_DIR}/generated/executorch/schema
                   ${CMAKE_BINARY_DIR}/generated/executorch/devtools
+                  ${CMAKE_BINARY_DIR}/generated/executorch/extension
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/executorch)
 
 # Startup registration sources, compiled into the consuming app.

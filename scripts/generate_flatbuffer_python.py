@@ -36,6 +36,10 @@ SCHEMAS = [
         ["backends/xnnpack/serialization/schema.fbs"],
         "backends/xnnpack/serialization/generated",
     ),
+    (
+        ["extension/flat_tensor/serialize/flat_tensor.fbs"],
+        "extension/flat_tensor/serialize/generated",
+    ),
 ]
 
 HEADER = (
@@ -76,7 +80,9 @@ def generate(schemas, out_dir: str) -> None:
     """Writes the package of `schemas` (repository-relative) into `out_dir`."""
     with tempfile.TemporaryDirectory() as raw:
         subprocess.run(
+            # -I schema: other schemas include scalar_type.fbs from there.
             ["flatc", "--python", "--gen-object-api", "-o", raw]
+            + ["-I", os.path.join(REPO, "schema")]
             + [os.path.join(REPO, s) for s in schemas],
             check=True,
         )

@@ -26,6 +26,7 @@ from .generated.executorch_flatbuffer.Double import DoubleT
 from .generated.executorch_flatbuffer.DoubleList import DoubleListT
 from .generated.executorch_flatbuffer.EValue import EValueT
 from .generated.executorch_flatbuffer.ExecutionPlan import ExecutionPlanT
+from .generated.executorch_flatbuffer.ExtraTensorInfo import ExtraTensorInfoT
 from .generated.executorch_flatbuffer.Frame import FrameT
 from .generated.executorch_flatbuffer.FrameList import FrameListT
 from .generated.executorch_flatbuffer.FreeCall import FreeCallT
@@ -48,6 +49,7 @@ from .generated.executorch_flatbuffer.ScalarType import ScalarType
 from .generated.executorch_flatbuffer.String import StringT
 from .generated.executorch_flatbuffer.SubsegmentOffsets import SubsegmentOffsetsT
 from .generated.executorch_flatbuffer.Tensor import TensorT
+from .generated.executorch_flatbuffer.TensorDataLocation import TensorDataLocation
 from .generated.executorch_flatbuffer.TensorList import TensorListT
 from .generated.executorch_flatbuffer.TensorShapeDynamism import (
     TensorShapeDynamism,

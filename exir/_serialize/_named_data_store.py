@@ -10,6 +10,8 @@ import dataclasses
 import hashlib
 from typing import Dict, List, Optional
 
+from executorch.exir.tensor_layout import TensorLayout
+
 
 @dataclasses.dataclass
 class DataEntry:
@@ -23,11 +25,15 @@ class DataEntry:
 class NamedDataStoreOutput:
     """What a NamedDataStore holds: unique buffers, and for each key the
     index of its buffer, either in the `.pte` (`pte_data`) or in the
-    external file named by its tag (`external_data[tag]`)."""
+    external file named by its tag (`external_data[tag]`); for keys whose
+    data is a tensor, its layout (written to `.ptd` files)."""
 
     buffers: List[DataEntry] = dataclasses.field(default_factory=list)
     pte_data: Dict[str, int] = dataclasses.field(default_factory=dict)
     external_data: Dict[str, Dict[str, int]] = dataclasses.field(
+        default_factory=dict
+    )
+    tensor_layouts: Dict[str, TensorLayout] = dataclasses.field(
         default_factory=dict
     )
 
@@ -43,10 +49,12 @@ class NamedDataStore:
         data: bytes,
         alignment: Optional[int] = 1,
         external_tag: Optional[str] = None,
+        tensor_layout: Optional[TensorLayout] = None,
     ) -> None:
         """Stores `data` under `key` in the `.pte` (or, with `external_tag`,
-        in that external file). Adding a key again with the same bytes is a
-        no-op; with other bytes it raises ValueError."""
+        in that external file, with `tensor_layout` when the data is a
+        tensor). Adding a key again with the same bytes is a no-op; with
+        other bytes it raises ValueError."""
         alignment = alignment or 1
         if alignment & (alignment - 1):
             raise ValueError(
@@ -72,6 +80,8 @@ class NamedDataStore:
                 f"named data '{key}' in {where} is already stored with other bytes"
             )
         keys[key] = index
+        if tensor_layout is not None:
+            self._output.tensor_layouts[key] = tensor_layout
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
         """Adds every key of `other` (e.g. one delegate's) to this store."""
@@ -81,7 +91,13 @@ class NamedDataStore:
         for tag, keys in other.external_data.items():
             for key, index in keys.items():
                 entry = other.buffers[index]
-                self.add_named_data(key, entry.buffer, entry.alignment, tag)
+                self.add_named_data(
+                    key,
+                    entry.buffer,
+                    entry.alignment,
+                    tag,
+                    other.tensor_layouts.get(key),
+                )
 
     def get_named_data_store_output(self) -> NamedDataStoreOutput:
         return self._output

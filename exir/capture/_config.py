@@ -2,7 +2,7 @@
 and `to_executorch` (ExecutorchBackendConfig)."""
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from executorch.exir.dynamic_shape import DynamicMemoryPlanningMode
 
@@ -90,6 +90,12 @@ class ExecutorchBackendConfig:
             tensors that live on other devices into buffers of their own;
             every tensor here lives in CPU memory, so the plan is the same
             either way.
+        external_constants: store the program's constants (parameters and
+            buffers) in a `.ptd` file instead of the `.pte`: True puts them
+            all in "_default_external_constant.ptd"; a function of the
+            placeholder node returns the file name (without ".ptd") for each
+            constant, or None to keep it in the `.pte`. The files are written
+            by `ExecutorchProgramManager.write_tensor_data_to_file(dir)`.
     """
 
     passes: List[Any] = field(default_factory=list)
@@ -107,6 +113,7 @@ class ExecutorchBackendConfig:
     kernel_library: Optional[Any] = "default"
     print_memory_summary: bool = False
     enable_non_cpu_memory_planning: bool = False
+    external_constants: Union[bool, Callable[[Any], Optional[str]]] = False
 
     def __post_init__(self):
         if self.memory_planning_pass is None:

@@ -41,6 +41,7 @@ from executorch.exir._serialize._flatbuffer import (
     DoubleT,
     EValueT,
     ExecutionPlanT,
+    ExtraTensorInfoT,
     FrameListT,
     FrameT,
     InstructionArguments,
@@ -55,6 +56,7 @@ from executorch.exir._serialize._flatbuffer import (
     OperatorT,
     OptionalTensorListT,
     StringT,
+    TensorDataLocation,
     TensorListT,
     TensorShapeDynamism,
     TensorT,
@@ -70,6 +72,7 @@ from executorch.exir.lowered_backend_module import (
 )
 from executorch.exir.operator_schema import bind_arguments, out_arguments
 from executorch.exir.tensor import TensorSpec, memory_format_code, scalar_type_code
+from executorch.exir.tensor_layout import TensorLayout
 
 # Python arithmetic on symbolic sizes, run by the runtime's prim ops.
 _PRIM_OPS = {
@@ -105,6 +108,11 @@ class EmitError(ExportError, RuntimeError):
     error_type = ExportErrorType.NOT_SUPPORTED
 
 
+def _tensor_bytes(tensor: torch.Tensor) -> bytes:
+    flat = tensor.detach().cpu().contiguous().reshape(-1)
+    return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+
+
 class ConstantData:
     """Constant tensor bytes shared by all methods of a program; entry 0 is
     the reserved empty entry. Identical bytes are stored once."""
@@ -127,8 +135,7 @@ class ConstantData:
 
     def add(self, tensor: torch.Tensor) -> int:
         """Stores the tensor's contiguous bytes; returns its data_buffer_idx."""
-        flat = tensor.detach().cpu().contiguous().reshape(-1)
-        data = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
+        data = _tensor_bytes(tensor)
         if self._progress is not None:
             self._progress.step(len(data))
         key = hashlib.sha256(data).digest() + str(len(data)).encode()
@@ -142,7 +149,8 @@ class DelegateData:
     """Delegate blobs shared by all methods of a program, stored inline in
     the program (`backend_delegate_data`); the serializer may move them to
     segments. Identical blobs are stored once. `named_data` gathers the data
-    the delegates look up by key."""
+    looked up by key at run time: what delegates store, and the constants
+    tagged for `.ptd` files (by fully qualified name)."""
 
     def __init__(self):
         self.blobs: List[bytes] = []
@@ -305,6 +313,22 @@ class _MethodEmitter:
             t.dataBufferIdx = self.constant_data.add(constant)
         index = self._add(KernelTypes.Tensor, t)
         self.spec_values[id(spec)] = index
+        return index
+
+    def _external_tensor(
+        self, spec: TensorSpec, constant: torch.Tensor, fqn: str, tag: str
+    ) -> int:
+        """A constant tensor whose bytes go to the `.ptd` file `tag`, found at
+        run time by its fully qualified name `fqn`."""
+        index = self.tensor(spec)
+        t = self.values[index].val
+        t.extraTensorInfo = ExtraTensorInfoT()
+        t.extraTensorInfo.fullyQualifiedName = fqn
+        t.extraTensorInfo.location = TensorDataLocation.EXTERNAL
+        layout = TensorLayout(t.scalarType, list(t.sizes), list(t.dimOrder))
+        self.delegate_data.named_data.add_named_data(
+            fqn, _tensor_bytes(constant), 16, tag, layout
+        )
         return index
 
     def python_value(self, value) -> int:
@@ -586,7 +610,11 @@ class _MethodEmitter:
             constant = self.constants.get(input_spec.target)
             if constant is None:
                 raise EmitError(f"no data for constant '{input_spec.target}'")
-            index = self.tensor(spec, constant)
+            tag = node.meta.get("constant_tag")
+            if tag is None:
+                index = self.tensor(spec, constant)
+            else:
+                index = self._external_tensor(spec, constant, input_spec.target, tag)
         else:
             raise EmitError(
                 f"input '{node.name}' ({input_spec.kind.name}) is not supported yet"

@@ -15,6 +15,7 @@ from executorch.exir.pass_manager import PassType
 from executorch.exir.passes.aten_to_edge import AtenToEdgePass
 from executorch.exir.passes.data_dependent_bounds import BoundDataDependentSizesPass
 from executorch.exir.passes.decompositions import CoreAtenDecompositionPass
+from executorch.exir.passes.external_constants_pass import external_constants_pass
 from executorch.exir.passes.fuse_quantized_weights import (
     FuseQuantizedWeightsPass,
     UnwrapTensorSubclassesPass,
@@ -65,4 +66,15 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
         DialectPass(EXIRExecutorchVerifier),
         LowerControlFlowPass(),
         PlanMemoryPass(config.method_memory_planning_pass(method)),
+        *_external_constants(config),
     ]
+
+
+def _external_constants(config: ExecutorchBackendConfig) -> List[PassType]:
+    """Tags constants for `.ptd` files (after planning, which marks them)."""
+    tagging = config.external_constants
+    if tagging is True:
+        return [external_constants_pass]
+    if callable(tagging):
+        return [lambda gm: external_constants_pass(gm, tagging)]
+    return []

@@ -5,6 +5,7 @@ ExecutorchProgramManager (.buffer, .save)
 """
 
 import copy
+import os
 from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
@@ -34,6 +35,7 @@ from executorch.exir.passes.debug_handle_generator_pass import (
 from executorch.exir.passes.decompose_nodes_pass import DecomposeNodesPass
 from executorch.exir.passes.pipelines import edge_passes, executorch_passes
 from executorch.exir.verification.verifier import check_edge_ops
+from executorch.extension.flat_tensor.serialize.serialize import serialize_ptd
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
 
@@ -328,6 +330,8 @@ class ExecutorchProgramManager:
         self._program = program
         self._buffer: Optional[bytes] = None
         self._config_methods = set(constant_methods)
+        # `.ptd` files by tag, made on first use (see data_files).
+        self._tensor_data: Optional[Dict[str, bytes]] = None
         # Set by EdgeProgramManager.to_executorch when it records one.
         self._etrecord = None
         if config.print_memory_summary:
@@ -472,6 +476,26 @@ class ExecutorchProgramManager:
     def write_to_file(self, open_file) -> None:
         """Writes the `.pte` bytes to a binary file object."""
         open_file.write(self.buffer)
+
+    @property
+    def data_files(self) -> Dict[str, bytes]:
+        """The `.ptd` files of this program by tag (file name without
+        ".ptd"): constants tagged by `ExecutorchBackendConfig.
+        external_constants` and delegate weights tagged external. Empty when
+        everything is in the `.pte`."""
+        if self._tensor_data is None:
+            self._tensor_data = {
+                tag: serialize_ptd(self._named_data, tag)
+                for tag in sorted(self._named_data.external_data)
+            }
+        return dict(self._tensor_data)
+
+    def write_tensor_data_to_file(self, outdir) -> None:
+        """Writes each `.ptd` file of `data_files` to `outdir/<tag>.ptd`."""
+        for tag, data in self.data_files.items():
+            name = tag if tag.endswith(".ptd") else f"{tag}.ptd"
+            with open(os.path.join(outdir, name), "wb") as f:
+                f.write(data)
 
     def save(self, path: str) -> None:
         """Writes the `.pte` file to `path`."""

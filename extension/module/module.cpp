@@ -1,9 +1,11 @@
 #include <executorch/extension/module/module.h>
 
 #include <executorch/extension/data_loader/file_data_loader.h>
+#include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
 #include <executorch/extension/memory_allocator/malloc_memory_allocator.h>
 #include <executorch/extension/runner_util/output_buffers.h>
+#include <executorch/runtime/executor/merged_data_map.h>
 
 using ::executorch::runtime::DataLoader;
 using ::executorch::runtime::Error;
@@ -12,8 +14,10 @@ using ::executorch::runtime::EventTracer;
 using ::executorch::runtime::HierarchicalAllocator;
 using ::executorch::runtime::MemoryAllocator;
 using ::executorch::runtime::MemoryManager;
+using ::executorch::runtime::MergedDataMap;
 using ::executorch::runtime::Method;
 using ::executorch::runtime::MethodMeta;
+using ::executorch::runtime::NamedDataMap;
 using ::executorch::runtime::Program;
 using ::executorch::runtime::Result;
 
@@ -70,7 +74,38 @@ Module::Module(const std::string& file_path,
                std::unique_ptr<MemoryAllocator> memory_allocator,
                std::unique_ptr<MemoryAllocator> temp_allocator,
                bool share_memory_arenas)
+    : Module(file_path,
+             std::vector<std::string>{},
+             load_mode,
+             std::move(event_tracer),
+             std::move(memory_allocator),
+             std::move(temp_allocator),
+             share_memory_arenas) {}
+
+Module::Module(const std::string& file_path,
+               const std::string& data_map_path,
+               LoadMode load_mode,
+               std::unique_ptr<EventTracer> event_tracer,
+               std::unique_ptr<MemoryAllocator> memory_allocator,
+               std::unique_ptr<MemoryAllocator> temp_allocator,
+               bool share_memory_arenas)
+    : Module(file_path,
+             std::vector<std::string>{data_map_path},
+             load_mode,
+             std::move(event_tracer),
+             std::move(memory_allocator),
+             std::move(temp_allocator),
+             share_memory_arenas) {}
+
+Module::Module(const std::string& file_path,
+               std::vector<std::string> data_files,
+               LoadMode load_mode,
+               std::unique_ptr<EventTracer> event_tracer,
+               std::unique_ptr<MemoryAllocator> memory_allocator,
+               std::unique_ptr<MemoryAllocator> temp_allocator,
+               bool share_memory_arenas)
     : file_path_(file_path),
+      data_files_(std::move(data_files)),
       load_mode_(load_mode),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
       temp_allocator_(or_malloc(std::move(temp_allocator))),
@@ -115,6 +150,7 @@ Error Module::load(Program::Verification verification) {
     }
     data_loader_ = std::move(*loader);
   }
+  ET_CHECK_OK_OR_RETURN_ERROR(load_data_files());
   Result<Program> program = Program::load(data_loader_.get(), verification);
   if (!program.ok()) {
     ET_LOG(Error,
@@ -128,6 +164,49 @@ Error Module::load(Program::Verification verification) {
   program_ = std::shared_ptr<Program>(
       new Program(std::move(*program)),
       [loader = data_loader_](Program* p) { delete p; });
+  return Error::Ok;
+}
+
+Error Module::load_data_files() {
+  if (!data_maps_.empty()) {
+    return Error::Ok; // Loaded by an earlier load() that failed later.
+  }
+  for (const std::string& path : data_files_) {
+    Result<std::unique_ptr<DataLoader>> loader = open_loader(path, load_mode_);
+    if (!loader.ok()) {
+      ET_LOG(Error,
+             "Module: cannot open the data file '%s' (error 0x%x)",
+             path.c_str(),
+             static_cast<unsigned>(loader.error()));
+      return loader.error();
+    }
+    Result<FlatTensorDataMap> map = FlatTensorDataMap::load(loader->get());
+    if (!map.ok()) {
+      ET_LOG(Error,
+             "Module: '%s' is not a readable .ptd data file (error 0x%x)",
+             path.c_str(),
+             static_cast<unsigned>(map.error()));
+      return map.error();
+    }
+    data_file_loaders_.push_back(std::move(*loader));
+    data_maps_.push_back(
+        std::make_unique<FlatTensorDataMap>(std::move(*map)));
+    if (data_map_ == nullptr) {
+      data_map_ = data_maps_.back().get();
+      continue;
+    }
+    // Several files: each new one merged with the view of those before.
+    Result<MergedDataMap> merged =
+        MergedDataMap::load(data_map_, data_maps_.back().get());
+    if (!merged.ok()) {
+      ET_LOG(Error,
+             "Module: data file '%s' repeats keys of an earlier data file",
+             path.c_str());
+      return merged.error();
+    }
+    data_maps_.push_back(std::make_unique<MergedDataMap>(std::move(*merged)));
+    data_map_ = data_maps_.back().get();
+  }
   return Error::Ok;
 }
 
@@ -199,7 +278,8 @@ Error Module::load_method(const std::string& method_name,
   Result<Method> method = program_->load_method(
       method_name.c_str(),
       loaded->memory_manager.get(),
-      event_tracer != nullptr ? event_tracer : event_tracer_.get());
+      event_tracer != nullptr ? event_tracer : event_tracer_.get(),
+      data_map_);
   if (!shared_state.empty()) {
     shared_arenas_->restore_state(shared_state);
   }

@@ -74,6 +74,33 @@ class Module {
           nullptr,
       bool share_memory_arenas = false);
 
+  // As above, with the program's data outside the .pte (external constants,
+  // delegate weights) read from the .ptd file at `data_map_path`.
+  explicit Module(
+      const std::string& file_path,
+      const std::string& data_map_path,
+      LoadMode load_mode = LoadMode::File,
+      std::unique_ptr<::executorch::runtime::EventTracer> event_tracer =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator =
+          nullptr,
+      bool share_memory_arenas = false);
+
+  // As above, with several .ptd files; a key may be in only one of them.
+  explicit Module(
+      const std::string& file_path,
+      std::vector<std::string> data_files,
+      LoadMode load_mode = LoadMode::File,
+      std::unique_ptr<::executorch::runtime::EventTracer> event_tracer =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator =
+          nullptr,
+      bool share_memory_arenas = false);
+
   // Reads the program through `data_loader`. The allocators, when given,
   // serve the methods' bookkeeping and the kernels' scratch memory instead
   // of the heap.
@@ -284,9 +311,19 @@ class Module {
   ::executorch::runtime::Result<LoadedMethod*> loaded_method(
       const std::string& method_name);
 
+  // Opens the data files as one NamedDataMap (data_map_).
+  ET_NODISCARD ::executorch::runtime::Error load_data_files();
+
   std::string file_path_;
+  std::vector<std::string> data_files_;
   LoadMode load_mode_ = LoadMode::File;
   std::shared_ptr<::executorch::runtime::DataLoader> data_loader_;
+  // The data files' loaders and maps, and the view of them all that
+  // methods are loaded with (null without data files).
+  std::vector<std::unique_ptr<::executorch::runtime::DataLoader>>
+      data_file_loaders_;
+  std::vector<std::unique_ptr<::executorch::runtime::NamedDataMap>> data_maps_;
+  const ::executorch::runtime::NamedDataMap* data_map_ = nullptr;
   std::shared_ptr<::executorch::runtime::Program> program_;
   std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator_;
   std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator_;

@@ -119,6 +119,8 @@ Method::Method(Method&& other) noexcept
       values_(other.values_),
       n_delegate_(other.n_delegate_),
       delegates_(other.delegates_),
+      n_external_constants_(other.n_external_constants_),
+      external_constants_(other.external_constants_),
       n_chains_(other.n_chains_),
       chains_(other.chains_),
       step_state_chain_(other.step_state_chain_),
@@ -128,12 +130,17 @@ Method::Method(Method&& other) noexcept
   // The moved-from method no longer owns the delegates.
   other.n_delegate_ = 0;
   other.delegates_ = nullptr;
+  other.n_external_constants_ = 0;
+  other.external_constants_ = nullptr;
   other.initialized_ = false;
 }
 
 Method::~Method() {
   for (size_t i = 0; i < n_delegate_; ++i) {
     delegates_[i].~BackendDelegate();
+  }
+  for (size_t i = 0; i < n_external_constants_; ++i) {
+    external_constants_[i].~FreeableBuffer();
   }
 }
 
@@ -211,8 +218,32 @@ Error Method::parse_values() {
     new (&values_[i]) EValue();
   }
   n_value_ = count;
-  return internal::parse_values(
-      program_, memory_manager_, serialization_plan_, values_, n_value_);
+  // External constants stay loaded as long as the Method.
+  internal::ExternalData external;
+  external.map = external_data_map_;
+  external.capacity = internal::count_external_constants(serialization_plan_);
+  if (external.capacity > 0) {
+    external.buffers =
+        memory_manager_->method_allocator()->allocateList<FreeableBuffer>(
+            external.capacity);
+    ET_CHECK_OR_RETURN_ERROR(external.buffers != nullptr,
+                             MemoryAllocationFailed,
+                             "Method '%s': method allocator out of memory for "
+                             "%zu external constants",
+                             method_name(),
+                             external.capacity);
+    for (size_t i = 0; i < external.capacity; ++i) {
+      new (&external.buffers[i]) FreeableBuffer();
+    }
+    external_constants_ = external.buffers;
+    n_external_constants_ = external.capacity;
+  }
+  return internal::parse_values(program_,
+                                memory_manager_,
+                                serialization_plan_,
+                                values_,
+                                n_value_,
+                                &external);
 }
 
 Error Method::check_io_indices() const {

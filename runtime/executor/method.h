@@ -167,6 +167,10 @@ class Method final {
   size_t n_delegate_ = 0;
   BackendDelegate* delegates_ = nullptr;
 
+  // Data of the tensors stored in external_data_map_, kept loaded.
+  size_t n_external_constants_ = 0;
+  FreeableBuffer* external_constants_ = nullptr;
+
   size_t n_chains_ = 0;
   Chain* chains_ = nullptr;
 

@@ -1,6 +1,8 @@
 #include <executorch/runtime/executor/tensor_parser.h>
 
 #include <new>
+#include <string_view>
+#include <utility>
 
 #include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
 #include <executorch/runtime/core/exec_aten/util/scalar_type_util.h>
@@ -19,6 +21,116 @@ using ::executorch::aten::ScalarType;
 
 // Same limit as upstream ExecuTorch.
 constexpr size_t kMaxTensorRank = 16;
+
+bool is_external(const executorch_flatbuffer::Tensor* s_tensor) {
+  const auto* extra = s_tensor->extra_tensor_info();
+  return extra != nullptr &&
+         extra->location() == executorch_flatbuffer::TensorDataLocation::EXTERNAL;
+}
+
+// Checks that the layout the data map stores for `name` is the tensor's.
+Error check_external_layout(const TensorLayout& layout,
+                            const char* name,
+                            ScalarType type,
+                            Span<const TensorImpl::SizesType> sizes,
+                            Span<const TensorImpl::DimOrderType> dim_order,
+                            ValueLocation where) {
+  bool same = layout.scalar_type() == type &&
+              layout.sizes().size() == sizes.size() &&
+              layout.dim_order().size() == dim_order.size();
+  for (size_t d = 0; same && d < sizes.size(); ++d) {
+    same = layout.sizes()[d] == sizes[d] &&
+           layout.dim_order()[d] == dim_order[d];
+  }
+  if (!same) {
+    ET_LOG(Error,
+           "Method '%s' value %zu: external tensor '%s' is %s of rank %zu in "
+           "the data file but the program expects %s of rank %zu with other "
+           "sizes or dim order; the data file belongs to another export",
+           where.method_name,
+           where.value_index,
+           name,
+           toString(layout.scalar_type()),
+           layout.sizes().size(),
+           toString(type),
+           sizes.size());
+    return Error::InvalidExternalData;
+  }
+  return Error::Ok;
+}
+
+// The data of an EXTERNAL tensor, looked up by its fully qualified name:
+// loaded into `planned` when the tensor is planned (a mutable weight),
+// otherwise kept in a buffer the Method owns.
+Result<void*> external_tensor_data(
+    const executorch_flatbuffer::Tensor* s_tensor,
+    ScalarType type,
+    Span<const TensorImpl::SizesType> sizes,
+    Span<const TensorImpl::DimOrderType> dim_order,
+    size_t nbytes,
+    void* planned,
+    ValueLocation where,
+    ExternalData* external) {
+  const auto* fqn = s_tensor->extra_tensor_info()->fully_qualified_name();
+  ET_CHECK_OR_RETURN_ERROR(fqn != nullptr,
+                           InvalidProgram,
+                           "Method '%s' value %zu: external tensor without a "
+                           "fully_qualified_name",
+                           where.method_name,
+                           where.value_index);
+  const char* name = fqn->c_str();
+  ET_CHECK_OR_RETURN_ERROR(
+      external != nullptr && external->map != nullptr,
+      NotFound,
+      "Method '%s' value %zu: tensor '%s' is stored outside the .pte; load "
+      "the method with its data file (.ptd)",
+      where.method_name,
+      where.value_index,
+      name);
+  const std::string_view key(fqn->c_str(), fqn->size());
+  Result<const TensorLayout> layout = external->map->get_tensor_layout(key);
+  ET_CHECK_OR_RETURN_ERROR(layout.ok(),
+                           NotFound,
+                           "Method '%s' value %zu: tensor '%s' is not in the "
+                           "data file (.ptd) given to load_method",
+                           where.method_name,
+                           where.value_index,
+                           name);
+  ET_CHECK_OK_OR_RETURN_ERROR(
+      check_external_layout(*layout, name, type, sizes, dim_order, where));
+  if (planned != nullptr) {
+    ET_CHECK_OK_OR_RETURN_ERROR(
+        external->map->load_data_into(key, planned, nbytes));
+    return planned;
+  }
+  ET_CHECK_OR_RETURN_ERROR(external->count < external->capacity,
+                           Internal,
+                           "Method '%s' value %zu: more external constants "
+                           "than counted",
+                           where.method_name,
+                           where.value_index);
+  Result<FreeableBuffer> data = external->map->get_data(key);
+  ET_CHECK_OR_RETURN_ERROR(data.ok(),
+                           NotFound,
+                           "Method '%s' value %zu: cannot load tensor '%s' "
+                           "from the data file",
+                           where.method_name,
+                           where.value_index,
+                           name);
+  ET_CHECK_OR_RETURN_ERROR(data->size() >= nbytes,
+                           InvalidExternalData,
+                           "Method '%s' value %zu: tensor '%s' has %zu bytes "
+                           "in the data file, %zu expected",
+                           where.method_name,
+                           where.value_index,
+                           name,
+                           data->size(),
+                           nbytes);
+  FreeableBuffer& kept = external->buffers[external->count++];
+  kept = std::move(*data);
+  // Constants are never written: kernels only write to planned outputs.
+  return const_cast<void*>(kept.data());
+}
 
 // The tensor's data pointer: a constant, planned memory, or null for data
 // the caller supplies later.
@@ -117,11 +229,27 @@ Error load_initial_state(const Program* program,
   return Error::Ok;
 }
 
+size_t count_external_constants(
+    const executorch_flatbuffer::ExecutionPlan* plan) {
+  size_t count = 0;
+  const auto* values = plan->values();
+  for (size_t i = 0; values != nullptr && i < values->size(); ++i) {
+    const auto* value = values->Get(i);
+    const auto* s_tensor = value == nullptr ? nullptr : value->val_as_Tensor();
+    if (s_tensor != nullptr && is_external(s_tensor) &&
+        s_tensor->allocation_info() == nullptr) {
+      ++count;
+    }
+  }
+  return count;
+}
+
 Result<::executorch::aten::Tensor> parse_tensor(
     const Program* program,
     MemoryManager* memory_manager,
     const executorch_flatbuffer::Tensor* s_tensor,
-    ValueLocation where) {
+    ValueLocation where,
+    ExternalData* external) {
   const int8_t raw_type = static_cast<int8_t>(s_tensor->scalar_type());
   ET_CHECK_OR_RETURN_ERROR(is_valid_scalar_type(raw_type),
                            InvalidProgram,
@@ -140,17 +268,6 @@ Result<::executorch::aten::Tensor> parse_tensor(
       where.method_name,
       where.value_index,
       raw_dynamism);
-  const auto* extra = s_tensor->extra_tensor_info();
-  ET_CHECK_OR_RETURN_ERROR(
-      extra == nullptr ||
-          extra->location() !=
-              executorch_flatbuffer::TensorDataLocation::EXTERNAL,
-      NotSupported,
-      "Method '%s' value %zu: tensor data stored outside the .pte (external "
-      "data) is not supported",
-      where.method_name,
-      where.value_index);
-
   const auto* s_sizes = s_tensor->sizes();
   const auto* s_dim_order = s_tensor->dim_order();
   const size_t rank = s_sizes == nullptr ? 0 : s_sizes->size();
@@ -213,8 +330,29 @@ Result<::executorch::aten::Tensor> parse_tensor(
            where.value_index);
     return Error::InvalidProgram;
   }
-  ET_UNWRAP(void* data,
-            tensor_data(program, memory_manager, s_tensor, nbytes, where));
+  void* data = nullptr;
+  if (is_external(s_tensor)) {
+    void* planned = nullptr;
+    if (s_tensor->allocation_info() != nullptr) {
+      // A planned external tensor has no data_buffer_idx: this only
+      // resolves its planned address.
+      ET_UNWRAP(planned,
+                tensor_data(program, memory_manager, s_tensor, nbytes, where));
+    }
+    ET_UNWRAP(data,
+              external_tensor_data(
+                  s_tensor,
+                  type,
+                  Span<const TensorImpl::SizesType>(sizes, rank),
+                  Span<const TensorImpl::DimOrderType>(dim_order, rank),
+                  nbytes,
+                  planned,
+                  where,
+                  external));
+  } else {
+    ET_UNWRAP(data,
+              tensor_data(program, memory_manager, s_tensor, nbytes, where));
+  }
   new (impl) TensorImpl(type,
                         static_cast<ssize_t>(rank),
                         sizes,

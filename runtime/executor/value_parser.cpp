@@ -23,6 +23,7 @@ struct ParseState {
   EValue* values;
   size_t num_values;
   size_t index; // The value being parsed.
+  ExternalData* external;
 
   MemoryAllocator* allocator() const {
     return memory_manager->method_allocator();
@@ -202,7 +203,8 @@ Result<EValue> parse_value(const ParseState& state,
                 parse_tensor(state.program,
                              state.memory_manager,
                              s_value->val_as_Tensor(),
-                             ValueLocation{state.method_name, state.index}));
+                             ValueLocation{state.method_name, state.index},
+                             state.external));
       return EValue(tensor);
     }
     default:
@@ -222,13 +224,15 @@ Error parse_values(const Program* program,
                    MemoryManager* memory_manager,
                    const executorch_flatbuffer::ExecutionPlan* plan,
                    EValue* values,
-                   size_t num_values) {
+                   size_t num_values,
+                   ExternalData* external) {
   ParseState state{program,
                    memory_manager,
                    plan->name() == nullptr ? "" : plan->name()->c_str(),
                    values,
                    num_values,
-                   0};
+                   0,
+                   external};
   for (size_t i = 0; i < num_values; ++i) {
     state.index = i;
     const auto* s_value = plan->values()->Get(i);

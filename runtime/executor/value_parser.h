@@ -10,6 +10,7 @@
 #include <executorch/runtime/core/evalue.h>
 #include <executorch/runtime/core/result.h>
 #include <executorch/runtime/executor/memory_manager.h>
+#include <executorch/runtime/executor/tensor_parser.h>
 
 namespace executorch_flatbuffer {
 struct ExecutionPlan;
@@ -23,13 +24,14 @@ class Program;
 namespace internal {
 
 // Fills `values` (room for every value of `plan`, already default-constructed
-// as None) in order.
+// as None) in order; external tensors come from `external`.
 ET_NODISCARD Error
 parse_values(const Program* program,
              MemoryManager* memory_manager,
              const executorch_flatbuffer::ExecutionPlan* plan,
              EValue* values,
-             size_t num_values);
+             size_t num_values,
+             ExternalData* external);
 
 } // namespace internal
 } // namespace runtime

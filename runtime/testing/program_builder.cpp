@@ -47,6 +47,13 @@ flatbuffers::Offset<fb::Tensor> build_tensor(flatbuffers::FlatBufferBuilder& b,
   }
   const int8_t dtype =
       t.raw_dtype ? *t.raw_dtype : static_cast<int8_t>(t.dtype);
+  flatbuffers::Offset<fb::ExtraTensorInfo> extra;
+  if (t.external_name) {
+    extra = fb::CreateExtraTensorInfo(b,
+                                      /*mutable_data_segments_idx=*/0,
+                                      b.CreateString(*t.external_name),
+                                      fb::TensorDataLocation::EXTERNAL);
+  }
   return fb::CreateTensor(b,
                           static_cast<fb::ScalarType>(dtype),
                           /*storage_offset=*/0,
@@ -56,7 +63,8 @@ flatbuffers::Offset<fb::Tensor> build_tensor(flatbuffers::FlatBufferBuilder& b,
                           t.data_buffer_idx,
                           allocation,
                           /*layout=*/0,
-                          static_cast<fb::TensorShapeDynamism>(t.dynamism));
+                          static_cast<fb::TensorShapeDynamism>(t.dynamism),
+                          extra);
 }
 
 std::vector<int32_t> to_int32(const std::vector<int64_t>& items) {

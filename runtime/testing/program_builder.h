@@ -33,6 +33,8 @@ struct TensorSpec {
   TensorShapeDynamism dynamism = TensorShapeDynamism::STATIC;
   // Raw scalar type override, for files with an invalid dtype.
   std::optional<int8_t> raw_dtype;
+  // Data stored outside the .pte under this fully qualified name.
+  std::optional<std::string> external_name;
 };
 
 struct ValueSpec {

@@ -23,6 +23,7 @@ dims from the inputs', so a node with symbolic sizes is lowered only when
 its params can follow them (see shape.py).
 """
 
+import contextlib
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
@@ -353,6 +354,9 @@ class Lowering:
         # fx node -> a function defining its fp32 value on first use (a
         # dequantize step converts only when an fp32 op reads it).
         self.lazy: Dict[torch.fx.Node, Callable[[], None]] = {}
+        # Constant node -> the .ptd file its bytes go to (upstream's
+        # per-weight "delegate_constant_tag"; folded nodes inherit it).
+        self.constant_tags: Dict[torch.fx.Node, str] = {}
 
     # Values ---------------------------------------------------------------
 
@@ -414,7 +418,8 @@ class Lowering:
                 # Lower ranks broadcast as if padded with leading 1s.
                 tensor = tensor.reshape([1] * (4 - tensor.dim()) + list(tensor.shape))
                 tensor = tensor.permute(TO_NHWC)
-            self.ids[key] = self.constant(tensor)
+            with self._storing_in(self.constant_tags.get(node)):
+                self.ids[key] = self.constant(tensor)
             return self.ids[key]
         source_layout = NHWC if layout == CONTIGUOUS else CONTIGUOUS
         source = self.ids[(node, source_layout)]
@@ -513,19 +518,41 @@ class Lowering:
                 f"input {node.name} of kind {spec.kind} is not supported"
             )
         self.constants[node] = tensor
+        tag = node.meta.get("custom", {}).get("delegate_constant_tag")
+        if tag is not None:
+            self.constant_tags[node] = tag
 
     def call(self, node: torch.fx.Node) -> None:
         if is_size_node(node):
             return
+        # Constants an op makes from its weights (e.g. a transposed filter)
+        # go where those weights were tagged to go.
+        tags = [
+            self.constant_tags[a] for a in node.all_input_nodes if a in self.constant_tags
+        ]
         if is_constant_node(node, self.ep):
             self.constants[node] = evaluate(node, self.constants)
+            if tags:
+                self.constant_tags[node] = tags[0]
             return
-        if any(try_lower(self, node) for try_lower in PATTERNS):
-            return
-        why = reason(node, self.ep)
-        if why is not None:
-            raise XnnpackLoweringError(f"{node.name} ({node.target}): {why}")
-        OPS[aten_op(node.target)].lower(self, node)
+        with self._storing_in(tags[0] if tags else None):
+            if any(try_lower(self, node) for try_lower in PATTERNS):
+                return
+            why = reason(node, self.ep)
+            if why is not None:
+                raise XnnpackLoweringError(f"{node.name} ({node.target}): {why}")
+            OPS[aten_op(node.target)].lower(self, node)
+
+    @contextlib.contextmanager
+    def _storing_in(self, tag: Optional[str]):
+        """Constants added inside go to the .ptd file `tag` (None: where the
+        builder puts untagged constants)."""
+        default = self.builder.external_tag
+        self.builder.external_tag = tag if tag is not None else default
+        try:
+            yield
+        finally:
+            self.builder.external_tag = default
 
     def outputs(self, outputs: Sequence[Any]) -> None:
         used = set()

@@ -136,8 +136,8 @@ class XnnpackGraphBuilder:
 
     `named_data_store` (exir's NamedDataStore): when given, constants go to
     the program's named data, keyed by the SHA-256 of their bytes, with
-    `external_tag` (a .ptd file name, or None for the .pte); otherwise into
-    the blob's constant data."""
+    `external_tag` (a .ptd file name, or None for the .pte; the lowering
+    changes it per constant); otherwise into the blob's constant data."""
 
     def __init__(self, named_data_store=None, external_tag: Optional[str] = None):
         self.graph = XNNGraphT()
@@ -152,7 +152,7 @@ class XnnpackGraphBuilder:
         self.graph.constantData = [entry]
         self._constant_data = bytearray()
         self._named_data_store = named_data_store
-        self._external_tag = external_tag
+        self.external_tag = external_tag
 
     # Values -----------------------------------------------------------------
 
@@ -236,7 +236,7 @@ class XnnpackGraphBuilder:
         if self._named_data_store is not None:
             key = hashlib.sha256(data).hexdigest()
             self._named_data_store.add_named_data(
-                key, data, CONSTANT_ALIGNMENT, self._external_tag
+                key, data, CONSTANT_ALIGNMENT, self.external_tag
             )
             entry.offset = NAMED_OFFSET
             entry.namedKey = key

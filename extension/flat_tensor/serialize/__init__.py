@@ -1,0 +1,1 @@
+"""Reading and writing upstream ExecuTorch's flat tensor (.ptd) files."""
