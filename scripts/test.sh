@@ -20,6 +20,16 @@ if [ -z "${EXECUTORCH_UPSTREAM_PYTHON:-}" ]; then
   fi
 fi
 
+# Hugging Face's optimum-executorch in a directory of its own (it pins its
+# own transformers); its test skips when it cannot be installed.
+if [ -z "${EXECUTORCH_OPTIMUM_SITE:-}" ]; then
+  if optimum_site="$(bash "$repo_root/scripts/setup_optimum.sh")"; then
+    export EXECUTORCH_OPTIMUM_SITE="$optimum_site"
+  else
+    echo "[test] optimum-executorch unavailable: its test will skip"
+  fi
+fi
+
 echo "== C++ tests (ctest)"
 ctest --test-dir "$build_dir" -j "$(nproc)" --output-on-failure
 

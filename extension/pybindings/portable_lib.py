@@ -230,7 +230,7 @@ class ExecuTorchModule:
         return method
 
     def run_method(
-        self, method_name: str, inputs: Sequence[Any], clone_outputs: bool = True
+        self, method_name: str, inputs: Sequence[Any] = (), clone_outputs: bool = True
     ) -> List[Any]:
         """Runs `method_name` on `inputs` and returns its outputs."""
         return self._method(method_name).call(inputs)
