@@ -1,16 +1,17 @@
 """Operators whose output size depends on tensor values (nonzero,
 masked_select): planned at the largest size their inputs allow, run at the
-size the data gives, compared exactly with eager (the outputs are selected
-elements and indices, no arithmetic)."""
+size the data gives, compared with eager through the staged harness at
+"exact" precision (the outputs are selected elements and indices, no
+arithmetic)."""
 
 import pytest
 import torch
 from torch.export import Dim
 
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import EXACT
 from executorch.exir import EdgeCompileConfig, to_edge
 from executorch.test.modules import Lambda
-
-portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
 
 # masked_select is not core ATen; it stays whole and runs on its kernel.
 MASKED_SELECT_CONFIG = EdgeCompileConfig(
@@ -18,17 +19,12 @@ MASKED_SELECT_CONFIG = EdgeCompileConfig(
 )
 
 
-def _load(fn, example, config=None, dynamic_shapes=None):
-    ep = torch.export.export(Lambda(fn), example, dynamic_shapes=dynamic_shapes)
-    pte = to_edge(ep, compile_config=config).to_executorch().buffer
-    return portable_lib._load_for_executorch_from_buffer(pte)
+def _load(fn, example, config=None):
+    return Tester(Lambda(fn), example, compile_config=config).serialize()
 
 
-def _check(module, fn, inputs):
-    (got,) = module.forward(inputs)
-    want = fn(*inputs)
-    assert got.shape == want.shape
-    assert torch.equal(got, want)
+def _check(tester, fn, inputs):
+    tester.run_method_and_compare_outputs(inputs, precision=EXACT, reference=fn)
 
 
 def test_nonzero_runs_at_every_count_of_true_elements():

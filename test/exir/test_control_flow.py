@@ -1,6 +1,6 @@
 """torch.cond, map and torch.while_loop exported, run by the C++ runtime
-(portable_lib) and compared with eager. Float tolerances are
-assert_close's defaults for float32 (rtol 1.3e-6, atol 1e-5); integer
+(portable_lib) and compared with eager through the staged harness
+(executorch.backends.test.harness) at its "pointwise" precision; integer
 results are exact."""
 
 import pytest
@@ -8,6 +8,7 @@ import torch
 from torch._higher_order_ops.map import map as hop_map
 from torch.export import Dim
 
+from executorch.backends.test.harness import Tester
 from executorch.exir import control_flow, to_edge
 from executorch.exir._serialize._flatbuffer import InstructionArguments
 from executorch.exir.passes.lower_control_flow_pass import ControlFlowError
@@ -16,20 +17,18 @@ portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib
 
 
 def _lower(model, args, dynamic_shapes=None):
-    ep = torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
-    return to_edge(ep).to_executorch()
+    """The harness after to_executorch and serialization."""
+    return Tester(model, args, dynamic_shapes=dynamic_shapes).serialize()
 
 
-def _check(model, manager, inputs):
-    module = portable_lib._load_for_executorch_from_buffer(manager.buffer)
+def _check(tester, inputs):
     for args in inputs:
-        with torch.no_grad():
-            want = model(*args)
-        want = list(want) if isinstance(want, (tuple, list)) else [want]
-        got = module.forward(args)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            torch.testing.assert_close(g, w)
+        tester.run_method_and_compare_outputs(args)
+
+
+def _program(tester):
+    """The emitted program (executorch_program) of the harness's program."""
+    return tester.get_artifact("to_executorch").executorch_program
 
 
 def _instruction_kinds(manager):
@@ -55,17 +54,17 @@ class SignDependent(torch.nn.Module):
 def test_cond_takes_the_branch_the_data_selects():
     model = SignDependent()
     x, y = torch.rand(2, 3) + 0.1, torch.randn(2, 3)
-    manager = _lower(model, (x, y))
-    kinds = _instruction_kinds(manager)
+    tester = _lower(model, (x, y))
+    kinds = _instruction_kinds(tester.get_artifact("to_executorch"))
     # One conditional jump to the false branch, one past it.
     assert kinds.count(InstructionArguments.JumpFalseCall) == 2
-    _check(model, manager, [(x, y), (-x, y), (x, -y), (-3 * x, y)])
+    _check(tester, [(x, y), (-x, y), (x, -y), (-3 * x, y)])
 
 
 def test_cond_with_a_dynamic_batch():
     model = SignDependent()
     batch = Dim("batch", min=1, max=6)
-    manager = _lower(
+    tester = _lower(
         model,
         (torch.randn(4, 3), torch.randn(4, 3)),
         dynamic_shapes={"x": {0: batch}, "y": {0: batch}},
@@ -74,7 +73,7 @@ def test_cond_with_a_dynamic_batch():
     for n in (1, 6, 3):
         x = torch.rand(n, 3)
         inputs += [(x, torch.randn(n, 3)), (-x, torch.randn(n, 3))]
-    _check(model, manager, inputs)
+    _check(tester, inputs)
 
 
 class MultiOutputBranch(torch.nn.Module):
@@ -89,10 +88,10 @@ class MultiOutputBranch(torch.nn.Module):
 
 def test_cond_branch_result_copied_into_the_shared_output():
     model = MultiOutputBranch()
-    manager = _lower(model, (torch.randn(5),))
-    names = [o.name for o in manager.executorch_program.executionPlan[0].operators]
+    tester = _lower(model, (torch.randn(5),))
+    names = [o.name for o in _program(tester).executionPlan[0].operators]
     assert names.count("aten::clone") == 1
-    _check(model, manager, [(torch.randn(5) * 4,), (torch.rand(5),)])
+    _check(tester, [(torch.randn(5) * 4,), (torch.rand(5),)])
 
 
 class RowWise(torch.nn.Module):
@@ -103,22 +102,22 @@ class RowWise(torch.nn.Module):
 def test_map_runs_a_loop_over_the_rows():
     model = RowWise()
     w = torch.randn(3, 3)
-    manager = _lower(model, (torch.randn(4, 3), w))
-    names = [o.name for o in manager.executorch_program.executionPlan[0].operators]
+    tester = _lower(model, (torch.randn(4, 3), w))
+    names = [o.name for o in _program(tester).executionPlan[0].operators]
     assert "executorch_prim::et_copy_index" in names
-    _check(model, manager, [(torch.randn(4, 3), w), (torch.randn(4, 3), -w)])
+    _check(tester, [(torch.randn(4, 3), w), (torch.randn(4, 3), -w)])
 
 
 def test_map_over_a_dynamic_number_of_rows():
     model = RowWise()
-    manager = _lower(
+    tester = _lower(
         model,
         (torch.randn(4, 3), torch.randn(3, 3)),
         dynamic_shapes={"xs": {0: Dim("rows", min=1, max=8)}, "w": None},
     )
     # Fewer rows after more: the result shrinks back.
     w = torch.randn(3, 3)
-    _check(model, manager, [(torch.randn(n, 3), w) for n in (8, 2, 1, 5)])
+    _check(tester, [(torch.randn(n, 3), w) for n in (8, 2, 1, 5)])
 
 
 class Collatz(torch.nn.Module):
@@ -143,9 +142,9 @@ class Collatz(torch.nn.Module):
 
 def test_while_loop_runs_a_data_dependent_number_of_times():
     model = Collatz()
-    manager = _lower(model, (torch.tensor([6]), torch.zeros(1)))
+    tester = _lower(model, (torch.tensor([6]), torch.zeros(1)))
     inputs = [(torch.tensor([v]), torch.zeros(1)) for v in (6, 1, 27, 2)]
-    module = portable_lib._load_for_executorch_from_buffer(manager.buffer)
+    module = portable_lib._load_for_executorch_from_buffer(tester.get_artifact())
     for n, x in inputs:
         steps, value = module.forward((n, x))
         want_steps, want_value = model(n, x)
@@ -170,10 +169,9 @@ class LoopWithAHoistedValue(torch.nn.Module):
 
 def test_while_loop_keeps_values_from_before_it_alive():
     model = LoopWithAHoistedValue()
-    manager = _lower(model, (torch.randn(8), torch.tensor([4.0])))
+    tester = _lower(model, (torch.randn(8), torch.tensor([4.0])))
     _check(
-        model,
-        manager,
+        tester,
         [(torch.randn(8), torch.tensor([float(k)])) for k in (4, 1, 7, 0)],
     )
 
@@ -189,10 +187,9 @@ class Swap(torch.nn.Module):
 
 def test_while_loop_body_swapping_carried_values():
     model = Swap()
-    manager = _lower(model, (torch.zeros(3), torch.ones(3)))
+    tester = _lower(model, (torch.zeros(3), torch.ones(3)))
     _check(
-        model,
-        manager,
+        tester,
         [(torch.zeros(3), torch.ones(3)), (torch.ones(3), -torch.ones(3))],
     )
 
@@ -221,15 +218,15 @@ class Nested(torch.nn.Module):
 
 def test_nested_control_flow():
     model = Nested()
-    manager = _lower(model, (torch.randn(4, 3), torch.randn(3)))
+    tester = _lower(model, (torch.randn(4, 3), torch.randn(3)))
     inputs = [(torch.randn(4, 3), torch.randn(3)) for _ in range(4)]
     inputs += [(torch.rand(4, 3), torch.rand(3)), (-torch.rand(4, 3), torch.rand(3))]
-    _check(model, manager, inputs)
+    _check(tester, inputs)
 
 
 def test_lowered_graph_has_no_higher_order_operators_left():
-    manager = _lower(Nested(), (torch.randn(4, 3), torch.randn(3)))
-    gm = manager.exported_program().graph_module
+    tester = _lower(Nested(), (torch.randn(4, 3), torch.randn(3)))
+    gm = tester.get_artifact("to_executorch").exported_program().graph_module
     targets = {n.target for n in gm.graph.nodes if n.op == "call_function"}
     assert control_flow.jump_false in targets and control_flow.label in targets
     assert not any(isinstance(t, torch._ops.HigherOrderOperator) for t in targets)
@@ -250,10 +247,10 @@ class SizePredicate(torch.nn.Module):
 
 def test_cond_on_a_dynamic_size():
     model = SizePredicate()
-    manager = _lower(model, (torch.randn(6, 3),), {"x": {0: Dim("n", min=1, max=10)}})
-    names = [o.name for o in manager.executorch_program.executionPlan[0].operators]
+    tester = _lower(model, (torch.randn(6, 3),), {"x": {0: Dim("n", min=1, max=10)}})
+    names = [o.name for o in _program(tester).executionPlan[0].operators]
     assert "executorch_prim::gt" in names
-    _check(model, manager, [(torch.randn(n, 3),) for n in (1, 4, 5, 10)])
+    _check(tester, [(torch.randn(n, 3),) for n in (1, 4, 5, 10)])
 
 
 class DynamicCarry(torch.nn.Module):
@@ -267,10 +264,10 @@ class DynamicCarry(torch.nn.Module):
 
 def test_while_loop_carrying_a_dynamic_tensor():
     model = DynamicCarry()
-    manager = _lower(model, (torch.randn(6, 3),), {"x": {0: Dim("n", min=1, max=10)}})
-    listing = manager.dump_program()
+    tester = _lower(model, (torch.randn(6, 3),), {"x": {0: Dim("n", min=1, max=10)}})
+    listing = tester.get_artifact("to_executorch").dump_program()
     assert "if not " in listing and "goto" in listing
-    _check(model, manager, [(torch.randn(n, 3),) for n in (1, 10, 3)])
+    _check(tester, [(torch.randn(n, 3),) for n in (1, 10, 3)])
 
 
 class IntCounter(torch.nn.Module):

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from executorch.backends.test.harness import Tester, tolerance_for
-from executorch.backends.test.harness.tester import ACCUMULATING, TOLERANCES
+from executorch.backends.test.harness.tester import ACCUMULATING, EXACT, TOLERANCES
 from executorch.test.modules import Lambda
 
 
@@ -50,7 +50,8 @@ def test_a_wrong_output_fails_naming_the_output():
 def test_tolerance_table():
     assert tolerance_for(torch.int64) == dict(rtol=0, atol=0)
     assert tolerance_for(torch.bool) == dict(rtol=0, atol=0)
-    assert tolerance_for(torch.float32) == dict(rtol=1e-5, atol=1e-5)
+    assert tolerance_for(torch.float32) == dict(rtol=1.3e-6, atol=1e-5)
+    assert tolerance_for(torch.float32, EXACT) == dict(rtol=0, atol=0)
     assert tolerance_for(torch.float32, ACCUMULATING) == dict(rtol=1e-4, atol=1e-5)
     assert tolerance_for(torch.bfloat16)["rtol"] > tolerance_for(torch.float32)["rtol"]
     assert set(TOLERANCES) >= {torch.float16, torch.float64, torch.complex64}
