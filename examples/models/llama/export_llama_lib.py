@@ -161,6 +161,21 @@ def metadata(model: Transformer, extra: Optional[str]) -> Dict[str, Any]:
     return values
 
 
+def linear_partitioner():
+    """An XnnpackPartitioner for the linears (nearly all of an LLM's work;
+    to_edge makes those on 3-d activations matrix products of a transposed
+    weight). Whole-graph partitions would pull the token ids in through the
+    sizes of the dynamic views, which the XNNPACK lowering cannot take as
+    an input."""
+    from executorch.backends.xnnpack.partition import config
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+        XnnpackPartitioner,
+    )
+
+    linears = [config.LinearConfig, config.AddmmConfig, config.MMConfig]
+    return XnnpackPartitioner(configs=linears + [config.PermuteConfig])
+
+
 def export_program(model: Transformer, xnnpack: bool = False, extra_metadata=None):
     """The ExecutorchProgramManager of `model`'s forward."""
     from executorch.exir import EdgeCompileConfig, to_edge_transform_and_lower
@@ -182,19 +197,7 @@ def export_program(model: Transformer, xnnpack: bool = False, extra_metadata=Non
             # The custom caches' layout transposes cancel around custom_sdpa.
             graph = RemoveRedundantTransposes()(exported.module()).graph_module
             exported = torch.export.export(graph, inputs, dynamic_shapes=shapes, strict=False)
-    partitioners = []
-    if xnnpack:
-        from executorch.backends.xnnpack.partition import config
-        from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
-            XnnpackPartitioner,
-        )
-
-        # The linears (nearly all of the work; to_edge makes those on 3-d
-        # activations matrix products of a transposed weight). Whole-graph
-        # partitions would pull the token ids in through the sizes of the
-        # dynamic views, which the XNNPACK lowering cannot take as input.
-        linears = [config.LinearConfig, config.AddmmConfig, config.MMConfig]
-        partitioners = [XnnpackPartitioner(configs=linears + [config.PermuteConfig])]
+    partitioners = [linear_partitioner()] if xnnpack else []
     edge = to_edge_transform_and_lower(
         exported,
         partitioner=partitioners,

@@ -1,2 +1,2 @@
 """Export helpers of the LLM flow: graph passes for exported LLMs
-(`export_passes`)."""
+(`export_passes`) and Hugging Face causal LMs to .pte (`hf`)."""
