@@ -18,8 +18,9 @@ Timing is interleaved: in each of `--rounds` rounds every system runs
 other processes falls on all of them alike. Each cell is the median over
 all rounds of wall-clock ms and of CPU ms (the process's CPU time over the
 call, all threads). Ratios come from the same run: int8 / fp32 of ours and
-ours int8 / upstream int8. The load average is printed beside each row:
-figures taken under load are not comparable across machines or runs.
+ours int8 / upstream int8. Program sizes (MB, int8 / fp32) follow each
+model's table. The load average is printed beside each row: figures taken
+under load are not comparable across machines or runs.
 
     EXECUTORCH_UPSTREAM_PYTHON=/work/main/.venv-upstream/bin/python \\
         .venv/bin/python benchmarks/quantization_benchmark.py [--threads 1 2] \\
@@ -62,7 +63,7 @@ _UPSTREAM_WORKER = textwrap.dedent("""
     pte = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
     module = portable_lib._load_for_executorch_from_buffer(pte)
     module.forward(inputs)
-    print(json.dumps({"ready": True}), flush=True)
+    print(json.dumps({"ready": True, "bytes": len(pte)}), flush=True)
     for line in sys.stdin:
         iterations = json.loads(line)["iterations"]
         wall, cpu = [], []
@@ -119,7 +120,9 @@ class Ours:
         edge = to_edge_transform_and_lower(
             ep, partitioner=[XnnpackPartitioner(num_threads=threads)]
         )
-        self.module = _load_for_executorch_from_buffer(edge.to_executorch().buffer)
+        buffer = edge.to_executorch().buffer
+        self.bytes = len(buffer)
+        self.module = _load_for_executorch_from_buffer(buffer)
         self.inputs = list(inputs)
         self.module.forward(self.inputs)
 
@@ -144,7 +147,8 @@ class Upstream:
             text=True,
             cwd="/",
         )
-        self._reply()  # {"ready": true} once the programs are lowered
+        # {"ready": true, "bytes": program size} once the program is lowered
+        self.bytes = self._reply()["bytes"]
 
     def _reply(self) -> dict:
         # Libraries may print lines of their own: the reply is the next
@@ -207,6 +211,7 @@ def main(argv: List[str]) -> None:
             for key, ep in programs.items():
                 torch.export.save(ep, f"{directory}/{key}.pt2")
             torch.save(tuple(inputs), f"{directory}/inputs.pt")
+            sizes = {}
             for threads in args.threads:
                 systems = {f"ours {k}": Ours(ep, inputs, threads) for k, ep in programs.items()}
                 if upstream_python:
@@ -215,6 +220,7 @@ def main(argv: List[str]) -> None:
                             upstream_python, directory, threads, key
                         )
                 wall, cpu = measure(systems, args.rounds, args.iterations)
+                sizes.update({key: system.bytes for key, system in systems.items()})
                 for system in systems.values():
                     if isinstance(system, Upstream):
                         system.process.kill()
@@ -237,6 +243,20 @@ def main(argv: List[str]) -> None:
                     f"| {ratio('ours int8', 'upstream int8')} | {load} |",
                     flush=True,
                 )
+        print(f"#   {name} program sizes: {_sizes(sizes)}", flush=True)
+
+
+def _sizes(sizes: Dict[str, int]) -> str:
+    """'ours 13.99 MB fp32, 3.73 MB int8 (0.27x); upstream ...'."""
+    parts = []
+    for system in ("ours", "upstream"):
+        fp32, int8 = sizes.get(f"{system} fp32"), sizes.get(f"{system} int8")
+        if fp32 and int8:
+            parts.append(
+                f"{system} {fp32 / 1e6:.2f} MB fp32, {int8 / 1e6:.2f} MB int8 "
+                f"({int8 / fp32:.3f}x)"
+            )
+    return "; ".join(parts)
 
 
 if __name__ == "__main__":

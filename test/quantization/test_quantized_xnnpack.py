@@ -161,3 +161,82 @@ def test_int8_delegate_runs_on_upstream_runtime(upstream_python, tmp_path):
     (actual,) = torch.load(out)
     expected = quantized.converted(*quantized.inputs)
     check_steps(actual, expected, quantized.output_step, max_steps=1)
+
+
+def _blob_with(change):
+    """The int8 CNN's whole graph as one blob (constants inside), with
+    `change(values)` applied to its quantized values' parameters."""
+    from executorch.backends.xnnpack.lowering import lower_to_xnnpack
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
+        deserialize_xnnpack_blob,
+        serialize_xnnpack_blob,
+    )
+
+    from executorch.exir import to_edge
+
+    quantized = quantize("cnn", "static_per_channel")
+    edge = to_edge(quantized.exported).exported_program()
+    parsed = deserialize_xnnpack_blob(lower_to_xnnpack(edge))
+    quantized_values = [
+        (i, v.xvalueUnion)
+        for i, v in enumerate(parsed.graph.xvalues)
+        if hasattr(v.xvalueUnion, "quantParams")
+    ]
+    change(quantized_values)
+    return serialize_xnnpack_blob(parsed.graph, parsed.constant_data), quantized
+
+
+def _per_tensor(values):
+    return next((i, v) for i, v in values if hasattr(v.quantParams, "zeroPoint"))
+
+
+def _per_channel(values):
+    return next((i, v) for i, v in values if hasattr(v.quantParams, "channelDim"))
+
+
+def _set_nan_scale(values):
+    _per_tensor(values)[1].quantParams.scale = float("nan")
+
+
+def _set_zero_channel_scale(values):
+    params = _per_channel(values)[1].quantParams
+    params.scale = [float(s) for s in params.scale]
+    params.scale[1] = 0.0
+
+
+def _set_zero_point_out_of_range(values):
+    _per_tensor(values)[1].quantParams.zeroPoint = 300
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        (_set_nan_scale, "scale nan is not a positive number"),
+        (_set_zero_channel_scale, "scale 1 (0) is not a positive number"),
+        (_set_zero_point_out_of_range, "zero point 300 outside [-128, 127]"),
+    ],
+)
+def test_bad_qparams_in_a_blob_are_refused_at_load_naming_the_value(change, message):
+    """The runtime checks every quantized value's parameters when it loads
+    a blob, naming the value (a blob is untrusted input)."""
+    import os
+    import tempfile
+
+    runner = os.path.join(
+        os.path.dirname(__file__), "..", "..", "build", "backends", "xnnpack",
+        "xnnpack_run_blob",
+    )
+    if not os.path.exists(runner):
+        pytest.skip("xnnpack_run_blob is not built")
+    blob, quantized = _blob_with(change)
+    with tempfile.TemporaryDirectory() as tmp:
+        path, x = os.path.join(tmp, "graph.xnb"), os.path.join(tmp, "x.bin")
+        open(path, "wb").write(blob)
+        quantized.inputs[0].numpy().tofile(x)
+        result = subprocess.run(
+            [runner, path, os.path.join(tmp, "out"), x], capture_output=True, text=True
+        )
+    assert result.returncode != 0
+    assert "XNNPACK graph value" in result.stderr and message in result.stderr, (
+        result.stderr
+    )

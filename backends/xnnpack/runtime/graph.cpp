@@ -94,6 +94,19 @@ Quantization::Scheme scheme_of(XNNDatatype datatype) {
   }
 }
 
+// The zero points a per-tensor datatype can hold: its integer range for
+// 8-bit values, 0 for int32 biases (XNNPACK adds them unshifted) and for
+// everything else.
+void zero_point_range(XNNDatatype datatype, int32_t* lo, int32_t* hi) {
+  *lo = *hi = 0;
+  if (datatype == XNNDatatype::xnn_datatype_qint8) {
+    *lo = -128;
+    *hi = 127;
+  } else if (datatype == XNNDatatype::xnn_datatype_quint8) {
+    *hi = 255;
+  }
+}
+
 const char* datatype_name(XNNDatatype datatype) {
   const char* name = fb_xnnpack::EnumNameXNNDatatype(datatype);
   return name[0] == '\0' ? "unknown" : name + sizeof("xnn_datatype_") - 1;
@@ -236,6 +249,17 @@ Error GraphLoader::read_value(size_t i, const fb_xnnpack::XValue* xvalue) {
               scheme_of(info.datatype) == Quantization::Scheme::None
                   ? "no"
                   : "matching");
+  int32_t zp_min = 0, zp_max = 0;
+  zero_point_range(info.datatype, &zp_min, &zp_max);
+  VALUE_CHECK(info.quant.zero_point >= zp_min &&
+                  info.quant.zero_point <= zp_max,
+              InvalidProgram,
+              i,
+              "zero point %d outside [%d, %d] of datatype %s",
+              static_cast<int>(info.quant.zero_point),
+              static_cast<int>(zp_min),
+              static_cast<int>(zp_max),
+              datatype_name(info.datatype));
 
   if (t->constant_buffer_idx() != 0) {
     VALUE_CHECK(info.role == ValueInfo::Role::Intermediate,
@@ -332,6 +356,14 @@ Error GraphLoader::read_quantization(
                     "per-channel quantization without scales");
         quant.scales = scale->data();
         quant.num_scales = scale->size();
+      }
+      for (size_t k = 0; k < quant.num_scales; ++k) {
+        VALUE_CHECK(std::isfinite(quant.scales[k]) && quant.scales[k] > 0.0f,
+                    InvalidProgram,
+                    i,
+                    "scale %zu (%g) is not a positive number",
+                    k,
+                    static_cast<double>(quant.scales[k]));
       }
       const size_t channels = dims[quant.channel_dim];
       if (grouped) {
