@@ -214,3 +214,19 @@ def test_runtime_matches_eager_over_prefill_and_decode():
         torch.testing.assert_close(
             module.forward(list(args))[0], eager(*args), atol=1e-5, rtol=1e-5
         )
+
+
+def test_sdpa_benchmark_smoke(capsys):
+    """benchmarks/sdpa_benchmark.py runs (one round of one shape; it checks
+    its outputs against eager before timing)."""
+    import importlib.util
+    import os
+
+    path = os.path.join(
+        os.path.dirname(__file__), "..", "..", "benchmarks", "sdpa_benchmark.py"
+    )
+    spec = importlib.util.spec_from_file_location("sdpa_benchmark", path)
+    benchmark = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(benchmark)
+    benchmark.main(["--rounds", "1", "--only", "decode_512"])
+    assert "decode_512" in capsys.readouterr().out

@@ -203,3 +203,34 @@ def test_ring_cache_attends_to_its_window():
             q, keys[:, :, : start + s], values[:, :, : start + s], attn_mask=window_mask
         )
         torch.testing.assert_close(out, expected.transpose(1, 2), atol=1e-5, rtol=1e-5)
+
+
+def test_xnnpack_delegated_linears_around_custom_ops_match_eager():
+    """The linears go to XNNPACK, update_cache and custom_sdpa stay on the
+    runtime's kernels, writing the caches between delegate calls: token-by-
+    token decoding matches eager."""
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
+    from executorch.exir import to_edge_transform_and_lower
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
+    )
+
+    plain, custom = _models()
+    example = (torch.randn(BATCH, 1, DIM), torch.tensor([0]))
+    program = to_edge_transform_and_lower(
+        torch.export.export(custom, example), partitioner=[XnnpackPartitioner()]
+    ).to_executorch()
+    targets = [str(n.target) for n in program.exported_program().graph.nodes]
+    assert any("executorch_call_delegate" in t for t in targets)
+    assert any("llama::custom_sdpa.out" in t for t in targets)
+    module = _load_for_executorch_from_buffer(program.buffer)
+    g = torch.Generator().manual_seed(3)
+    with torch.no_grad():
+        for pos in range(6):
+            x = torch.randn(BATCH, 1, DIM, generator=g)
+            torch.testing.assert_close(
+                module.forward([x, torch.tensor([pos])])[0],
+                plain(x, torch.tensor([pos])),
+                atol=1e-5,
+                rtol=1e-5,
+            )
