@@ -1,14 +1,15 @@
 """A zoo of small, realistic models users bring: recurrent nets, transformer
 pieces, vision blocks and index-heavy utilities. Each is exported with
 torch.export, compiled by our exir (`to_edge(...).to_executorch()`), run by
-our runtime and compared with eager; a subset is also lowered through the
-XNNPACK partitioner. Tolerances: float32 rtol=atol=1e-5 (1e-4 for models
-dominated by convolutions and matrix products, whose summation order
-differs from eager's); integer and bool outputs are compared exactly.
+our runtime and compared with eager through the staged harness
+(executorch.backends.test.harness); a subset is also lowered through the
+XNNPACK partitioner. Tolerances come from the harness's table: "pointwise"
+precision, or "accumulating" for models dominated by convolutions and matrix
+products, whose summation order differs from eager's; integer and bool
+outputs are compared exactly.
 Models with mutable buffers run twice, so the state the runtime keeps
 between calls is checked too."""
 
-import copy
 import math
 
 import pytest
@@ -18,16 +19,11 @@ from torch import nn
 from torch._export.verifier import SpecViolationError
 from torch.export import Dim
 
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ACCUMULATING, POINTWISE
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
     XnnpackPartitioner,
 )
-from executorch.exir import to_edge, to_edge_transform_and_lower
-from executorch.extension.pybindings.portable_lib import (
-    _load_for_executorch_from_buffer,
-)
-
-FLOAT_TOL = dict(rtol=1e-5, atol=1e-5)
-MATMUL_TOL = dict(rtol=1e-4, atol=1e-4)
 
 
 def randn(*shape, seed=0):
@@ -398,11 +394,17 @@ class RunningStats(nn.Module):
 
 class Case:
     def __init__(
-        self, make, inputs, tol=FLOAT_TOL, xnnpack=False, calls=1, xnnpack_xfail=None
+        self,
+        make,
+        inputs,
+        precision=POINTWISE,
+        xnnpack=False,
+        calls=1,
+        xnnpack_xfail=None,
     ):
         self.make = make
         self.inputs = inputs
-        self.tol = tol
+        self.precision = precision
         self.xnnpack = xnnpack
         self.calls = calls
         # Why the XNNPACK delegate still fails this model (a strict xfail).
@@ -416,41 +418,41 @@ def _seq_mask():
 
 
 CASES = {
-    "lstm_tagger": Case(LSTMTagger, (randn(2, 5, 8),), MATMUL_TOL),
-    "gru_text_classifier": Case(GRUTextClassifier, (randint(50, 3, 7),), MATMUL_TOL),
-    "elman_rnn": Case(ElmanRNN, (randn(4, 2, 6), randn(2, 2, 10)), MATMUL_TOL),
+    "lstm_tagger": Case(LSTMTagger, (randn(2, 5, 8),), ACCUMULATING),
+    "gru_text_classifier": Case(GRUTextClassifier, (randint(50, 3, 7),), ACCUMULATING),
+    "elman_rnn": Case(ElmanRNN, (randn(4, 2, 6), randn(2, 2, 10)), ACCUMULATING),
     "encoder_with_padding": Case(
-        EncoderWithPadding, (randn(2, 5, 32), _seq_mask()), MATMUL_TOL
+        EncoderWithPadding, (randn(2, 5, 32), _seq_mask()), ACCUMULATING
     ),
     "masked_multihead_attention": Case(
         MaskedMultiheadAttention,
         (randn(2, 3, 16), randn(2, 5, 16, seed=1), _seq_mask(), randn(3, 5, seed=2)),
-        MATMUL_TOL,
+        ACCUMULATING,
     ),
     "rotary_rmsnorm_attention": Case(
-        RotaryRMSNormAttention, (randn(2, 6, 32),), MATMUL_TOL, xnnpack=True
+        RotaryRMSNormAttention, (randn(2, 6, 32),), ACCUMULATING, xnnpack=True
     ),
-    "gpt_block": Case(GPTBlock, (randn(2, 6, 32),), MATMUL_TOL, xnnpack=True),
+    "gpt_block": Case(GPTBlock, (randn(2, 6, 32),), ACCUMULATING, xnnpack=True),
     "kv_cache_attention": Case(
-        KVCacheAttention, (randn(1, 2, 16), torch.tensor([3, 4])), MATMUL_TOL, calls=2
+        KVCacheAttention, (randn(1, 2, 16), torch.tensor([3, 4])), ACCUMULATING, calls=2
     ),
     "depthwise_separable": Case(
-        DepthwiseSeparable, (randn(2, 3, 16, 16),), MATMUL_TOL, xnnpack=True
+        DepthwiseSeparable, (randn(2, 3, 16, 16),), ACCUMULATING, xnnpack=True
     ),
-    "tiny_unet": Case(TinyUNet, (randn(1, 3, 16, 16),), MATMUL_TOL, xnnpack=True),
+    "tiny_unet": Case(TinyUNet, (randn(1, 3, 16, 16),), ACCUMULATING, xnnpack=True),
     "super_resolution": Case(
-        SuperResolution, (randn(1, 1, 12, 12),), MATMUL_TOL, xnnpack=True
+        SuperResolution, (randn(1, 1, 12, 12),), ACCUMULATING, xnnpack=True
     ),
-    "normalization_stack": Case(NormalizationStack, (randn(2, 4, 9, 9),), MATMUL_TOL),
+    "normalization_stack": Case(NormalizationStack, (randn(2, 4, 9, 9),), ACCUMULATING),
     "resampler": Case(Resampler, (randn(1, 2, 5, 6),)),
     "adaptive_pool_head": Case(
-        AdaptivePoolHead, (randn(1, 3, 11, 13),), MATMUL_TOL, xnnpack=True
+        AdaptivePoolHead, (randn(1, 3, 11, 13),), ACCUMULATING, xnnpack=True
     ),
     "spatial_transformer": Case(SpatialTransformer, (randn(2, 2, 6, 6),)),
     "squeeze_excite_channels_last": Case(
         SqueezeExcite,
         (randn(2, 16, 8, 8).to(memory_format=torch.channels_last),),
-        MATMUL_TOL,
+        ACCUMULATING,
         xnnpack=True,
         xnnpack_xfail="XnnpackBackend takes inputs in the default dim order "
         "only; the program keeps the input's channels-last dim order",
@@ -458,7 +460,7 @@ CASES = {
     "einsum_bilinear": Case(
         EinsumBilinear,
         (randn(3, 6), randn(3, 5, seed=1), randn(2, 2, 4, 3, seed=2)),
-        MATMUL_TOL,
+        ACCUMULATING,
     ),
     "scan_ops": Case(ScanOps, (randn(4, 6), randint(5, 4, 3))),
     "ranking_ops": Case(RankingOps, (randn(5, 7),)),
@@ -471,7 +473,7 @@ CASES = {
         (randint(10, 4, 5) - 5, randint(3, 4, 5, seed=1), randn(4, 5)),
     ),
     "int32_lookup": Case(Int32Lookup, (randint(10, 2, 3, dtype=torch.int32),)),
-    "structured_outputs": Case(StructuredOutputs, (randn(3, 8),), MATMUL_TOL),
+    "structured_outputs": Case(StructuredOutputs, (randn(3, 8),), ACCUMULATING),
     "running_stats": Case(RunningStats, (randn(5, 4),), calls=3),
 }
 
@@ -504,32 +506,14 @@ DYNAMIC = {
 }
 
 
-def _flat(outputs):
-    return torch.utils._pytree.tree_leaves(outputs)
-
-
-def _compare(got, want, tol):
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want)):
-        exact = not w.is_floating_point()
-        assert g.dtype == w.dtype, f"output {i}"
-        assert g.shape == w.shape, f"output {i}"
-        torch.testing.assert_close(
-            g, w, **(dict(rtol=0, atol=0) if exact else tol), msg=f"output {i}"
-        )
-
-
 def _check(case, lower):
+    """Exports case's model, lowers it with lower(tester) and compares each
+    of case.calls runs with eager (state carried from call to call)."""
     torch.manual_seed(0)
-    model = case.make().eval()
-    eager = copy.deepcopy(model)
-    exported = torch.export.export(model, case.inputs)
-    program = lower(exported).to_executorch()
-    method = _load_for_executorch_from_buffer(program.buffer)
+    tester = Tester(case.make(), case.inputs).export()
+    lower(tester)
     for _ in range(case.calls):
-        with torch.no_grad():
-            want = _flat(eager(*case.inputs))
-        _compare(method.forward(case.inputs), want, case.tol)
+        tester.run_method_and_compare_outputs(precision=case.precision)
 
 
 def _xnnpack_params(names):
@@ -546,23 +530,26 @@ def _xnnpack_params(names):
     ]
 
 
+def _to_edge(tester):
+    tester.to_edge()
+
+
+def _to_xnnpack(tester):
+    tester.to_edge_transform_and_lower([XnnpackPartitioner()])
+
+
 @pytest.mark.parametrize("name", CASES)
 def test_portable(name):
-    _check(CASES[name], to_edge)
+    _check(CASES[name], _to_edge)
 
 
 @pytest.mark.parametrize("name", DYNAMIC)
 def test_dynamic_shapes(name):
     make, example, dynamic_shapes, sizes, make_inputs = DYNAMIC[name]
     torch.manual_seed(0)
-    model = make().eval()
-    exported = torch.export.export(model, example, dynamic_shapes=dynamic_shapes)
-    method = _load_for_executorch_from_buffer(to_edge(exported).to_executorch().buffer)
+    tester = Tester(make(), example, dynamic_shapes=dynamic_shapes)
     for size in sizes:
-        inputs = make_inputs(*size)
-        with torch.no_grad():
-            want = _flat(model(*inputs))
-        _compare(method.forward(inputs), want, MATMUL_TOL)
+        tester.run_method_and_compare_outputs(make_inputs(*size), ACCUMULATING)
 
 
 class Cumprod(nn.Module):
@@ -574,7 +561,7 @@ def test_cumprod_is_reported_at_export_with_its_source_line():
     # aten::cumprod is not Core ATen, torch decomposes it into prims only,
     # and no portable kernel exists: to_edge must say so, and where.
     with pytest.raises(SpecViolationError, match="cumprod") as error:
-        _check(Case(Cumprod, (randn(4, 3),)), to_edge)
+        _check(Case(Cumprod, (randn(4, 3),)), _to_edge)
     assert "test_model_zoo.py" in str(error.value)
 
 
@@ -582,7 +569,4 @@ def test_cumprod_is_reported_at_export_with_its_source_line():
     "name", _xnnpack_params(n for n, c in CASES.items() if c.xnnpack)
 )
 def test_xnnpack(name):
-    _check(
-        CASES[name],
-        lambda ep: to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()]),
-    )
+    _check(CASES[name], _to_xnnpack)

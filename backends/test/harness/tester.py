@@ -15,6 +15,7 @@ compares our outputs with eager goes through it.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Optional, Sequence
 
 import torch
@@ -87,6 +88,10 @@ class Tester:
         compile_config: Any = None,
     ):
         self.module = module.eval()
+        # Eager runs on a copy taken now: lowering may change the module in
+        # place, and a stateful module's runs must not change what export
+        # captures.
+        self.reference = copy.deepcopy(self.module)
         self.example_inputs = tuple(example_inputs)
         self.dynamic_shapes = dynamic_shapes
         self.compile_config = compile_config
@@ -187,9 +192,13 @@ class Tester:
         every output against eager (or `reference`, a callable standing in
         for the module) with the tolerance table's entry for its dtype."""
         inputs = tuple(self.example_inputs if inputs is None else inputs)
+        if "serialize" not in self.stages:
+            self.serialize()
         with torch.no_grad():
             eager = reference or (
-                self.module if method == "forward" else getattr(self.module, method)
+                self.reference
+                if method == "forward"
+                else getattr(self.reference, method)
             )
             expected = eager(*inputs)
         expected = _flatten(expected)
@@ -204,9 +213,9 @@ class Tester:
 
 
 def _flatten(value: Any) -> list:
-    if isinstance(value, (tuple, list)):
-        return [leaf for item in value for leaf in _flatten(item)]
-    return [value]
+    """Eager outputs (tuples, lists, dicts, nested) as the flat list the
+    program returns, in pytree order."""
+    return torch.utils._pytree.tree_leaves(value)
 
 
 def compare(got: Any, want: Any, precision: str = POINTWISE, what: str = "") -> None:
