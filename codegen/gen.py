@@ -401,25 +401,36 @@ def gen_declarations(entries: Sequence[KernelEntry]) -> str:
     return "\n".join(out)
 
 
+def _kinds_name(entry: KernelEntry) -> str:
+    return f"{entry.wrapper_name}_kinds"
+
+
+def _kinds_array(entry: KernelEntry) -> str:
+    """The ArgKind of each schema argument, shared by the wrapper's check and
+    the registered schema (a zero-length array is not C++, so none then)."""
+    kinds = [cpp_type(entry.schema, a).kind for a in entry.schema.arguments]
+    if not kinds:
+        return ""
+    kind_list = ", ".join(f"ArgKind::{k}" for k in kinds)
+    return f"constexpr ArgKind {_kinds_name(entry)}[] = {{{kind_list}}};"
+
+
+def _kinds_span(entry: KernelEntry) -> str:
+    if not entry.schema.arguments:
+        return "Span<const ArgKind>()"
+    return f"Span<const ArgKind>({_kinds_name(entry)})"
+
+
 def _wrapper(entry: KernelEntry) -> str:
     schema = entry.schema
-    kinds = [cpp_type(schema, a).kind for a in schema.arguments]
     call_args = ["context"] + [
         cpp_type(schema, a).unbox.format(v=f"(*stack[{i}])")
         for i, a in enumerate(schema.arguments)
     ]
-    kind_list = ", ".join(f"ArgKind::{k}" for k in kinds) or ""
     lines = [
         f"// {schema.qualified_name}",
         f"void {entry.wrapper_name}(KernelRuntimeContext& context, Span<EValue*> stack) {{",
-    ]
-    if kinds:
-        lines.append(f"  static constexpr ArgKind kKinds[] = {{{kind_list}}};")
-        kinds_expr = "Span<const ArgKind>(kKinds)"
-    else:
-        kinds_expr = "Span<const ArgKind>()"
-    lines += [
-        f'  if (!check_stack(context, "{schema.qualified_name}", stack, {kinds_expr})) {{',
+        f'  if (!check_stack(context, "{schema.qualified_name}", stack, {_kinds_span(entry)})) {{',
         "    return;",
         "  }",
         f"  {entry.cpp_function}(",
@@ -451,12 +462,22 @@ def gen_registration(
         "using ::executorch::runtime::EValue;",
         "using ::executorch::runtime::Kernel;",
         "using ::executorch::runtime::KernelRuntimeContext;",
+        "using ::executorch::runtime::OperatorSchema;",
         "using ::executorch::runtime::Span;",
         "",
     ]
     for entry in entries:
+        kinds = _kinds_array(entry)
+        if kinds:
+            out.append(kinds)
         out.append(_wrapper(entry))
         out.append("")
+    out.append("const OperatorSchema kSchemas[] = {")
+    for entry in entries:
+        out.append(f'    {{"{entry.schema.qualified_name}", {_kinds_span(entry)}}},')
+    if not entries:
+        out.append("    {},")
+    out += ["};", ""]
     out.append("const Kernel kKernels[] = {")
     count = 0
     for entry in entries:
@@ -479,6 +500,12 @@ def gen_registration(
     out += [
         "",
         f"::executorch::runtime::Error {function}() {{",
+        "  const ::executorch::runtime::Error schemas ="
+        " ::executorch::runtime::register_operator_schemas("
+        f"Span<const OperatorSchema>(kSchemas, size_t{{{len(entries)}}}));",
+        "  if (schemas != ::executorch::runtime::Error::Ok) {",
+        "    return schemas;",
+        "  }",
         # size_t: a literal 0 would also convert to a pointer (ambiguous).
         "  return ::executorch::codegen::register_once("
         f"Span<const Kernel>(kKernels, size_t{{{count}}}));",

@@ -1,9 +1,12 @@
 #pragma once
 
 // Support for the boxed kernel wrappers that codegen/gen.py generates. A
-// wrapper first checks that the stack holds what the operator's schema
-// expects, so a malformed program fails the kernel with a log line naming
-// the operator and argument instead of aborting inside EValue::to*().
+// generated library registers its operators' schemas, which Method checks
+// every KernelCall against at load. A wrapper checks its stack again on each
+// call (a cheap tag comparison), so a kernel called some other way, or after
+// an operator without a schema (a prim op) changed a value's type, fails
+// with a log line naming the operator and argument instead of aborting
+// inside EValue::to*().
 
 #include <optional>
 
@@ -11,36 +14,15 @@
 #include <executorch/runtime/core/span.h>
 #include <executorch/runtime/kernel/kernel_runtime_context.h>
 #include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/kernel/operator_schema.h>
 
 namespace executorch {
 namespace codegen {
 
-// What a schema argument accepts on the stack.
-enum class ArgKind : uint8_t {
-  Tensor,
-  OptionalTensor,
-  TensorList,
-  OptionalTensorList,
-  Int,
-  OptionalInt,
-  IntList,
-  OptionalIntList,
-  Double,
-  OptionalDouble,
-  DoubleList,
-  OptionalDoubleList,
-  Bool,
-  OptionalBool,
-  BoolList,
-  Scalar,
-  OptionalScalar,
-  String,
-  OptionalString,
-  Any,
-};
-
-// True if `value` can be unboxed as `kind`.
-bool evalue_matches(const runtime::EValue& value, ArgKind kind);
+// Argument kinds live next to the kernel registry, where Method checks
+// programs against the registered schemas at load.
+using runtime::ArgKind;
+using runtime::evalue_matches;
 
 // Checks that `stack` holds one value per schema argument, each matching
 // its kind, optionally followed by one more value: the emitter passes an

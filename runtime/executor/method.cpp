@@ -13,6 +13,7 @@
 #include <executorch/runtime/executor/schema_util.h>
 #include <executorch/runtime/executor/tensor_parser.h>
 #include <executorch/runtime/executor/value_parser.h>
+#include <executorch/runtime/kernel/operator_schema.h>
 #include <executorch/schema/program_generated.h>
 
 namespace executorch {
@@ -43,6 +44,45 @@ constexpr size_t kMaxOperatorNameLength = 256;
 // Tensor arguments described in a kernel lookup key; calls with more use the
 // operator's fallback kernel.
 constexpr size_t kMaxKernelKeyTensors = 64;
+
+// Checks a KernelCall's arguments against its operator's registered schema
+// (operators without one, like the prim ops, check their own): one value
+// per schema argument, each of its kind, and at most one more (the result
+// the emitter passes after an out variant's out arguments).
+Error check_kernel_args(const char* method_name,
+                        size_t instruction_index,
+                        const char* op_name,
+                        const LoadedInstruction& loaded) {
+  const OperatorSchema* schema = get_operator_schema(op_name);
+  if (schema == nullptr) {
+    return Error::Ok;
+  }
+  const size_t expected = schema->args.size();
+  ET_CHECK_OR_RETURN_ERROR(
+      loaded.num_args >= expected && loaded.num_args <= expected + 1,
+      InvalidProgram,
+      "Method '%s' instruction %zu: operator '%s' takes %zu arguments (and "
+      "optionally its result), the call passes %zu",
+      method_name,
+      instruction_index,
+      op_name,
+      expected,
+      loaded.num_args);
+  for (size_t a = 0; a < expected; ++a) {
+    ET_CHECK_OR_RETURN_ERROR(
+        evalue_matches(*loaded.args[a], schema->args[a]),
+        InvalidProgram,
+        "Method '%s' instruction %zu: operator '%s' argument %zu must be %s, "
+        "the call passes %s",
+        method_name,
+        instruction_index,
+        op_name,
+        a,
+        arg_kind_name(schema->args[a]),
+        tag_to_string(loaded.args[a]->tag));
+  }
+  return Error::Ok;
+}
 
 size_t vector_size(const flatbuffers::Vector<int32_t>* v) {
   return v == nullptr ? 0 : v->size();
@@ -499,7 +539,22 @@ Error Method::init_instruction(size_t chain_index, size_t instruction_index) {
     case InstructionArguments::MoveCall: {
       const auto* call = instruction->instr_args_as_MoveCall();
       ET_CHECK_OK_OR_RETURN_ERROR(check_value(call->move_from(), "move_from"));
-      return check_value(call->move_to(), "move_to");
+      ET_CHECK_OK_OR_RETURN_ERROR(check_value(call->move_to(), "move_to"));
+      // Values keep the types they were checked with against each kernel's
+      // schema.
+      const Tag from = values_[call->move_from()].tag;
+      const Tag to = values_[call->move_to()].tag;
+      ET_CHECK_OR_RETURN_ERROR(from == to,
+                               InvalidProgram,
+                               "Method '%s' instruction %zu: moves a %s "
+                               "(value %d) into a %s (value %d)",
+                               method_name(),
+                               instruction_index,
+                               tag_to_string(from),
+                               call->move_from(),
+                               tag_to_string(to),
+                               call->move_to());
+      return Error::Ok;
     }
     case InstructionArguments::JumpFalseCall: {
       const auto* call = instruction->instr_args_as_JumpFalseCall();
@@ -611,7 +666,7 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
     return Error::OperatorMissing;
   }
   loaded.kernel = *kernel;
-  return Error::Ok;
+  return check_kernel_args(method_name(), instruction_index, name, loaded);
 }
 
 // ---------------------------------------------------------------------------

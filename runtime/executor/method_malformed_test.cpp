@@ -17,7 +17,10 @@
 //   a dim order that is not a permutation: DimOrderNotPermutation
 //   XNNPACK blobs (tensor flags, dims, node arities):
 //     backends/xnnpack/test/xnnpack_malformed_test.cpp
-// and what the runtime now also refuses: a tensor without memory
+// and what the runtime now also refuses: a kernel call whose arguments do
+// not have the kinds or the count of its operator's schema
+// (KernelArgumentOfWrongType, KernelCallWith*), a move that would change a
+// value's type (MoveChangesAValuesType), a tensor without memory
 // (TensorWithoutStorage), a loop that cannot make progress
 // (JumpBackWithoutProgress) and execution past a budget (BudgetTest).
 
@@ -319,6 +322,29 @@ const MalformedCase kCases[] = {
      },
      Error::InvalidProgram,
      {"instruction 1", "jumps back to instruction 1"}},
+    {"KernelArgumentOfWrongType",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::Int(3));
+       forward(p).chains[0][0].args[0] = 2;
+     },
+     Error::InvalidProgram,
+     {"instruction 0", "'test::add_one.out' argument 0 must be Tensor",
+      "passes Int"}},
+    {"KernelCallWithTooFewArguments",
+     [](ProgramSpec& p) { forward(p).chains[0][0].args = {0}; },
+     Error::InvalidProgram,
+     {"instruction 0", "'test::add_one.out' takes 2 arguments", "passes 1"}},
+    {"KernelCallWithTooManyArguments",
+     [](ProgramSpec& p) { forward(p).chains[0][0].args = {0, 1, 1, 1}; },
+     Error::InvalidProgram,
+     {"instruction 0", "takes 2 arguments", "passes 4"}},
+    {"MoveChangesAValuesType",
+     [](ProgramSpec& p) {
+       forward(p).values.push_back(ValueSpec::Int(3));
+       forward(p).chains[0].push_back(InstructionSpec::Move(2, 1));
+     },
+     Error::InvalidProgram,
+     {"instruction 1", "moves a Int (value 2) into a Tensor (value 1)"}},
     {"NegativePlannedBufferSize",
      [](ProgramSpec& p) {
        forward(p).non_const_buffer_sizes = {0, -1};

@@ -1,6 +1,7 @@
 #include <executorch/runtime/testing/test_kernels.h>
 
 #include <executorch/runtime/kernel/operator_registry.h>
+#include <executorch/runtime/kernel/operator_schema.h>
 
 namespace executorch {
 namespace runtime {
@@ -69,7 +70,21 @@ void register_test_kernels() {
       Kernel("test::fail.out", fail_out),
       Kernel("test::set_int.out", set_int_out),
   };
+  // Their schemas, so that Method checks calls to them at load as it does
+  // for a generated kernel library.
+  static constexpr ArgKind kTensorOut[] = {ArgKind::Tensor, ArgKind::Tensor};
+  static constexpr ArgKind kAdd[] = {
+      ArgKind::Tensor, ArgKind::Tensor, ArgKind::Scalar, ArgKind::Tensor};
+  static constexpr ArgKind kIntOut[] = {ArgKind::Int, ArgKind::Int};
+  static const OperatorSchema schemas[] = {
+      {"test::add_one.out", Span<const ArgKind>(kTensorOut)},
+      {"aten::add.out", Span<const ArgKind>(kAdd)},
+      {"test::fail.out", Span<const ArgKind>(kTensorOut)},
+      {"test::set_int.out", Span<const ArgKind>(kIntOut)},
+  };
   static const bool registered =
+      register_operator_schemas(Span<const OperatorSchema>(schemas)) ==
+          Error::Ok &&
       register_kernels(Span<const Kernel>(kernels)) == Error::Ok;
   (void)registered;
 }

@@ -12,7 +12,7 @@ namespace executorch {
 namespace runtime {
 namespace testing {
 
-// Registers the kernels once; later calls do nothing.
+// Registers the kernels and their schemas once; later calls do nothing.
 void register_test_kernels();
 
 } // namespace testing

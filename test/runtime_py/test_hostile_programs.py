@@ -202,3 +202,28 @@ def test_named_data_key_that_is_not_utf8_is_a_value_error():
     bad = pte.replace(key, b"\xff" + key[1:])
     with pytest.raises(ValueError, match=r"named_data\[\d\]: key b'\\xff.*not UTF-8"):
         deserialize_pte_binary(bad)
+
+
+def test_kernel_argument_of_the_wrong_kind_is_refused_at_load():
+    # add.out(Tensor self, Tensor other, *, Scalar alpha, Tensor(a!) out):
+    # passing alpha (an int) as `self` is caught against the schema the
+    # portable library registered, before any kernel runs.
+    add = (FUZZ_DIR / "corpus/program/add.pte").read_bytes()
+
+    def alpha_as_self(program):
+        plan = program.executionPlan[0]
+        call = next(
+            i.instrArgs
+            for i in plan.chains[0].instructions
+            if hasattr(i.instrArgs, "opIndex")
+        )
+        args = list(call.args)
+        call.args = [args[2], *args[1:]]
+
+    program = Runtime.get().load_program(_edited(add, alpha_as_self))
+    with pytest.raises(
+        RuntimeError,
+        match=r"InvalidProgram.*instruction 0: operator 'aten::add.out' "
+        r"argument 0 must be Tensor, the call passes Int",
+    ):
+        program.load_method("forward")
