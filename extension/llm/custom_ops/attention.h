@@ -32,8 +32,8 @@ struct AttentionProblem {
   int64_t heads;
   int64_t kv_heads;
   int64_t head_dim;
-  int64_t max_seq; // positions in the key/value tensors
-  int64_t kv_len; // positions attended (<= max_seq)
+  int64_t max_seq;   // positions in the key/value tensors
+  int64_t kv_len;    // positions attended (<= max_seq)
   int64_t start_pos; // position of query row 0
   bool causal;
   float scale;
@@ -72,9 +72,8 @@ void attention_reference(const AttentionProblem& p,
                          const T* key,
                          const T* value,
                          T* out) {
-  using Acc = typename std::conditional<std::is_same<T, double>::value,
-                                        double,
-                                        float>::type;
+  using Acc = typename std::
+      conditional<std::is_same<T, double>::value, double, float>::type;
   constexpr Acc kMinusInf = -std::numeric_limits<Acc>::infinity();
   const T* mask = static_cast<const T*>(p.mask);
   Acc acc[kMaxHeadDim];
@@ -119,9 +118,8 @@ void attention_reference(const AttentionProblem& p,
       }
     }
     // A row that sees no position (everything masked) is NaN, as in torch.
-    const Acc inverse = denominator > 0
-        ? Acc(1) / denominator
-        : std::numeric_limits<Acc>::quiet_NaN();
+    const Acc inverse = denominator > 0 ? Acc(1) / denominator
+                                        : std::numeric_limits<Acc>::quiet_NaN();
     T* o = out + p.query_offset(b, s, h);
     for (int64_t d = 0; d < p.head_dim; ++d) {
       o[d] = static_cast<T>(acc[d] * inverse);

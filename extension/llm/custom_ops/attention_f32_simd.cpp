@@ -12,10 +12,10 @@
 
 #include <executorch/extension/llm/custom_ops/attention_f32_simd.h>
 
-#include <algorithm>
-#include <cmath>
 #include <executorch/kernels/optimized/simd/vec.h>
 #include <executorch/kernels/optimized/simd/vec_math.h>
+#include <algorithm>
+#include <cmath>
 
 namespace executorch {
 namespace extension {
@@ -129,9 +129,10 @@ void attention_tile(const AttentionProblem& p,
       const int64_t j = j0 + t;
       dot_rows<NR>(q, key + j * position_stride, d, dots);
       for (int r = 0; r < NR; ++r) {
-        scores[r][t] = j >= rows[r].keys
-            ? kMinusInf
-            : dots[r] * p.scale + (rows[r].mask ? rows[r].mask[j] : 0.0f);
+        scores[r][t] =
+            j >= rows[r].keys
+                ? kMinusInf
+                : dots[r] * p.scale + (rows[r].mask ? rows[r].mask[j] : 0.0f);
       }
     }
     for (int r = 0; r < NR; ++r) {

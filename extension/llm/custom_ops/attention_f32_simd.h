@@ -10,15 +10,15 @@ namespace executorch {
 namespace extension {
 namespace llm {
 
-#define ET_LLM_DECLARE_ATTENTION_ROWS(isa)                  \
-  namespace isa {                                           \
-  void attention_f32_rows(const AttentionProblem& p,        \
-                          const float* query,               \
-                          const float* key,                 \
-                          const float* value,               \
-                          float* out,                       \
-                          int64_t row_begin,                \
-                          int64_t row_end);                 \
+#define ET_LLM_DECLARE_ATTENTION_ROWS(isa)           \
+  namespace isa {                                    \
+  void attention_f32_rows(const AttentionProblem& p, \
+                          const float* query,        \
+                          const float* key,          \
+                          const float* value,        \
+                          float* out,                \
+                          int64_t row_begin,         \
+                          int64_t row_end);          \
   }
 
 ET_LLM_DECLARE_ATTENTION_ROWS(portable)

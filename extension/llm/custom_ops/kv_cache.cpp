@@ -82,7 +82,8 @@ void write_cache(const Tensor& value, Tensor& cache, int64_t start_pos) {
     return;
   }
   const size_t row_bytes = static_cast<size_t>(value.size(2)) *
-      static_cast<size_t>(value.size(3)) * value.element_size();
+                           static_cast<size_t>(value.size(3)) *
+                           value.element_size();
   const size_t value_batch_bytes = row_bytes * value.size(1);
   const size_t cache_batch_bytes = row_bytes * cache.size(1);
   const auto* src = static_cast<const uint8_t*>(value.const_data_ptr());

@@ -43,7 +43,8 @@ Tensor& fast_hadamard_transform_out(KernelRuntimeContext& ctx,
   if (data != mat.const_data_ptr<float>()) {
     std::memcpy(data, mat.const_data_ptr<float>(), mat.nbytes());
   }
-  const float norm = static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
+  const float norm =
+      static_cast<float>(1.0 / std::sqrt(static_cast<double>(n)));
   for (int64_t row = 0; row < mat.numel() / n; ++row) {
     float* x = data + row * n;
     for (int64_t half = 1; half < n; half *= 2) {

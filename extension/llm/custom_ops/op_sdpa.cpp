@@ -122,8 +122,8 @@ bool make_problem(KernelRuntimeContext& ctx,
   if (start_pos < 0 || start_pos + q.size(1) > k.size(1)) {
     fail_arg(ctx,
              op,
-             "start_pos %" PRId64 " + seq %" PRId64 " exceeds the cache's %" PRId64
-             " positions",
+             "start_pos %" PRId64 " + seq %" PRId64
+             " exceeds the cache's %" PRId64 " positions",
              start_pos,
              static_cast<int64_t>(q.size(1)),
              static_cast<int64_t>(k.size(1)));

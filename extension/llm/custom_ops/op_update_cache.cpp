@@ -30,7 +30,8 @@ Tensor& update_cache_out(KernelRuntimeContext& ctx,
                          int64_t start_pos,
                          Tensor& out) {
   constexpr const char* kOp = "llama::update_cache.out";
-  if (!check_cache_update(ctx, kOp, "value", value, "cache", cache, start_pos) ||
+  if (!check_cache_update(
+          ctx, kOp, "value", value, "cache", cache, start_pos) ||
       !clear_placeholder(ctx, kOp, out)) {
     return out;
   }
@@ -69,8 +70,8 @@ Tensor& update_cache_with_indices_out(KernelRuntimeContext& ctx,
     if (index[i] < 0 || index[i] >= max_seq) {
       fail_arg(ctx,
                kOp,
-               "indices[%" PRId64 "] = %" PRId64 " is outside the cache's %" PRId64
-               " positions",
+               "indices[%" PRId64 "] = %" PRId64
+               " is outside the cache's %" PRId64 " positions",
                i,
                index[i],
                max_seq);
@@ -81,7 +82,8 @@ Tensor& update_cache_with_indices_out(KernelRuntimeContext& ctx,
     return out;
   }
   const size_t row_bytes = static_cast<size_t>(value.size(2)) *
-      static_cast<size_t>(value.size(3)) * value.element_size();
+                           static_cast<size_t>(value.size(3)) *
+                           value.element_size();
   const auto* src = static_cast<const uint8_t*>(value.const_data_ptr());
   auto* dst = static_cast<uint8_t*>(cache.mutable_data_ptr());
   const int64_t seq = value.size(1);

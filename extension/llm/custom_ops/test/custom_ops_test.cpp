@@ -84,7 +84,7 @@ std::vector<double> expected_attention(const Case& c,
           double dot = 0;
           for (int d = 0; d < c.head_dim; ++d) {
             dot += double(q[((b * c.seq + s) * c.heads + h) * c.head_dim + d]) *
-                k[((b * c.max_seq + j) * c.kv_heads + kvh) * c.head_dim + d];
+                   k[((b * c.max_seq + j) * c.kv_heads + kvh) * c.head_dim + d];
           }
           scores[j] = dot * scale + (c.mask ? mask[s * kv_len + j] : 0.0);
           max_score = std::max(max_score, scores[j]);
@@ -98,7 +98,7 @@ std::vector<double> expected_attention(const Case& c,
           double acc = 0;
           for (int64_t j = 0; j < keys; ++j) {
             acc += scores[j] *
-                v[((b * c.max_seq + j) * c.kv_heads + kvh) * c.head_dim + d];
+                   v[((b * c.max_seq + j) * c.kv_heads + kvh) * c.head_dim + d];
           }
           out[((b * c.seq + s) * c.heads + h) * c.head_dim + d] = acc / total;
         }
@@ -116,9 +116,9 @@ const Case kCases[] = {
     // prefill and chunked prefill, several query rows
     {1, 7, 4, 2, 32, 64, 0, true, false},
     {2, 33, 6, 3, 16, 80, 5, true, false}, // more keys than one block
-    {1, 5, 4, 4, 8, 16, 3, false, false}, // not causal
-    {1, 3, 4, 2, 16, 20, 2, false, true}, // additive mask over the cache
-    {1, 4, 2, 2, 3, 9, 1, true, false}, // head_dim below a vector
+    {1, 5, 4, 4, 8, 16, 3, false, false},  // not causal
+    {1, 3, 4, 2, 16, 20, 2, false, true},  // additive mask over the cache
+    {1, 4, 2, 2, 3, 9, 1, true, false},    // head_dim below a vector
 };
 
 struct Tensors {
@@ -127,8 +127,10 @@ struct Tensors {
   explicit Tensors(const Case& c_)
       : c(c_),
         q(pseudo_random(size_t(c.batch) * c.seq * c.heads * c.head_dim, 1)),
-        k(pseudo_random(size_t(c.batch) * c.max_seq * c.kv_heads * c.head_dim, 2)),
-        v(pseudo_random(size_t(c.batch) * c.max_seq * c.kv_heads * c.head_dim, 3)),
+        k(pseudo_random(size_t(c.batch) * c.max_seq * c.kv_heads * c.head_dim,
+                        2)),
+        v(pseudo_random(size_t(c.batch) * c.max_seq * c.kv_heads * c.head_dim,
+                        3)),
         mask(pseudo_random(size_t(c.seq) * c.max_seq, 4)) {
     // Some masked-out positions, as a sliding-window mask has.
     for (size_t i = 0; i < mask.size(); i += 3) {
@@ -137,20 +139,22 @@ struct Tensors {
   }
 };
 
-std::vector<float> run_custom_sdpa(const Case& c, Tensors& t, ScalarType dtype) {
+std::vector<float> run_custom_sdpa(const Case& c,
+                                   Tensors& t,
+                                   ScalarType dtype) {
   TestTensor q(dtype, {c.batch, c.seq, c.heads, c.head_dim}, t.q);
   TestTensor k(dtype, {c.batch, c.max_seq, c.kv_heads, c.head_dim}, t.k);
   TestTensor v(dtype, {c.batch, c.max_seq, c.kv_heads, c.head_dim}, t.v);
   TestTensor mask(dtype, {c.seq, c.max_seq}, t.mask);
-  TestTensor out(dtype, {c.batch, c.seq, c.heads, c.head_dim},
-                 zeros(t.q.size()));
+  TestTensor out(
+      dtype, {c.batch, c.seq, c.heads, c.head_dim}, zeros(t.q.size()));
   TempContext ctx;
   std::optional<Tensor> m;
   if (c.mask) {
     m = mask.tensor();
   }
-  native::custom_sdpa_out(ctx.get(), q, k, v, c.start_pos, m, 0.0, c.causal,
-                          std::nullopt, out);
+  native::custom_sdpa_out(
+      ctx.get(), q, k, v, c.start_pos, m, 0.0, c.causal, std::nullopt, out);
   EXPECT_EQ(ctx.get().failure_state(), Error::Ok);
   return out.values<float>();
 }
@@ -216,7 +220,9 @@ TEST_P(Attention, MatchesDefinition) {
   for (const Case& c : kCases) {
     Tensors t(c);
     const auto want = expected_attention(c, t.q, t.k, t.v, t.mask);
-    expect_close(run_custom_sdpa(c, t, ScalarType::Float), want, 2e-5,
+    expect_close(run_custom_sdpa(c, t, ScalarType::Float),
+                 want,
+                 2e-5,
                  ::executorch::extension::llm::attention_f32_isa());
   }
 }
@@ -226,14 +232,25 @@ TEST_P(Attention, AllocatesNothingPerCall) {
   Tensors t(c);
   run_custom_sdpa(c, t, ScalarType::Float); // warms the pool up
   TestTensor q(ScalarType::Float, {c.batch, c.seq, c.heads, c.head_dim}, t.q);
-  TestTensor k(ScalarType::Float, {c.batch, c.max_seq, c.kv_heads, c.head_dim}, t.k);
-  TestTensor v(ScalarType::Float, {c.batch, c.max_seq, c.kv_heads, c.head_dim}, t.v);
-  TestTensor out(ScalarType::Float, {c.batch, c.seq, c.heads, c.head_dim},
+  TestTensor k(
+      ScalarType::Float, {c.batch, c.max_seq, c.kv_heads, c.head_dim}, t.k);
+  TestTensor v(
+      ScalarType::Float, {c.batch, c.max_seq, c.kv_heads, c.head_dim}, t.v);
+  TestTensor out(ScalarType::Float,
+                 {c.batch, c.seq, c.heads, c.head_dim},
                  zeros(t.q.size()));
   TempContext ctx;
   const long before = g_allocations.load();
-  native::custom_sdpa_out(ctx.get(), q, k, v, c.start_pos, std::nullopt, 0.0,
-                          true, std::nullopt, out);
+  native::custom_sdpa_out(ctx.get(),
+                          q,
+                          k,
+                          v,
+                          c.start_pos,
+                          std::nullopt,
+                          0.0,
+                          true,
+                          std::nullopt,
+                          out);
   EXPECT_EQ(g_allocations.load() - before, 0);
   EXPECT_EQ(ctx.get().failure_state(), Error::Ok);
 }
@@ -256,12 +273,13 @@ TEST(SdpaWithKvCache, PrefillThenDecodeFillsTheCache) {
   const int32_t max_seq = 12, heads = 4, kv_heads = 2, dim = 8;
   const auto all_k = pseudo_random(size_t(max_seq) * kv_heads * dim, 5);
   const auto all_v = pseudo_random(size_t(max_seq) * kv_heads * dim, 6);
-  TestTensor k_cache(ScalarType::Float, {1, max_seq, kv_heads, dim},
-                     zeros(all_k.size()));
-  TestTensor v_cache(ScalarType::Float, {1, max_seq, kv_heads, dim},
-                     zeros(all_v.size()));
+  TestTensor k_cache(
+      ScalarType::Float, {1, max_seq, kv_heads, dim}, zeros(all_k.size()));
+  TestTensor v_cache(
+      ScalarType::Float, {1, max_seq, kv_heads, dim}, zeros(all_v.size()));
   const size_t row = size_t(kv_heads) * dim;
-  for (auto [start, seq] : {std::pair{0, 5}, std::pair{5, 1}, std::pair{6, 1}}) {
+  for (auto [start, seq] :
+       {std::pair{0, 5}, std::pair{5, 1}, std::pair{6, 1}}) {
     const std::vector<float> k_rows(all_k.begin() + start * row,
                                     all_k.begin() + (start + seq) * row);
     const std::vector<float> v_rows(all_v.begin() + start * row,
@@ -270,15 +288,28 @@ TEST(SdpaWithKvCache, PrefillThenDecodeFillsTheCache) {
     TestTensor q(ScalarType::Float, {1, seq, heads, dim}, q_rows);
     TestTensor k(ScalarType::Float, {1, seq, kv_heads, dim}, k_rows);
     TestTensor v(ScalarType::Float, {1, seq, kv_heads, dim}, v_rows);
-    TestTensor out(ScalarType::Float, {1, seq, heads, dim}, zeros(q_rows.size()));
+    TestTensor out(
+        ScalarType::Float, {1, seq, heads, dim}, zeros(q_rows.size()));
     TempContext ctx;
-    native::sdpa_with_kv_cache_out(ctx.get(), q, k, v, k_cache, v_cache, start,
-                                   seq, std::nullopt, 0.0, true, std::nullopt,
+    native::sdpa_with_kv_cache_out(ctx.get(),
+                                   q,
+                                   k,
+                                   v,
+                                   k_cache,
+                                   v_cache,
+                                   start,
+                                   seq,
+                                   std::nullopt,
+                                   0.0,
+                                   true,
+                                   std::nullopt,
                                    out);
     ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
     const Case c{1, seq, heads, kv_heads, dim, max_seq, start, true, false};
     expect_close(out.values<float>(),
-                 expected_attention(c, q_rows, all_k, all_v, {}), 2e-5, "step");
+                 expected_attention(c, q_rows, all_k, all_v, {}),
+                 2e-5,
+                 "step");
   }
   const auto cached = k_cache.values<float>();
   for (size_t i = 0; i < 7 * row; ++i) {
@@ -307,15 +338,18 @@ TEST(UpdateCache, WritesRowsAtStartPosAndIndices) {
       }
     }
   }
-  TestTensor indices(ScalarType::Long, {2, 3}, std::vector<int64_t>{5, 0, 1, 4, 3, 2});
-  native::update_cache_with_indices_out(ctx.get(), value, cache, 0, indices, out);
+  TestTensor indices(
+      ScalarType::Long, {2, 3}, std::vector<int64_t>{5, 0, 1, 4, 3, 2});
+  native::update_cache_with_indices_out(
+      ctx.get(), value, cache, 0, indices, out);
   ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
   got = cache.values<float>();
   const int64_t where[2][3] = {{5, 0, 1}, {4, 3, 2}};
   for (int b = 0; b < 2; ++b) {
     for (int s = 0; s < 3; ++s) {
       for (int i = 0; i < 8; ++i) {
-        ASSERT_EQ(got[(b * 6 + where[b][s]) * 8 + i], rows[(b * 3 + s) * 8 + i]);
+        ASSERT_EQ(got[(b * 6 + where[b][s]) * 8 + i],
+                  rows[(b * 3 + s) * 8 + i]);
       }
     }
   }
@@ -350,7 +384,8 @@ TEST(CustomOps, BadArgumentsFail) {
   TestTensor q_ok(ScalarType::Float, {1, 2, 4, 4}, zeros(32));
   TestTensor cache(ScalarType::Float, {1, 8, 2, 4}, zeros(64));
   TestTensor mask(ScalarType::Float, {2, 8}, zeros(16));
-  TestTensor out(ScalarType::Float, {1, 2, 4, 4}, zeros(32), DYN::DYNAMIC_BOUND);
+  TestTensor out(
+      ScalarType::Float, {1, 2, 4, 4}, zeros(32), DYN::DYNAMIC_BOUND);
   TestTensor small(ScalarType::Float, {1, 2, 2, 4}, zeros(16));
   TestTensor placeholder(ScalarType::Float, {1}, zeros(1));
   TestTensor odd(ScalarType::Float, {2, 12}, zeros(24));
@@ -362,30 +397,54 @@ TEST(CustomOps, BadArgumentsFail) {
   };
   // 3 query heads over 2 kv heads
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::custom_sdpa_out(ctx, q, cache, cache, 0, std::nullopt, 0.0, true,
-                            std::nullopt, out);
+    native::custom_sdpa_out(
+        ctx, q, cache, cache, 0, std::nullopt, 0.0, true, std::nullopt, out);
   }));
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::custom_sdpa_out(ctx, q_int, cache, cache, 0, std::nullopt, 0.0,
-                            true, std::nullopt, out);
+    native::custom_sdpa_out(ctx,
+                            q_int,
+                            cache,
+                            cache,
+                            0,
+                            std::nullopt,
+                            0.0,
+                            true,
+                            std::nullopt,
+                            out);
   }));
   // start_pos + seq past the cache
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::custom_sdpa_out(ctx, q_ok, cache, cache, 7, std::nullopt, 0.0,
-                            true, std::nullopt, out);
+    native::custom_sdpa_out(
+        ctx, q_ok, cache, cache, 7, std::nullopt, 0.0, true, std::nullopt, out);
   }));
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::custom_sdpa_out(ctx, q_ok, cache, cache, -1, std::nullopt, 0.0,
-                            true, std::nullopt, out);
+    native::custom_sdpa_out(ctx,
+                            q_ok,
+                            cache,
+                            cache,
+                            -1,
+                            std::nullopt,
+                            0.0,
+                            true,
+                            std::nullopt,
+                            out);
   }));
   // mask and causal together; dropout
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::custom_sdpa_out(ctx, q_ok, cache, cache, 0, mask.tensor(), 0.0,
-                            true, std::nullopt, out);
+    native::custom_sdpa_out(ctx,
+                            q_ok,
+                            cache,
+                            cache,
+                            0,
+                            mask.tensor(),
+                            0.0,
+                            true,
+                            std::nullopt,
+                            out);
   }));
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::custom_sdpa_out(ctx, q_ok, cache, cache, 0, std::nullopt, 0.1,
-                            true, std::nullopt, out);
+    native::custom_sdpa_out(
+        ctx, q_ok, cache, cache, 0, std::nullopt, 0.1, true, std::nullopt, out);
   }));
   EXPECT_TRUE(fails([&](auto& ctx) {
     native::update_cache_out(ctx, small, cache, 7, placeholder);
@@ -395,8 +454,8 @@ TEST(CustomOps, BadArgumentsFail) {
   }));
   TestTensor bad_index(ScalarType::Long, {1, 2}, std::vector<int64_t>{0, 8});
   EXPECT_TRUE(fails([&](auto& ctx) {
-    native::update_cache_with_indices_out(ctx, small, cache, 0, bad_index,
-                                          placeholder);
+    native::update_cache_with_indices_out(
+        ctx, small, cache, 0, bad_index, placeholder);
   }));
   EXPECT_TRUE(fails([&](auto& ctx) {
     native::fast_hadamard_transform_out(ctx, odd, odd_out);
