@@ -13,7 +13,7 @@ import subprocess
 import pytest
 import torch
 
-from executorch.examples.models.llama import export_llama
+from executorch.examples.models.llama import export_llama, export_llama_lib
 from executorch.examples.models.llama.llama_transformer import Transformer
 from executorch.examples.models.llama.model_args import ModelArgs
 
@@ -44,11 +44,12 @@ def checkpoint(tmp_path_factory):
     return tokenizer, str(out / "params.json"), str(out / "ckpt.pth")
 
 
-def eager_greedy(checkpoint, prompt_ids):
+def eager_greedy(checkpoint, prompt_ids, qmode=None):
     _, params, ckpt = checkpoint
     args = ModelArgs.from_params_json(params, generate_full_logits=True)
     model = Transformer(args).eval()
     model.load_state_dict(torch.load(ckpt), strict=False)
+    export_llama_lib.quantize(model, qmode, 32)
     return tiny_llama.greedy(model, prompt_ids, NEW_TOKENS)
 
 
@@ -65,8 +66,8 @@ def export(checkpoint, tmp_path, *flags):
 
 @pytest.mark.parametrize(
     "flags",
-    [(), ("--use_sdpa_with_kv_cache", "-X")],
-    ids=["portable", "sdpa_xnnpack"],
+    [(), ("--use_sdpa_with_kv_cache", "-X"), ("-X", "-qmode", "8da4w", "-G", "32")],
+    ids=["portable", "sdpa_xnnpack", "8da4w_xnnpack"],
 )
 def test_runner_greedy_equals_eager(checkpoint, tmp_path, flags):
     tokenizer_path = checkpoint[0]
@@ -82,10 +83,13 @@ def test_runner_greedy_equals_eager(checkpoint, tmp_path, flags):
     )
     stats = []
     runner.generate(PROMPT, config, None, stats.append)
-    assert runner.context_tokens == eager_greedy(checkpoint, prompt_ids)
+    # Quantized: the eager model quantized the same way (the kernels compute
+    # what torch computes, up to float summation order).
+    qmode = flags[flags.index("-qmode") + 1] if "-qmode" in flags else None
+    assert runner.context_tokens == eager_greedy(checkpoint, prompt_ids, qmode)
     # The prompt went in one call (dynamic length), then one call per token.
     assert stats[0].num_prompt_tokens == len(prompt_ids)
-    if "-X" in flags:
+    if "-X" in flags and qmode is None:
         from executorch.exir._serialize._program import deserialize_pte_binary
 
         with open(pte, "rb") as f:
