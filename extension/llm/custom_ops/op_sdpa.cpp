@@ -19,7 +19,8 @@ using ::executorch::extension::llm::AttentionProblem;
 using ::executorch::extension::llm::kMaxHeadDim;
 using ::executorch::runtime::toString;
 
-// Checks the arguments and describes the problem in `p`.
+// Checks the arguments, resizes `out` to the query's shape and describes
+// the problem in `p`.
 bool make_problem(KernelRuntimeContext& ctx,
                   const char* op,
                   const Tensor& q,
@@ -30,12 +31,15 @@ bool make_problem(KernelRuntimeContext& ctx,
                   double dropout_p,
                   bool is_causal,
                   const std::optional<double>& scale,
+                  const Tensor& out,
                   AttentionProblem* p) {
   if (!check_4d_contiguous(ctx, op, "query", q) ||
       !check_4d_contiguous(ctx, op, "key", k) ||
       !check_4d_contiguous(ctx, op, "value", v) ||
       !check_same_dtype(ctx, op, "key", k, q) ||
-      !check_same_dtype(ctx, op, "value", v, q)) {
+      !check_same_dtype(ctx, op, "value", v, q) ||
+      !check_same_dtype(ctx, op, "out", out, q) ||
+      !resize_like(ctx, op, out, q)) {
     return false;
   }
   const ScalarType dtype = q.scalar_type();
@@ -184,9 +188,8 @@ Tensor& custom_sdpa_out(KernelRuntimeContext& ctx,
                     drpout_p,
                     is_causal,
                     scale,
-                    &p) ||
-      !check_same_dtype(ctx, kOp, "out", out, query) ||
-      !resize_like(ctx, kOp, out, query)) {
+                    out,
+                    &p)) {
     return out;
   }
   run_attention(ctx, kOp, p, query, key, value, out);
@@ -233,9 +236,8 @@ Tensor& sdpa_with_kv_cache_out(KernelRuntimeContext& ctx,
                     drpout_p,
                     is_causal,
                     scale,
-                    &p) ||
-      !check_same_dtype(ctx, kOp, "out", out, query) ||
-      !resize_like(ctx, kOp, out, query)) {
+                    out,
+                    &p)) {
     return out;
   }
   write_cache(key, key_cache, start_pos);
