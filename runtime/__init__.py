@@ -143,6 +143,7 @@ class Runtime:
         verification: Verification = Verification.InternalConsistency,
         enable_etdump: bool = False,
         debug_buffer_size: int = 0,
+        data_path: Optional[Union[Path, str]] = None,
     ) -> Program:
         """Loads a program from a .pte path (memory-mapped), from its bytes,
         or from a binary file object (read whole). Raises RuntimeError naming
@@ -150,11 +151,14 @@ class Runtime:
 
         With `enable_etdump`, method loads and runs are profiled (see
         Program.write_etdump_result_to_file); `debug_buffer_size` > 0 also
-        logs every instruction's result into a buffer of that many bytes."""
+        logs every instruction's result into a buffer of that many bytes.
+        `data_path` is the program's `.ptd` file, holding what the export
+        kept outside the `.pte` (external constants, delegate weights)."""
         tracing = dict(
             program_verification=verification,
             enable_etdump=enable_etdump,
             debug_buffer_size=debug_buffer_size,
+            data_path=None if data_path is None else str(data_path),
         )
         if isinstance(data, (str, Path)):
             program = _portable_lib._load_program(str(data), **tracing)

@@ -2,9 +2,14 @@
 // times with inputs of ones (or raw tensor files), and prints the time of each
 // run and the outputs.
 //
-//   executor_runner --model_path model.pte [--method_name forward]
+//   executor_runner --model_path model.pte [--data_path weights.ptd]
+//                   [--method_name forward]
 //                   [--num_executions N] [--inputs a.bin,b.bin]
 //                   [--input_shapes "1,3,32,32;8"] [--print_output]
+//
+// --data_path names the .ptd file of a program exported with its constants
+// or delegate weights outside the .pte (ExecutorchBackendConfig(
+// external_constants=True), or weights tagged for a delegate).
 //
 // An input file holds the raw bytes of one tensor input, little-endian, laid
 // out in the input's dim order (plain row-major for ordinary tensors); there
@@ -107,6 +112,8 @@ constexpr size_t kPreviewValues = 8;
 
 struct Options {
   std::string model_path = "model.pte";
+  // The program's external data (.ptd); empty: none.
+  std::string data_path;
   std::string method_name = "forward";
   long num_executions = 1;
   bool print_output = false;
@@ -125,7 +132,8 @@ struct Options {
 
 void print_usage(const char* argv0) {
   std::fprintf(stderr,
-               "usage: %s [--model_path model.pte] [--method_name forward]\n"
+               "usage: %s [--model_path model.pte] [--data_path weights.ptd]\n"
+               "          [--method_name forward]\n"
                "          [--num_executions 1] [--inputs a.bin,b.bin] "
                "[--print_output]\n"
                "          [--input_shapes \"d0,d1,...;d0,...\"]  sizes of "
@@ -215,7 +223,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
       (flag == "--print_output" ? options.print_output : options.debug_output) =
           !value || *value == "true";
-    } else if (flag == "--model_path" || flag == "--method_name" ||
+    } else if (flag == "--model_path" || flag == "--data_path" ||
+               flag == "--method_name" ||
                flag == "--num_executions" || flag == "--inputs" ||
                flag == "--input_shapes" || flag == "--etdump_path" ||
                flag == "--debug_buffer_path" || flag == "--debug_buffer_size" ||
@@ -226,6 +235,8 @@ std::optional<Options> parse_options(int argc, char** argv) {
       }
       if (flag == "--model_path") {
         options.model_path = *v;
+      } else if (flag == "--data_path") {
+        options.data_path = *v;
       } else if (flag == "--method_name") {
         options.method_name = *v;
       } else if (flag == "--inputs") {
@@ -542,15 +553,30 @@ int run(const Options& options) {
   std::unique_ptr<Tracing> tracing = options.etdump_path.empty()
                                          ? nullptr
                                          : std::make_unique<Tracing>(options);
+  std::unique_ptr<DataLoader> data_loader;
+  if (!options.data_path.empty()) {
+    Result<FileDataLoader> file = FileDataLoader::from(options.data_path.c_str());
+    if (!file.ok()) {
+      std::fprintf(stderr,
+                   "error: cannot open the data file '%s'\n",
+                   options.data_path.c_str());
+      return 1;
+    }
+    data_loader = std::make_unique<FileDataLoader>(std::move(*file));
+  }
   Module module(std::move(loader),
                 /*memory_allocator=*/nullptr,
                 /*temp_allocator=*/nullptr,
-                tracing ? std::move(tracing->owned) : nullptr);
+                tracing ? std::move(tracing->owned) : nullptr,
+                std::move(data_loader));
   const Error loaded = module.load();
   if (loaded != Error::Ok) {
     std::fprintf(stderr,
-                 "error: '%s' is not a loadable program: %s\n",
+                 "error: '%s'%s%s%s is not a loadable program: %s\n",
                  model,
+                 options.data_path.empty() ? "" : " (with data file '",
+                 options.data_path.c_str(),
+                 options.data_path.empty() ? "" : "')",
                  executorch::runtime::to_string(loaded));
     return 1;
   }

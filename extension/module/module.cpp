@@ -115,18 +115,24 @@ Module::Module(const std::string& file_path,
 Module::Module(std::unique_ptr<DataLoader> data_loader,
                std::unique_ptr<MemoryAllocator> memory_allocator,
                std::unique_ptr<MemoryAllocator> temp_allocator,
-               std::unique_ptr<EventTracer> event_tracer)
+               std::unique_ptr<EventTracer> event_tracer,
+               std::unique_ptr<DataLoader> data_map_loader)
     : data_loader_(std::move(data_loader)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
       temp_allocator_(or_malloc(std::move(temp_allocator))),
-      event_tracer_(std::move(event_tracer)) {}
+      event_tracer_(std::move(event_tracer)),
+      data_map_loader_(std::move(data_map_loader)) {}
 
 Module::Module(std::shared_ptr<Program> program,
                std::unique_ptr<MemoryAllocator> memory_allocator,
-               std::unique_ptr<MemoryAllocator> temp_allocator)
+               std::unique_ptr<MemoryAllocator> temp_allocator,
+               std::unique_ptr<EventTracer> event_tracer,
+               std::unique_ptr<DataLoader> data_map_loader)
     : program_(std::move(program)),
       memory_allocator_(or_malloc(std::move(memory_allocator))),
-      temp_allocator_(or_malloc(std::move(temp_allocator))) {}
+      temp_allocator_(or_malloc(std::move(temp_allocator))),
+      event_tracer_(std::move(event_tracer)),
+      data_map_loader_(std::move(data_map_loader)) {}
 
 // Methods refer to the program, the allocators and the tracer: they go
 // first.
@@ -135,6 +141,8 @@ Module::~Module() {
 }
 
 Error Module::load(Program::Verification verification) {
+  // A Module over a shared program still opens its own data files.
+  ET_CHECK_OK_OR_RETURN_ERROR(load_data_files());
   if (is_loaded()) {
     return Error::Ok;
   }
@@ -150,7 +158,6 @@ Error Module::load(Program::Verification verification) {
     }
     data_loader_ = std::move(*loader);
   }
-  ET_CHECK_OK_OR_RETURN_ERROR(load_data_files());
   Result<Program> program = Program::load(data_loader_.get(), verification);
   if (!program.ok()) {
     ET_LOG(Error,
@@ -168,8 +175,16 @@ Error Module::load(Program::Verification verification) {
 }
 
 Error Module::load_data_files() {
-  if (!data_maps_.empty()) {
-    return Error::Ok; // Loaded by an earlier load() that failed later.
+  if (data_files_loaded_) {
+    return Error::Ok;
+  }
+  // Starts over after an earlier attempt failed.
+  data_map_ = nullptr;
+  data_maps_.clear();
+  data_file_loaders_.clear();
+  std::vector<std::pair<DataLoader*, const char*>> sources;
+  if (data_map_loader_) {
+    sources.emplace_back(data_map_loader_.get(), "(data map loader)");
   }
   for (const std::string& path : data_files_) {
     Result<std::unique_ptr<DataLoader>> loader = open_loader(path, load_mode_);
@@ -180,33 +195,37 @@ Error Module::load_data_files() {
              static_cast<unsigned>(loader.error()));
       return loader.error();
     }
-    Result<FlatTensorDataMap> map = FlatTensorDataMap::load(loader->get());
+    data_file_loaders_.push_back(std::move(*loader));
+    sources.emplace_back(data_file_loaders_.back().get(), path.c_str());
+  }
+  for (const auto& [loader, name] : sources) {
+    Result<FlatTensorDataMap> map = FlatTensorDataMap::load(loader);
     if (!map.ok()) {
       ET_LOG(Error,
              "Module: '%s' is not a readable .ptd data file (error 0x%x)",
-             path.c_str(),
+             name,
              static_cast<unsigned>(map.error()));
       return map.error();
     }
-    data_file_loaders_.push_back(std::move(*loader));
     data_maps_.push_back(
         std::make_unique<FlatTensorDataMap>(std::move(*map)));
+    const NamedDataMap* added = data_maps_.back().get();
     if (data_map_ == nullptr) {
-      data_map_ = data_maps_.back().get();
+      data_map_ = added;
       continue;
     }
     // Several files: each new one merged with the view of those before.
-    Result<MergedDataMap> merged =
-        MergedDataMap::load(data_map_, data_maps_.back().get());
+    Result<MergedDataMap> merged = MergedDataMap::load(data_map_, added);
     if (!merged.ok()) {
       ET_LOG(Error,
              "Module: data file '%s' repeats keys of an earlier data file",
-             path.c_str());
+             name);
       return merged.error();
     }
     data_maps_.push_back(std::make_unique<MergedDataMap>(std::move(*merged)));
     data_map_ = data_maps_.back().get();
   }
+  data_files_loaded_ = true;
   return Error::Ok;
 }
 

@@ -103,7 +103,8 @@ class Module {
 
   // Reads the program through `data_loader`. The allocators, when given,
   // serve the methods' bookkeeping and the kernels' scratch memory instead
-  // of the heap.
+  // of the heap. `data_map_loader`, when given, reads a .ptd file with the
+  // program's external data.
   explicit Module(
       std::unique_ptr<::executorch::runtime::DataLoader> data_loader,
       std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator =
@@ -111,15 +112,22 @@ class Module {
       std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator =
           nullptr,
       std::unique_ptr<::executorch::runtime::EventTracer> event_tracer =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::DataLoader> data_map_loader =
           nullptr);
 
   // Uses a program that is already loaded, typically `other.program()`, so
-  // that several Modules (in several threads) share one copy of it.
+  // that several Modules (in several threads) share one copy of it. Each
+  // Module reads its own view of the external data (`data_map_loader`).
   explicit Module(
       std::shared_ptr<::executorch::runtime::Program> program,
       std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator =
           nullptr,
       std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::EventTracer> event_tracer =
+          nullptr,
+      std::unique_ptr<::executorch::runtime::DataLoader> data_map_loader =
           nullptr);
 
   Module(const Module&) = delete;
@@ -311,23 +319,26 @@ class Module {
   ::executorch::runtime::Result<LoadedMethod*> loaded_method(
       const std::string& method_name);
 
-  // Opens the data files as one NamedDataMap (data_map_).
+  // Opens the data files as one NamedDataMap (data_map_), once.
   ET_NODISCARD ::executorch::runtime::Error load_data_files();
 
   std::string file_path_;
   std::vector<std::string> data_files_;
   LoadMode load_mode_ = LoadMode::File;
   std::shared_ptr<::executorch::runtime::DataLoader> data_loader_;
-  // The data files' loaders and maps, and the view of them all that
-  // methods are loaded with (null without data files).
-  std::vector<std::unique_ptr<::executorch::runtime::DataLoader>>
-      data_file_loaders_;
-  std::vector<std::unique_ptr<::executorch::runtime::NamedDataMap>> data_maps_;
-  const ::executorch::runtime::NamedDataMap* data_map_ = nullptr;
   std::shared_ptr<::executorch::runtime::Program> program_;
   std::unique_ptr<::executorch::runtime::MemoryAllocator> memory_allocator_;
   std::unique_ptr<::executorch::runtime::MemoryAllocator> temp_allocator_;
   std::unique_ptr<::executorch::runtime::EventTracer> event_tracer_;
+  // The constructor's data_map_loader, the data files' loaders and maps,
+  // and the view of them all that methods are loaded with (null without
+  // data files).
+  std::unique_ptr<::executorch::runtime::DataLoader> data_map_loader_;
+  std::vector<std::unique_ptr<::executorch::runtime::DataLoader>>
+      data_file_loaders_;
+  std::vector<std::unique_ptr<::executorch::runtime::NamedDataMap>> data_maps_;
+  const ::executorch::runtime::NamedDataMap* data_map_ = nullptr;
+  bool data_files_loaded_ = false;
   std::unordered_map<std::string, std::unique_ptr<LoadedMethod>> methods_;
   bool share_memory_arenas_ = false;
   // Planned buffers 0 and 1 of every method, with share_memory_arenas.

@@ -29,8 +29,9 @@ and what was given, and the runtime's error code.
 """
 
 import importlib
+import os
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from executorch.extension.pybindings import _portable_lib as _C
 from executorch.extension.pybindings._portable_lib import (  # noqa: F401
@@ -323,11 +324,6 @@ class BundledModule:
         )
 
 
-def _check_unsupported(data_path: Optional[Any]) -> None:
-    if data_path is not None:
-        raise NotImplementedError("external data files (.ptd) are not supported yet")
-
-
 def _load_program(
     path: str,
     enable_etdump: bool = False,
@@ -344,8 +340,8 @@ def _load_program(
     buffers 1 and 2, so methods planned with
     MemoryPlanningPass(share_mutable_buffers=True) share their mutable
     buffers (prefill and decode sharing a KV cache); run one method at a
-    time."""
-    _check_unsupported(data_path)
+    time. `data_path` is the program's `.ptd` file (its external constants
+    or delegate weights)."""
     return ExecuTorchProgram(
         _C._load_program(
             str(path),
@@ -353,6 +349,7 @@ def _load_program(
             enable_etdump,
             debug_buffer_size,
             share_memory_arenas,
+            None if data_path is None else str(data_path),
         )
     )
 
@@ -362,12 +359,16 @@ def _load_program_from_buffer(
     enable_etdump: bool = False,
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.Minimal,
-    data_path: Optional[str] = None,
+    data_path: Optional[Union[str, bytes]] = None,
     share_memory_arenas: bool = False,
 ) -> ExecuTorchProgram:
-    """Loads a program from the bytes of a .pte file (copied); see
-    _load_program for the other arguments."""
-    _check_unsupported(data_path)
+    """Loads a program from the bytes of a .pte file (copied); `data_path`
+    is a `.ptd` file, or its bytes; see _load_program for the other
+    arguments."""
+    data = data_path
+    if isinstance(data, (str, os.PathLike)):
+        with open(data, "rb") as f:
+            data = f.read()
     return ExecuTorchProgram(
         _C._load_program_from_buffer(
             buffer,
@@ -375,6 +376,7 @@ def _load_program_from_buffer(
             enable_etdump,
             debug_buffer_size,
             share_memory_arenas,
+            data,
         )
     )
 
@@ -409,7 +411,8 @@ def _load_for_executorch_from_buffer(
     program_verification: Verification = Verification.InternalConsistency,
     share_memory_arenas: bool = False,
 ) -> ExecuTorchModule:
-    """Loads a module from the bytes of a .pte file (copied)."""
+    """Loads a module from the bytes of a .pte file (copied), with the
+    bytes of its `.ptd` file as `data_map_buffer`."""
     return ExecuTorchModule(
         _load_program_from_buffer(
             buffer,
@@ -437,7 +440,10 @@ def _load_for_executorch_from_bundled_program(
 ) -> ExecuTorchModule:
     """Loads the program inside a bundled program as a module; see
     _load_program for the other arguments."""
-    _check_unsupported(data_map_buffer)
+    if data_map_buffer is not None:
+        raise NotImplementedError(
+            "external data (.ptd) with a bundled program is not supported"
+        )
     return ExecuTorchModule(
         ExecuTorchProgram(
             _C._load_program_from_bundled_program(

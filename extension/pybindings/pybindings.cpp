@@ -35,6 +35,7 @@
 #include <executorch/devtools/etdump/etdump_gen.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/mmap_data_loader.h>
+#include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
 #include <executorch/extension/module/module.h>
 #include <executorch/extension/tensor/tensor_ptr.h>
 #ifdef EXECUTORCH_WITH_THREADPOOL
@@ -382,6 +383,12 @@ struct ProgramState {
   bool share_memory_arenas = false;
   std::unique_ptr<::executorch::extension::SharedArenas> shared_arenas;
   size_t loaded_methods = 0;
+  // The program's external data (.ptd), if given: a file, or a copy of
+  // its bytes. Each method's Module reads it through a loader of its own.
+  std::string data_path;
+  std::unique_ptr<uint8_t, decltype(&std::free)> data_bytes{nullptr,
+                                                            &std::free};
+  size_t data_size = 0;
 };
 
 // Alignment of the copy of a program loaded from a buffer: at least what
@@ -401,6 +408,38 @@ std::shared_ptr<ProgramState> load_program(std::shared_ptr<ProgramState> state,
     state->tracing = std::make_unique<Tracing>(tracing.debug_buffer_size);
   }
   return state;
+}
+
+// A loader over the program's external data, or null without one.
+std::unique_ptr<DataLoader> data_map_loader(const ProgramState& state) {
+  if (state.data_bytes) {
+    return std::make_unique<BufferDataLoader>(state.data_bytes.get(),
+                                              state.data_size);
+  }
+  if (state.data_path.empty()) {
+    return nullptr;
+  }
+  ErrorLogCapture logs;
+  return std::make_unique<MmapDataLoader>(
+      unwrap(MmapDataLoader::from(state.data_path.c_str()),
+             "Opening data file " + quoted(state.data_path),
+             logs));
+}
+
+// Checks the external data once at load, so that a wrong file is reported
+// by the load call rather than by the first method load.
+void check_data_map(const ProgramState& state) {
+  std::unique_ptr<DataLoader> loader = data_map_loader(state);
+  if (loader) {
+    ErrorLogCapture logs;
+    unwrap(::executorch::extension::FlatTensorDataMap::load(loader.get()),
+           "Loading data file " + (state.data_bytes
+                                       ? "from a buffer of " +
+                                             std::to_string(state.data_size) +
+                                             " bytes"
+                                       : quoted(state.data_path)),
+           logs);
+  }
 }
 
 std::shared_ptr<ProgramState> load_program_from_file(
@@ -543,7 +582,11 @@ class MethodState {
         name_(name),
         // Shares ownership of the whole ProgramState, which keeps the
         // program's bytes and loader alive.
-        module_(std::shared_ptr<Program>(program_, &*program_->program)) {
+        module_(std::shared_ptr<Program>(program_, &*program_->program),
+                nullptr,
+                nullptr,
+                nullptr,
+                data_map_loader(*program_)) {
     // Raises, naming the program, if there is no such method.
     (void)method_meta_of(program_, name);
     ErrorLogCapture logs;
@@ -1291,10 +1334,13 @@ PYBIND11_MODULE(_portable_lib, m) {
          Program::Verification verification,
          bool enable_etdump,
          size_t debug_buffer_size,
-         bool share_memory_arenas) {
+         bool share_memory_arenas,
+         const std::optional<std::string>& data_path) {
         PyProgram program{load_program_from_file(
             path, verification, {enable_etdump, debug_buffer_size})};
         program.state->share_memory_arenas = share_memory_arenas;
+        program.state->data_path = data_path.value_or("");
+        check_data_map(*program.state);
         return program;
       },
       py::arg("path"),
@@ -1302,17 +1348,27 @@ PYBIND11_MODULE(_portable_lib, m) {
       py::arg("enable_etdump") = false,
       py::arg("debug_buffer_size") = 0,
       py::arg("share_memory_arenas") = false,
-      "Loads a .pte file (memory-mapped).");
+      py::arg("data_path") = std::nullopt,
+      "Loads a .pte file (memory-mapped), with its external data from the "
+      ".ptd file at data_path.");
   m.def(
       "_load_program_from_buffer",
       [](const py::buffer& buffer,
          Program::Verification verification,
          bool enable_etdump,
          size_t debug_buffer_size,
-         bool share_memory_arenas) {
+         bool share_memory_arenas,
+         const std::optional<py::buffer>& data_map_buffer) {
         PyProgram program{load_program_from_buffer(
             buffer, verification, {enable_etdump, debug_buffer_size})};
         program.state->share_memory_arenas = share_memory_arenas;
+        if (data_map_buffer) {
+          const py::buffer_info info = data_map_buffer->request();
+          const auto bytes = contiguous_bytes(info, "Loading a data file");
+          program.state->data_bytes = aligned_copy(bytes.first, bytes.second);
+          program.state->data_size = bytes.second;
+        }
+        check_data_map(*program.state);
         return program;
       },
       py::arg("buffer"),
@@ -1320,7 +1376,9 @@ PYBIND11_MODULE(_portable_lib, m) {
       py::arg("enable_etdump") = false,
       py::arg("debug_buffer_size") = 0,
       py::arg("share_memory_arenas") = false,
-      "Loads a program from bytes (copied).");
+      py::arg("data_map_buffer") = std::nullopt,
+      "Loads a program from bytes (copied), with its external data from the "
+      "bytes of a .ptd file (copied).");
   m.def("_load_bundled_program_from_buffer",
         &load_bundled_program,
         py::arg("buffer"),

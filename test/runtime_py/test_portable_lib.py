@@ -235,8 +235,6 @@ def test_bad_programs_raise():
         _load_for_executorch_from_buffer(b"not a program" * 10)
     with pytest.raises(RuntimeError, match="NotFound.*/nonexistent/model.pte"):
         _load_for_executorch("/nonexistent/model.pte")
-    with pytest.raises(NotImplementedError):
-        _load_for_executorch("/nonexistent/model.pte", data_path="weights.ptd")
 
 
 @pytest.mark.parametrize(

@@ -1,14 +1,11 @@
 """External data files (.ptd, upstream's flat tensor format): programs whose
 constants, or whose delegates' weights, live outside the `.pte`.
 
-Export side here: what goes to which file, the file's bytes against the
-weights, and upstream ExecuTorch reading and running what we write. Running
-them on our runtime: test/runtime_py/test_external_data.py and the C++
+Export side here: what goes to which file and the file's bytes against the
+weights. Running them on our runtime and on upstream's (and upstream's on
+ours): test/runtime_py/test_external_data.py and the C++
 extension_flat_tensor_test.
 """
-
-import subprocess
-import textwrap
 
 import pytest
 import torch
@@ -167,42 +164,3 @@ def test_tagged_delegate_weights_go_to_the_ptd_by_content_hash(delegated):
     assert deserialize_pte_binary(delegated.buffer).named_data == {}
     weight_bytes = sum(t.numel() * 4 for t in Mlp().state_dict().values())
     assert len(delegated.buffer) < weight_bytes
-
-
-@pytest.fixture(scope="module")
-def upstream_outputs(external, delegated, upstream_python, tmp_path_factory):
-    """Outputs of upstream's runtime for both programs, each loaded with its
-    .ptd (one subprocess: importing upstream takes most of the time)."""
-    directory = tmp_path_factory.mktemp("ptd_on_upstream")
-    runs = {
-        "constants": (external, DEFAULT_EXTERNAL_CONSTANT_TAG, INPUTS),
-        "delegate": (delegated, "model", (torch.randn(2, 16),)),
-    }
-    for name, (manager, tag, inputs) in runs.items():
-        (directory / f"{name}.pte").write_bytes(manager.buffer)
-        (directory / f"{name}.ptd").write_bytes(manager.data_files[tag])
-        torch.save(inputs, directory / f"{name}.in")
-    script = textwrap.dedent(f"""
-        import os, torch
-        from executorch.extension.pybindings.portable_lib import (
-            _load_for_executorch,
-        )
-        for name in {list(runs)!r}:
-            path = os.path.join({str(directory)!r}, name)
-            module = _load_for_executorch(path + ".pte", data_path=path + ".ptd")
-            outputs = module.forward(torch.load(path + ".in"))
-            torch.save(list(outputs), path + ".out")
-        """)
-    subprocess.run([upstream_python, "-c", script], check=True, cwd="/")
-    return {
-        name: (torch.load(directory / f"{name}.out"), inputs)
-        for name, (_, _, inputs) in runs.items()
-    }
-
-
-@pytest.mark.parametrize("name, model", [("constants", TwoLayers), ("delegate", Mlp)])
-def test_upstream_runs_our_pte_with_our_ptd(upstream_outputs, name, model):
-    (got,), inputs = upstream_outputs[name]
-    with torch.no_grad():
-        expected = model().eval()(*inputs)
-    torch.testing.assert_close(got, expected, rtol=1e-5, atol=1e-5)
