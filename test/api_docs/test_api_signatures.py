@@ -14,8 +14,6 @@ import inspect
 
 import pytest
 
-from executorch.test.api_docs._docs import XNN_ISSUE
-
 # (module, qualified name) -> upstream's parameters as written in a def
 # (without annotations), or "property" / "attribute".
 UPSTREAM = {
@@ -80,13 +78,13 @@ UPSTREAM = {
     # External constants (helper xnn's part of the delegate-interop issue).
     ("executorch.exir.passes.external_constants_pass", "external_constants_pass"): "gm",
     ("executorch.exir.capture._config", "ExecutorchBackendConfig.external_constants"): "attribute",
+    ("executorch.exir.passes.external_constants_pass", "delegate_external_constants_pass_unlifted"): "module, gen_tag_fn=None",
+    ("executorch.exir", "ExecutorchProgramManager.write_tensor_data_to_file"): "self, outdir",
 }
 
 # Names whose implementation has not landed yet, with who delivers them.
 PENDING = {
     "bind_pattern_to_op": "issue #22 item 5",
-    "external_constants_pass": XNN_ISSUE,
-    "ExecutorchBackendConfig.external_constants": XNN_ISSUE,
 }
 
 
