@@ -230,3 +230,76 @@ def test_sdpa_benchmark_smoke(capsys):
     spec.loader.exec_module(benchmark)
     benchmark.main(["--rounds", "1", "--only", "decode_512"])
     assert "decode_512" in capsys.readouterr().out
+
+
+_UPSTREAM_MODEL = """
+import sys, torch
+from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+
+class CachedAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("k_cache", torch.zeros(1, 16, 2, 8))
+        self.register_buffer("v_cache", torch.zeros(1, 16, 2, 8))
+
+    def forward(self, q, k, v, input_pos):
+        start = input_pos[0].item()
+        torch.ops.llama.update_cache(k, self.k_cache, start)
+        torch.ops.llama.update_cache(v, self.v_cache, start)
+        return torch.ops.llama.custom_sdpa(
+            q, self.k_cache, self.v_cache, start, None, 0.0, True, None)
+"""
+
+_UPSTREAM_EXPORT = _UPSTREAM_MODEL + """
+from executorch.exir import to_edge
+example = (torch.randn(1, 1, 4, 8), torch.randn(1, 1, 2, 8), torch.randn(1, 1, 2, 8),
+           torch.tensor([0]))
+to_edge(torch.export.export(CachedAttention(), example)).to_executorch().save(sys.argv[1])
+"""
+
+_UPSTREAM_RUN = """
+import sys, torch
+from executorch.extension.llm.custom_ops import custom_ops  # noqa: F401
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+module = _load_for_executorch(sys.argv[1])
+steps = torch.load(sys.argv[2])
+torch.save([module.forward(list(args))[0] for args in steps], sys.argv[3])
+"""
+
+
+def _decode_steps():
+    g = torch.Generator().manual_seed(6)
+    return [
+        (torch.randn(1, 1, 4, 8, generator=g), torch.randn(1, 1, 2, 8, generator=g),
+         torch.randn(1, 1, 2, 8, generator=g), torch.tensor([pos]))
+        for pos in range(5)
+    ]
+
+
+def test_upstream_programs_with_custom_ops_run_here_and_ours_there(upstream_python, tmp_path):
+    """The operators' names and schemas are upstream's: a program upstream
+    exports with update_cache/custom_sdpa runs on our runtime, ours runs on
+    upstream's, both decoding as eager."""
+    import subprocess
+
+    from executorch.exir import to_edge
+    from executorch.extension.pybindings.portable_lib import _load_for_executorch
+
+    theirs, ours = tmp_path / "upstream.pte", tmp_path / "ours.pte"
+    subprocess.run([upstream_python, "-c", _UPSTREAM_EXPORT, str(theirs)], check=True, cwd="/")
+    steps = _decode_steps()
+    exported = torch.export.export(_CachedAttention(), steps[0])
+    to_edge(exported).to_executorch().save(str(ours))
+    torch.save(steps, tmp_path / "steps.pt")
+    subprocess.run(
+        [upstream_python, "-c", _UPSTREAM_RUN, str(ours), str(tmp_path / "steps.pt"),
+         str(tmp_path / "outs.pt")],
+        check=True, cwd="/",
+    )
+    on_upstream = torch.load(tmp_path / "outs.pt")
+    here = _load_for_executorch(str(theirs))
+    eager = _CachedAttention()
+    for step, args in enumerate(steps):
+        expected = eager(*args)
+        torch.testing.assert_close(on_upstream[step], expected, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(here.forward(list(args))[0], expected, atol=1e-5, rtol=1e-5)
