@@ -520,6 +520,25 @@ TEST(XnnpackMalformed, ConcatenateMissingAnInput) {
   EXPECT_TRUE(log.contains({"node 0 (concatenate3)", "input 2", "id 4294967295"}));
 }
 
+
+// Found by fuzz_xnnpack_blob (test/fuzz/regressions/xnnpack_blob): a
+// transpose without its perm vector and num_dims 0 was read as a null vector.
+TEST(XnnpackMalformed, TransposeWithoutPerm) {
+  BlobBuilder b;
+  const uint32_t x = b.input({2, 3}, 0);
+  const uint32_t y = b.output({3, 2}, 1);
+  b.node(NodeKind::XNNStaticTranspose,
+         {x},
+         y,
+         {[](flatbuffers::FlatBufferBuilder& f, const NodeDesc& n) {
+           return fb_xnnpack::CreateXNNStaticTranspose(f, 0, 0, n.inputs[0], n.output)
+               .Union();
+         }});
+  LogCapture log;
+  EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains({"node 0 (static_transpose)", "perm is missing"}));
+}
+
 } // namespace
 } // namespace testing
 } // namespace xnnpack

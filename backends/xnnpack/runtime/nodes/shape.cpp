@@ -34,7 +34,15 @@ Error check_count(const flatbuffers::Vector<T>* v,
                   const char* what,
                   const char* kind,
                   size_t index) {
-  const uint32_t n = v == nullptr ? 0 : v->size();
+  // Inference reads the vector: a missing one is refused even when no
+  // entries are expected.
+  ET_CHECK_OR_RETURN_ERROR(v != nullptr,
+                           InvalidProgram,
+                           "XNNPACK graph node %zu (%s): %s is missing",
+                           index,
+                           kind,
+                           what);
+  const uint32_t n = v->size();
   ET_CHECK_OR_RETURN_ERROR(n == expected,
                            InvalidProgram,
                            "XNNPACK graph node %zu (%s): %s has %u entries, "
