@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Builds everything with AddressSanitizer and UndefinedBehaviorSanitizer in a
+# build directory of its own, then runs every C++ test (ctest) and the Python
+# suites that drive the runtime (the extension module of this build, loaded
+# into a Python with the ASan runtime preloaded). Any sanitizer report fails
+# the run: UBSan halts on its first finding, ASan on every error it detects.
+#
+# Usage: scripts/sanitize_test.sh [--build-dir DIR] [--no-python] [PYTEST ARGS...]
+#   --build-dir  default build-asan/ next to build/
+#   --no-python  only ctest
+#   PYTEST ARGS  replace the default Python suites (paths, -k ...)
+# It takes long (a full build, then tests a few times slower than usual);
+# see README.md ("Sanitizers") for the time it took. Run it niced on a shared
+# machine: nice -n 10 scripts/sanitize_test.sh
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="$repo_root/build-asan"
+python_tests=1
+pytest_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir="$2"; shift 2 ;;
+    --no-python) python_tests=0; shift ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) pytest_args+=("$1"); shift ;;
+  esac
+done
+venv="$repo_root/.venv"
+# The extension modules of this build go here (not next to the sources, where
+# the main build's are), laid out as the package.
+ext_root="$build_dir/python/executorch"
+log() { printf '[sanitize] %s\n' "$*"; }
+start=$SECONDS
+
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  log "configuring $build_dir"
+  cmake -S "$repo_root" -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DEXECUTORCH_SANITIZE=address,undefined \
+    -DCMAKE_CXX_FLAGS="-fno-omit-frame-pointer" \
+    -DEXECUTORCH_PYTHON_EXTENSION_ROOT="$ext_root" \
+    -DPython3_EXECUTABLE="$venv/bin/python" \
+    -Dpybind11_DIR="$("$venv/bin/python" -m pybind11 --cmakedir)" >/dev/null
+fi
+log "building (log: $build_dir/build.log)"
+if ! cmake --build "$build_dir" -j2 >"$build_dir/build.log" 2>&1; then
+  tail -n 60 "$build_dir/build.log"
+  exit 1
+fi
+log "built in $((SECONDS - start)) s"
+
+# halt_on_error: a UBSan finding is a failure, not a line in a log.
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export ASAN_OPTIONS="detect_leaks=1:strict_string_checks=1:check_initialization_order=1"
+export EXECUTORCH_BUILD_DIR="$build_dir"
+log "ctest"
+ctest --test-dir "$build_dir" -j2 --output-on-failure
+log "ctest done at $((SECONDS - start)) s"
+
+if [ "$python_tests" = 1 ]; then
+  if [ ${#pytest_args[@]} -eq 0 ]; then
+    # The suites that load and run programs in this process; the thread test
+    # builds its own ThreadSanitizer tree, so it is left out.
+    pytest_args=(test/runtime_py test/e2e test/dynamic test/backends
+                 test/ops/test_kernels_against_eager.py
+                 --deselect test/runtime_py/test_thread_sanitizer.py -q)
+  fi
+  # The interpreter is not instrumented, so the ASan runtime has to come
+  # first into the process. Python and torch keep memory until exit by
+  # design: leak checking stays off there.
+  asan_runtime="$(g++ -print-file-name=libasan.so)"
+  log "pytest ${pytest_args[*]}"
+  cd "$repo_root"
+  LD_PRELOAD="$asan_runtime" ASAN_OPTIONS="detect_leaks=0" \
+    "$venv/bin/python" - "$ext_root" "${pytest_args[@]}" <<'EOF'
+import importlib.machinery
+import sys
+
+import pytest
+
+ext_root = sys.argv[1]
+
+
+class ThisBuildsExtensions:
+    """Finds this build's extension modules instead of the source tree's."""
+
+    def find_spec(self, name, path=None, target=None):
+        package, _, module = name.rpartition(".")
+        if module not in ("_portable_lib", "_llm_runner"):
+            return None
+        directory = ext_root + package.removeprefix("executorch").replace(".", "/")
+        spec = importlib.machinery.PathFinder.find_spec(name, [directory])
+        if spec is None:
+            raise ImportError(f"{name} was not built in {directory}")
+        return spec
+
+
+sys.meta_path.insert(0, ThisBuildsExtensions())
+sys.exit(pytest.main(sys.argv[2:]))
+EOF
+fi
+log "clean, $((SECONDS - start)) s in all"
