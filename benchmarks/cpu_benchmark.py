@@ -178,7 +178,10 @@ _WORKER = textwrap.dedent("""
             edge = to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
         else:
             edge = to_edge(ep)
-        module = portable_lib._load_for_executorch_from_buffer(edge.to_executorch().buffer)
+        # Upstream's bindings read the program from the buffer in place:
+        # it must outlive the module (a temporary crashed its first call).
+        buffer = edge.to_executorch().buffer
+        module = portable_lib._load_for_executorch_from_buffer(buffer)
         call = lambda: module.forward(list(inputs))
     call()
     print(json.dumps({"ready": True}), flush=True)
@@ -262,19 +265,28 @@ def make_systems(model, inputs, ep, directory: str, threads: int, skip) -> Tuple
     return systems, missing
 
 
-def measure(systems: Dict[str, object], rounds: int, iterations: int):
-    """Median wall and CPU ms per system over interleaved rounds."""
+def measure(systems: Dict[str, object], rounds: int, iterations: int, missing: dict):
+    """Median wall and CPU ms per system over interleaved rounds. A system
+    that fails while timed (a worker that crashes, as upstream's has inside
+    its XNNPACK runtime) is dropped with the reason in `missing`, so one
+    failing system does not cost the others their row."""
     wall = {name: [] for name in systems}
     cpu = {name: [] for name in systems}
     names = list(systems)
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
-            w, c = systems[name].run(iterations)
+            if name in missing:
+                continue
+            try:
+                w, c = systems[name].run(iterations)
+            except Exception as error:  # report and go on with the others
+                missing[name] = f"failed while timed: {str(error)[:120]}"
+                continue
             wall[name] += w
             cpu[name] += c
     return (
-        {n: statistics.median(v) for n, v in wall.items()},
-        {n: statistics.median(v) for n, v in cpu.items()},
+        {n: statistics.median(v) for n, v in wall.items() if n not in missing},
+        {n: statistics.median(v) for n, v in cpu.items() if n not in missing},
     )
 
 
@@ -312,7 +324,7 @@ def main(argv: List[str]) -> None:
             torch.save(tuple(inputs), f"{directory}/inputs.pt")
             for threads in args.threads:
                 systems, missing = make_systems(model, inputs, ep, directory, threads, args.skip)
-                wall, cpu = measure(systems, args.rounds, args.iterations)
+                wall, cpu = measure(systems, args.rounds, args.iterations, missing)
                 for system in systems.values():
                     if isinstance(system, Worker):
                         system.close()

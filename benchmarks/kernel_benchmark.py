@@ -1,27 +1,33 @@
 #!/usr/bin/env python3
-"""Times a dozen representative portable kernels against eager PyTorch.
+"""Times representative kernels: the optimized library against the portable
+one and against eager PyTorch, and the GEMM against this CPU's peak.
 
 Each kernel is exported as a one-op program (`torch.export` -> `to_edge` ->
-`to_executorch`) and timed three ways on the same inputs, in the same run:
+`to_executorch`) and timed on the same inputs, in the same run:
 
 - runtime: `executor_runner --num_executions N` times `Method::execute()`
-  alone (inputs are set outside the timed region); the median run is kept.
-  This is the kernel time the ratio is about.
-- bindings: `run_method` through the Python bindings, which adds the cost
-  of converting inputs and copying outputs; the script measures that cost
-  on a one-element add and prints it so the two columns can be read
-  honestly.
+  alone on the default kernels (optimized, portable for the rest); the
+  median run is kept;
+- optimized / portable: `run_method` through the Python bindings, in this
+  process (optimized kernels first) and in a child process with
+  EXECUTORCH_KERNELS=portable; both carry the same binding overhead (printed
+  first, from a one-element add), so their ratio, the speed-up, is if
+  anything understated for small kernels;
 - eager: the same torch call (views made contiguous, since the runtime
-  copies them), single-threaded (`torch.set_num_threads(1)`,
-  a fair match for the single-threaded portable kernels) and with the
+  copies them), single-threaded (`torch.set_num_threads(1)`) and with the
   default thread count.
 
-Ratios are runtime / eager (above 1 means our kernel is slower). Outputs
-are checked against eager first; a kernel that fails to lower or run is
-listed with the reason instead of a time. This is a script, not a test:
+executor_runner uses the process-wide pool at its default size (one
+thread per core); `--threads N` sets the pool of the binding runs. Before the table,
+`optimized_gemm_peak` (kernels/optimized/tools/gemm_peak.cpp) prints the
+GEMM's fraction of the peak float32 FMA rate at 1 thread, the peak computed
+from the instruction set in use and the measured clock.
+
+Outputs are checked against eager first; a kernel that fails to lower or
+run is listed with the reason instead of a time. A script, not a test:
 nothing asserts on wall-clock time.
 
-    .venv/bin/python benchmarks/kernel_benchmark.py [--only conv2d] [--budget 0.5]
+    .venv/bin/python benchmarks/kernel_benchmark.py [--only conv2d] [--budget 0.5] [--threads 1]
 """
 
 import argparse
@@ -39,16 +45,15 @@ import torch.nn.functional as F
 
 from executorch.exir import to_edge
 from executorch.extension.pybindings.portable_lib import (
+    _get_kernel_library,
     _load_for_executorch_from_buffer,
+    _unsafe_reset_threadpool,
 )
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RUNNER = os.path.join(
-    os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(REPO, "build")),
-    "examples",
-    "executor_runner",
-    "executor_runner",
-)
+BUILD = os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(REPO, "build"))
+RUNNER = os.path.join(BUILD, "examples", "executor_runner", "executor_runner")
+GEMM_PEAK = os.path.join(BUILD, "kernels", "optimized", "optimized_gemm_peak")
 
 
 class Call(torch.nn.Module):
@@ -83,6 +88,42 @@ KERNELS: List[Tuple[str, str, Callable, Callable[[], tuple]]] = [
         "256x512 @ 512x256",
         torch.mm,
         lambda: (torch.randn(256, 512), torch.randn(512, 256)),
+    ),
+    (
+        "depthwise conv",
+        "x 1x96x56x56, w 96x1x3x3, pad 1",
+        lambda x, w: F.conv2d(x, w, padding=1, groups=96),
+        lambda: (torch.randn(1, 96, 56, 56), torch.randn(96, 1, 3, 3)),
+    ),
+    (
+        "linear",
+        "197x192 @ (768x192)^T + bias",
+        F.linear,
+        lambda: (torch.randn(197, 192), torch.randn(768, 192), torch.randn(768)),
+    ),
+    (
+        "bmm",
+        "3 heads: 197x64 @ 64x197",
+        torch.bmm,
+        lambda: (torch.randn(3, 197, 64), torch.randn(3, 64, 197)),
+    ),
+    (
+        "batch_norm",
+        "1x96x56x56, inference",
+        lambda x, m, v, w, b: F.batch_norm(x, m, v, w, b, training=False),
+        lambda: (
+            torch.randn(1, 96, 56, 56),
+            torch.randn(96),
+            torch.rand(96) + 0.5,
+            torch.randn(96),
+            torch.randn(96),
+        ),
+    ),
+    (
+        "transpose",
+        "1000x1280 -> 1280x1000",
+        lambda x: x.t(),
+        lambda: (torch.randn(1000, 1280),),
     ),
     (
         "add (broadcast)",
@@ -196,6 +237,49 @@ def _runtime_time(program: bytes, inputs: tuple, budget: float, single: float) -
     return statistics.median(times[1:] if len(times) > 1 else times)
 
 
+# Times a program on the portable kernels alone: run in a child process,
+# since the kernel library is chosen once, when the bindings are imported.
+_PORTABLE_WORKER = """
+import sys, torch
+sys.path.insert(0, sys.argv[1])
+from kernel_benchmark import _per_call
+from executorch.extension.pybindings.portable_lib import (
+    _get_kernel_library, _load_for_executorch_from_buffer, _unsafe_reset_threadpool)
+assert _get_kernel_library() == "portable", _get_kernel_library()
+threads = int(sys.argv[4])
+if threads:
+    _unsafe_reset_threadpool(threads)
+program = open(sys.argv[2], "rb").read()
+inputs = torch.load(sys.argv[3])
+method = _load_for_executorch_from_buffer(program)
+print(_per_call(lambda: method.run_method("forward", inputs), float(sys.argv[5])))
+"""
+
+
+def _portable_time(program: bytes, inputs: tuple, budget: float, threads: int) -> float:
+    """Seconds per `run_method` call with EXECUTORCH_KERNELS=portable."""
+    with tempfile.TemporaryDirectory(prefix="kernel_bench_") as tmp:
+        path = os.path.join(tmp, "model.pte")
+        with open(path, "wb") as f:
+            f.write(program)
+        torch.save(tuple(inputs), os.path.join(tmp, "inputs.pt"))
+        result = subprocess.run(
+            [sys.executable, "-c", _PORTABLE_WORKER, os.path.dirname(__file__), path,
+             os.path.join(tmp, "inputs.pt"), str(threads), str(budget)],
+            capture_output=True, text=True, check=True, cwd=REPO,
+            env={**os.environ, "EXECUTORCH_KERNELS": "portable"},
+        )
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def _gemm_peak() -> str:
+    """optimized_gemm_peak's report, or why it is missing."""
+    if not os.path.exists(GEMM_PEAK):
+        return f"(GEMM peak: {GEMM_PEAK} not built)"
+    result = subprocess.run([GEMM_PEAK], capture_output=True, text=True)
+    return result.stdout.strip() or result.stderr.strip()
+
+
 def _materialized(result: torch.Tensor) -> torch.Tensor:
     """`result` with its own contiguous storage: eager returns views (a
     permute) lazily, while the runtime writes every output element."""
@@ -207,9 +291,11 @@ def _lower(fn: Callable, inputs: tuple) -> bytes:
     return to_edge(exported).to_executorch().buffer
 
 
-def _measure(fn: Callable, make_inputs: Callable, budget: float, threads: int):
-    """(runtime s, bindings s, eager 1-thread s, eager default s) or a
-    reason string when the kernel cannot be lowered, run or matched."""
+def _measure(fn: Callable, make_inputs: Callable, budget: float, threads: int,
+             pool_threads: int = 0):
+    """(runtime s, optimized bindings s, portable bindings s, eager 1-thread
+    s, eager default s) or a reason string when the kernel cannot be
+    lowered, run or matched."""
     torch.manual_seed(0)
     inputs = make_inputs()
     try:
@@ -223,11 +309,15 @@ def _measure(fn: Callable, make_inputs: Callable, budget: float, threads: int):
         return "output differs from eager"
     bindings = _per_call(lambda: method.run_method("forward", inputs), budget)
     runtime = _runtime_time(program, inputs, budget, bindings)
+    try:
+        portable = _portable_time(program, inputs, budget, pool_threads)
+    except subprocess.CalledProcessError as error:
+        return f"portable run failed: {error.stderr.strip().splitlines()[-1:]}"
     torch.set_num_threads(1)
     eager_single = _per_call(lambda: _materialized(fn(*inputs)), budget)
     torch.set_num_threads(threads)
     eager_default = _per_call(lambda: _materialized(fn(*inputs)), budget)
-    return runtime, bindings, eager_single, eager_default
+    return runtime, bindings, portable, eager_single, eager_default
 
 
 def _us(seconds: float) -> str:
@@ -240,15 +330,26 @@ def main() -> int:
     parser.add_argument(
         "--budget", type=float, default=0.5, help="seconds of timing per measurement"
     )
+    parser.add_argument(
+        "--threads", type=int, default=0,
+        help="threads of the pool in the binding runs (0: one per core)",
+    )
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if not os.path.exists(RUNNER):
         print(f"executor_runner not found at {RUNNER}; run scripts/setup.sh")
         return 1
+    print(_gemm_peak() + "\n")
+    if args.threads:
+        _unsafe_reset_threadpool(args.threads)
     threads = torch.get_num_threads()
-    print(f"torch {torch.__version__}; eager default threads: {threads}; times in µs")
+    print(
+        f"torch {torch.__version__}; eager default threads: {threads}; kernel "
+        f"library: {_get_kernel_library()}; load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; times in µs"
+    )
 
-    probe = _measure(OVERHEAD_PROBE[1], OVERHEAD_PROBE[2], args.budget, threads)
+    probe = _measure(OVERHEAD_PROBE[1], OVERHEAD_PROBE[2], args.budget, threads, args.threads)
     if isinstance(probe, str):
         print(f"binding overhead probe failed: {probe}")
         return 1
@@ -258,30 +359,32 @@ def main() -> int:
         f"add): {_us(overhead)} µs per call\n"
     )
     header = (
-        f"{'kernel':<16} {'shapes':<36} {'runtime':>11} {'bindings':>11} "
-        f"{'eager 1T':>11} {'eager ' + str(threads) + 'T':>11} "
-        f"{'ratio 1T':>9} {'ratio ' + str(threads) + 'T':>9}"
+        f"{'kernel':<16} {'shapes':<36} {'runtime':>11} {'optimized':>11} "
+        f"{'portable':>11} {'speed-up':>9} {'eager 1T':>11} "
+        f"{'eager ' + str(threads) + 'T':>11} {'ratio 1T':>9} {'ratio ' + str(threads) + 'T':>9}"
     )
     print(header)
     print("-" * len(header))
     for name, shapes, fn, make_inputs in KERNELS:
         if args.only and not any(s in name for s in args.only):
             continue
-        result = _measure(fn, make_inputs, args.budget, threads)
+        result = _measure(fn, make_inputs, args.budget, threads, args.threads)
         if isinstance(result, str):
             print(f"{name:<16} {shapes:<36} not run: {result}")
             continue
-        runtime, bindings, eager_single, eager_default = result
+        runtime, bindings, portable, eager_single, eager_default = result
         print(
             f"{name:<16} {shapes:<36} {_us(runtime):>11} {_us(bindings):>11} "
+            f"{_us(portable):>11} {portable / bindings:>9.2f} "
             f"{_us(eager_single):>11} {_us(eager_default):>11} "
             f"{runtime / eager_single:>9.2f} {runtime / eager_default:>9.2f}",
             flush=True,
         )
     print(
-        "\nruntime: Method::execute() in executor_runner (median run); bindings: "
-        "run_method from Python, including the overhead above; ratio = runtime "
-        "/ eager with that many threads (>1: ours is slower)."
+        "\nruntime: Method::execute() in executor_runner (median run, default "
+        "kernels); optimized / portable: run_method from Python, including the "
+        "overhead above; speed-up = portable / optimized; ratio = runtime / "
+        "eager with that many threads (>1: ours is slower)."
     )
     return 0
 
