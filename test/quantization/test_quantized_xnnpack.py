@@ -81,6 +81,22 @@ def test_static_quantized_cnn_runs_int8_in_xnnpack(scheme):
     check_steps(actual, expected, quantized.output_step, max_steps=1)
 
 
+def test_static_quantized_transformer_linears_run_int8_in_xnnpack():
+    """Every linear of the encoder (two layers of in/out projections and
+    feed-forward, and the classifier: 9) runs in int8, reading and writing
+    through the views that flatten and restore its rows; layer norm, gelu,
+    softmax and attention's matmuls run in fp32 between converts. Within
+    one output step; the program is smaller (int8 linear weights)."""
+    quantized = quantize("transformer_encoder", "static_per_channel")
+    actual, program, report = _run_delegated(quantized)
+    assert "aten.addmm.default x9" in _int8_section(report), report
+    expected = quantized.converted(*quantized.inputs)
+    check_steps(actual, expected, quantized.output_step, max_steps=1)
+    model, _ = get_model("transformer_encoder")
+    fp32, _ = _lower(torch.export.export(model, quantized.inputs))
+    assert len(program.buffer) < 0.65 * len(fp32.buffer)
+
+
 def test_int8_resnet18_in_xnnpack_matches_the_reference():
     """Against the reference with int32 biases (quantized_flows.
     with_int32_biases): measured max 4 steps, 78% within one; bounds as

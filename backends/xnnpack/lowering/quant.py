@@ -241,7 +241,12 @@ def int8_pattern(
         node, ep
     ):
         return None, None
-    inputs = [a for a in node.all_input_nodes if _int8_activation(a, inside)]
+    linear = target in _LINEARS
+    inputs = [
+        a
+        for a in node.all_input_nodes
+        if _int8_activation(_row_view_source(a) if linear else a, inside)
+    ]
     if not inputs:
         return None, None
     if target in NO_INT8_KERNEL:
@@ -260,6 +265,11 @@ def int8_pattern(
         pattern.clamp = _clamp_of(users[0])
         pattern.absorbed.append(users[0])
         users = list(users[0].users)
+    if linear and len(users) == 1 and _row_view_source(users[0]) is not users[0]:
+        # A view giving the rows their leading dims back ([B * T, N] to
+        # [B, T, N]): the linear writes the quantize step's dims directly.
+        pattern.absorbed.append(users[0])
+        users = list(users[0].users)
     if (
         len(users) != 1
         or not inside(users[0])
@@ -275,7 +285,37 @@ def int8_pattern(
     return (None, why) if why else (pattern, None)
 
 
+def _row_view_source(x):
+    """The input of `x` when `x` is a view that keeps the last dim (so
+    leaves a row-wise op's rows as they are), else `x` itself."""
+    if (
+        isinstance(x, torch.fx.Node)
+        and aten_op(x.target) in (aten.view_copy.default, aten.view.default)
+        and shape(x)[-1:] == shape(x.args[0])[-1:]
+    ):
+        return x.args[0]
+    return x
+
+
+def feeds_int8_linear(
+    node: torch.fx.Node, ep, inside: Callable[[torch.fx.Node], bool] = lambda n: True
+) -> bool:
+    """True for a view whose only reader is an int8 linear that reads
+    through it (the linear takes the view's int8 input directly)."""
+    users = list(node.users)
+    return (
+        _row_view_source(node) is not node
+        and len(users) == 1
+        and aten_op(users[0].target) in _LINEARS
+        and _linear_parts(users[0])[0] is node
+        and int8_pattern(users[0], ep, inside)[0] is not None
+    )
+
+
 def _try_lower(ctx: Lowering, node: torch.fx.Node) -> bool:
+    if feeds_int8_linear(node, ctx.ep):
+        ctx.absorbed.add(node)
+        return True
     pattern, _ = int8_pattern(node, ctx.ep)
     if pattern is None:
         return False
@@ -320,15 +360,22 @@ def _per_channel(scales: torch.Tensor, channel_dim: int) -> Tuple[int, object]:
 def define_int8(ctx: Lowering, step: torch.fx.Node, layout: str) -> int:
     """A new int8 value for quantize step `step` in int8 `layout`."""
     dims = shape(step)
-    kind, table = _per_tensor(step_qparams(step))
-    value = ctx.builder.add_value(
-        nhwc(dims) if layout == Q_NHWC else dims,
+    value = _int8_tensor(
+        ctx, nhwc(dims) if layout == Q_NHWC else dims, step_qparams(step)
+    )
+    ctx.ids[(step, layout)] = value
+    return value
+
+
+def _int8_tensor(ctx: Lowering, dims, params: QParams) -> int:
+    """A new int8 intermediate value of `dims` with `params`."""
+    kind, table = _per_tensor(params)
+    return ctx.builder.add_value(
+        list(dims),
         XNNDatatype.xnn_datatype_qint8,
         quant_params_type=kind,
         quant_params=table,
     )
-    ctx.ids[(step, layout)] = value
-    return value
 
 
 def int8_value(ctx: Lowering, x: torch.fx.Node, layout: str) -> int:
@@ -499,60 +546,55 @@ def _linear_check(pattern: Pattern, ep) -> Optional[str]:
     x, weight, bias = _linear_parts(pattern.node)
     if weight is None:
         return "weight is not a transposed constant"
-    if not _int8_activation(x, pattern.inside):
+    if not _int8_activation(_row_view_source(x), pattern.inside):
         return "input is not an int8 value"
     _, why = int8_weight(weight, ep)
     return why or _bias_check(bias, ep)
 
 
-@int8_op([aten.linear.default, aten.addmm.default, aten.mm.default], _linear_check)
+_LINEARS = (aten.linear.default, aten.addmm.default, aten.mm.default)
+
+
+@int8_op(_LINEARS, _linear_check)
 def lower_int8_linear(ctx: Lowering, pattern: Pattern) -> None:
     """Per-tensor weights: an int8 fully connected node. Per-channel ones:
     a 1x1 convolution over [1, 1, rows, K] (Debian's XNNPACK has no
     per-channel int8 fully connected; its 1x1 convolution is the same
-    GEMM)."""
+    GEMM). Views around it that only split or merge the leading dims are
+    reshapes of the int8 values."""
     x, weight_node, bias = _linear_parts(pattern.node)
+    x = _row_view_source(x)
     weight, _ = int8_weight(weight_node, ctx.ep)
-    source = int8_value(ctx, x, Q_CONTIGUOUS)
-    input_scale = step_qparams(x).scale
-    bias_id = _bias_value(ctx, bias, input_scale, weight)
-    out_step = pattern.output
-    if not weight.per_channel:
-        table = XNNFullyConnectedT()
-        table.input1Id = source
-        table.filterId = _weight_value(ctx, weight.values, weight, 0)
-        table.biasId = bias_id
-        table.outputId = define_int8(ctx, out_step, Q_CONTIGUOUS)
-        table.flags = 0
-        ctx.add_node(
-            XNodeUnion.XNNFullyConnected, table, table.outputId, clamp=pattern.clamp
-        )
-        return
     n, k = weight.values.shape
     rows = math.prod(shape(x)[:-1])
-    image = ctx.builder.add_value(
-        [1, 1, rows, k],
-        XNNDatatype.xnn_datatype_qint8,
-        quant_params_type=XNNQuantParams.PerTensorQuant,
-        quant_params=_per_tensor(step_qparams(x))[1],
-    )
-    ctx.reshape(source, image, [1, 1, rows, k], shape(x))
-    conv = conv_table(_POINTWISE, k)
-    conv.groupOutputChannels = n
-    conv.kernelHeight = conv.kernelWidth = 1
-    conv.input1Id = image
-    conv.filterId = _weight_value(ctx, weight.values.reshape(n, 1, 1, k), weight, 0)
-    conv.biasId = bias_id
-    conv.outputId = ctx.builder.add_value(
-        [1, 1, rows, n],
-        XNNDatatype.xnn_datatype_qint8,
-        quant_params_type=XNNQuantParams.PerTensorQuant,
-        quant_params=_per_tensor(step_qparams(out_step))[1],
-    )
-    conv.flags = 0
-    ctx.add_node(XNodeUnion.XNNConv2d, conv, conv.outputId, clamp=pattern.clamp)
-    output = define_int8(ctx, out_step, Q_CONTIGUOUS)
-    ctx.reshape(conv.outputId, output, shape(out_step), [1, 1, rows, n])
+    x_params, out_params = step_qparams(x), step_qparams(pattern.output)
+    bias_id = _bias_value(ctx, bias, x_params.scale, weight)
+    if weight.per_channel:
+        in_dims, out_dims = [1, 1, rows, k], [1, 1, rows, n]
+        table = conv_table(_POINTWISE, k)
+        table.groupOutputChannels = n
+        table.kernelHeight = table.kernelWidth = 1
+        values, kind = weight.values.reshape(n, 1, 1, k), XNodeUnion.XNNConv2d
+    else:
+        in_dims, out_dims = [rows, k], [rows, n]
+        table = XNNFullyConnectedT()
+        values, kind = weight.values, XNodeUnion.XNNFullyConnected
+    table.input1Id = int8_value(ctx, x, Q_CONTIGUOUS)
+    if shape(x) != in_dims:
+        reshaped = _int8_tensor(ctx, in_dims, x_params)
+        ctx.reshape(table.input1Id, reshaped, in_dims, shape(x))
+        table.input1Id = reshaped
+    table.filterId = _weight_value(ctx, values, weight, 0)
+    table.biasId = bias_id
+    table.flags = 0
+    if shape(pattern.output) == out_dims:
+        table.outputId = define_int8(ctx, pattern.output, Q_CONTIGUOUS)
+        ctx.add_node(kind, table, table.outputId, clamp=pattern.clamp)
+        return
+    table.outputId = _int8_tensor(ctx, out_dims, out_params)
+    ctx.add_node(kind, table, table.outputId, clamp=pattern.clamp)
+    output = define_int8(ctx, pattern.output, Q_CONTIGUOUS)
+    ctx.reshape(table.outputId, output, shape(pattern.output), out_dims)
 
 
 def _binary_check(pattern: Pattern, ep) -> Optional[str]:
@@ -640,12 +682,7 @@ def lower_int8_global_pool(ctx: Lowering, pattern: Pattern) -> None:
     if len(shape(out_step)) == 4:
         output = define_int8(ctx, out_step, Q_NHWC)
     else:
-        output = ctx.builder.add_value(
-            [n, 1, 1, c],
-            XNNDatatype.xnn_datatype_qint8,
-            quant_params_type=XNNQuantParams.PerTensorQuant,
-            quant_params=_per_tensor(step_qparams(out_step))[1],
-        )
+        output = _int8_tensor(ctx, [n, 1, 1, c], step_qparams(out_step))
     node = ctx.unary(
         XNodeUnion.XNNGlobalAvgPooling2d, source, output, clamp=pattern.clamp
     )

@@ -31,7 +31,7 @@ from executorch.backends.xnnpack.lowering import (
     unsupported_reason,
 )
 from executorch.backends.xnnpack.lowering.core import aten_op
-from executorch.backends.xnnpack.lowering.quant import int8_pattern
+from executorch.backends.xnnpack.lowering.quant import feeds_int8_linear, int8_pattern
 from executorch.backends.xnnpack.partition.config import ALL_PARTITIONER_CONFIGS
 from executorch.backends.xnnpack.partition.config.xnnpack_config import (
     ConfigPrecisionType,
@@ -177,6 +177,8 @@ def _quantized_patterns(nodes, ep: ExportedProgram, int8, fp32) -> None:
     XNNPACK ops, `fp32[(target, why)]` in fp32 between converts."""
     inside = set(nodes)
     for n in nodes:
+        if feeds_int8_linear(n, ep, inside.__contains__):
+            continue  # part of the linear's pattern
         pattern, why = int8_pattern(n, ep, inside.__contains__)
         if pattern is not None:
             int8[str(aten_op(n.target))] += 1
