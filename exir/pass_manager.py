@@ -8,6 +8,7 @@ pipeline mixing graph passes and program passes; it is how `to_edge`,
 passes and built-in ones behave alike.
 """
 
+import logging
 from typing import Callable, List, Optional, Sequence, Union
 
 import torch
@@ -80,16 +81,47 @@ def run_graph_pass(
 
 
 class PassManager:
-    """Graph passes run in order, each over the whole tree of graphs."""
+    """Graph passes run in order, each over the whole tree of graphs.
 
-    def __init__(self, passes: Sequence[GraphPass]):
-        self.passes = list(passes)
+    Checks (`add_checks`: functions of a graph module that raise when
+    something is wrong) run on the graph given, and after each pass with
+    `run_checks_after_each_pass`; with `suppress_check_failures` a failing
+    check is logged instead of raised."""
+
+    def __init__(
+        self,
+        passes: Optional[Sequence[GraphPass]] = None,
+        run_checks_after_each_pass: bool = False,
+        suppress_check_failures: bool = False,
+    ):
+        self.passes = list(passes or [])
+        self.checks: List[Callable[[torch.fx.GraphModule], None]] = []
+        self.run_checks_after_each_pass = run_checks_after_each_pass
+        self.suppress_check_failures = suppress_check_failures
+
+    def add_pass(self, graph_pass: GraphPass) -> None:
+        self.passes.append(graph_pass)
+
+    def add_checks(self, check: Callable[[torch.fx.GraphModule], None]) -> None:
+        self.checks.append(check)
+
+    def check(self, graph_module: torch.fx.GraphModule) -> None:
+        for check in self.checks:
+            try:
+                check(graph_module)
+            except Exception as error:
+                if not self.suppress_check_failures:
+                    raise
+                logging.warning("check %s failed: %s", _pass_name(check), error)
 
     def __call__(self, graph_module: torch.fx.GraphModule) -> PassResult:
+        self.check(graph_module)
         modified = False
         for graph_pass in self.passes:
             graph_module, changed = run_graph_pass(graph_pass, graph_module)
             modified = modified or changed
+            if self.run_checks_after_each_pass:
+                self.check(graph_module)
         return PassResult(graph_module, modified)
 
 

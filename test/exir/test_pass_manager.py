@@ -13,12 +13,16 @@ from executorch.exir import (
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.graph_utils import control_flow_graphs
 from executorch.exir.pass_base import (
+    ExportPass,
     ExportedProgramPassBase,
     ExportedProgramPassResult,
     PassBase,
     PassResult,
 )
 from executorch.exir.pass_manager import ExportedProgramPassManager, PassManager
+from executorch.extension.pybindings.portable_lib import (
+    _load_for_executorch_from_buffer,
+)
 from executorch.exir.passes.aten_to_edge import AtenToEdgePass
 from executorch.exir.passes.fuse_quantized_weights import FuseQuantizedWeightsPass
 from executorch.exir.passes.lower_control_flow_pass import LowerControlFlowPass
@@ -172,3 +176,91 @@ def test_pipelines_are_lists_of_passes_in_order():
     assert isinstance(steps[-2], LowerControlFlowPass)
     assert isinstance(steps[-1], PlanMemoryPass)
     assert steps[-1].planning is config.memory_planning_pass
+
+
+class ReluToAbsAndDouble(ExportPass):
+    """relu becomes abs followed by a mul: one operator into two."""
+
+    def call_operator(self, op, args, kwargs, meta):
+        if op != _RELU:
+            return super().call_operator(op, args, kwargs, meta)
+        absolute = super().call_operator(_ABS, args, kwargs, meta)
+        return super().call_operator(
+            exir_ops.edge.aten.mul.Scalar, (absolute, 2.0), {}, meta
+        )
+
+
+def test_export_pass_rewrites_operators_and_their_metadata():
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x - 1).sum(dim=1)
+
+    x = torch.randn(4, 3)
+    dim = torch.export.Dim("batch", min=1, max=8)
+    edge = to_edge(torch.export.export(Model(), (x,), dynamic_shapes=({0: dim},)))
+    transformed = edge.transform([ReluToAbsAndDouble()])
+    graph = transformed.exported_program().graph_module.graph
+    targets = [n.target for n in graph.nodes if n.op == "call_function"]
+    assert _RELU not in targets and _ABS in targets
+    # Every new node carries the fake value of its output, symbolic batch
+    # size included.
+    for node in graph.nodes:
+        if node.op == "call_function":
+            assert isinstance(node.meta["val"], torch.Tensor)
+            assert isinstance(node.meta["val"].shape[0], torch.SymInt)
+    program = _load_for_executorch_from_buffer(transformed.to_executorch().buffer)
+    for rows in (1, 4, 7):
+        x = torch.randn(rows, 3)
+        torch.testing.assert_close(
+            program.forward([x])[0], (2 * (x - 1).abs()).sum(dim=1)
+        )
+
+
+def test_export_pass_runs_on_control_flow_branches():
+    transformed = _cond_edge().transform([ReluToAbsAndDouble()]).exported_program()
+    assert _RELU not in _all_targets(transformed.graph_module)
+    assert _ABS in _all_targets(transformed.graph_module)
+
+
+def test_export_pass_names_the_node_it_cannot_rebuild():
+    class MatmulToAdd(ExportPass):
+        def call_operator(self, op, args, kwargs, meta):
+            if op == exir_ops.edge.aten.mm.default:
+                op = exir_ops.edge.aten.add.Tensor
+            return super().call_operator(op, args, kwargs, meta)
+
+    class Model(torch.nn.Module):
+        def forward(self, x, y):
+            return x @ y
+
+    edge = to_edge(torch.export.export(Model(), (torch.randn(2, 3), torch.randn(3, 5))))
+    with pytest.raises(RuntimeError, match="MatmulToAdd.*add.Tensor.*node mm"):
+        edge.transform([MatmulToAdd()])
+
+
+def test_pass_manager_checks_before_and_after_each_pass(caplog):
+    graph_module = torch.fx.symbolic_trace(lambda x: torch.relu(x))
+    seen = []
+
+    def count_relus(gm):
+        seen.append(sum(n.target is torch.relu for n in gm.graph.nodes))
+        if seen[-1] == 0:
+            raise ValueError("no relu left")
+
+    def relu_to_sigmoid(gm):
+        for node in gm.graph.nodes:
+            if node.target is torch.relu:
+                node.target = torch.sigmoid
+
+    manager = PassManager([relu_to_sigmoid], run_checks_after_each_pass=True)
+    manager.add_checks(count_relus)
+    with pytest.raises(ValueError, match="no relu left"):
+        manager(graph_module)
+    assert seen == [1, 0]
+
+    quiet = PassManager(
+        [relu_to_sigmoid], run_checks_after_each_pass=True, suppress_check_failures=True
+    )
+    quiet.add_checks(count_relus)
+    quiet(torch.fx.symbolic_trace(lambda x: torch.relu(x)))
+    assert "count_relus failed: no relu left" in caplog.text
