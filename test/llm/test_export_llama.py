@@ -53,15 +53,21 @@ def eager_greedy(checkpoint, prompt_ids, qmode=None):
     return tiny_llama.greedy(model, prompt_ids, NEW_TOKENS)
 
 
+_EXPORTED = {}
+
+
 def export(checkpoint, tmp_path, *flags):
-    _, params, ckpt = checkpoint
-    path = str(tmp_path / "model.pte")
-    export_llama.main(
-        ["-p", params, "-c", ckpt, "-kv", "--max_seq_length", str(MAX_SEQ_LEN),
-         "--metadata", '{"get_bos_id": 1, "get_eos_ids": [2]}',
-         "--output_name", path, *flags]
-    )
-    return path
+    """The .pte of the checkpoint with `flags` (exported once per flags)."""
+    if flags not in _EXPORTED:
+        _, params, ckpt = checkpoint
+        path = str(tmp_path / "model.pte")
+        export_llama.main(
+            ["-p", params, "-c", ckpt, "-kv", "--max_seq_length", str(MAX_SEQ_LEN),
+             "--metadata", '{"get_bos_id": 1, "get_eos_ids": [2]}',
+             "--output_name", path, *flags]
+        )
+        _EXPORTED[flags] = path
+    return _EXPORTED[flags]
 
 
 @pytest.mark.parametrize(
