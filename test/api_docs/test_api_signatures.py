@@ -84,7 +84,6 @@ UPSTREAM = {
 
 # Names whose implementation has not landed yet, with who delivers them.
 PENDING = {
-    "bind_pattern_to_op": "issue #22 item 5",
 }
 
 

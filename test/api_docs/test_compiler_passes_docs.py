@@ -21,12 +21,6 @@ def _has(module: str, name: str) -> bool:
         return False
 
 
-@pytest.mark.xfail(
-    not _has("executorch.exir.dialects.edge._ops", "EdgeOpArgAllowedTypes")
-    and not hasattr(exir_ops.edge.aten.add.Tensor._schema.arguments[0], "allowed_types"),
-    reason="edge dtype tables (issue #22 item 5) not yet",
-    strict=True,
-)
 def test_edge_operators_allowed_types():
     """ir-exir.html, "Edge Operators": `sigmoid._schema.arguments[0]
     .allowed_types` and `.returns[0].allowed_types`."""
@@ -39,16 +33,25 @@ def test_edge_operators_allowed_types():
     assert torch.bool not in _return.allowed_types
     add = exir_ops.edge.aten.add.Tensor
     assert torch.float32 in add._schema.arguments[0].allowed_types
-    # Each listed dtype really runs in ATen.
+    # Each listed dtype really runs in ATen and gives an allowed result.
     for dtype in self_arg.allowed_types:
-        sigmoid(torch.zeros(2, dtype=dtype))
+        assert sigmoid(torch.zeros(2, dtype=dtype)).dtype in _return.allowed_types
+    # Non-tensor arguments carry no dtype constraint.
+    assert add._schema.arguments[2].name == "alpha"
+    assert add._schema.arguments[2].allowed_types is None
 
 
-@pytest.mark.xfail(
-    not _has("executorch.exir.dialects._ops", "bind_pattern_to_op"),
-    reason="bind_pattern_to_op (issue #22 item 5) not yet",
-    strict=True,
-)
+def test_edge_dtype_table_is_what_aten_runs():
+    """The checked-in table agrees with a fresh probe of ATen (regenerate
+    it with `python -m executorch.exir.dialects.edge.dtype_table`)."""
+    from executorch.exir.dialects.edge.dtype_table import allowed_dtypes, probe
+
+    for op in (torch.ops.aten.sigmoid.default, torch.ops.aten.add.Tensor,
+               torch.ops.aten.mm.default, torch.ops.aten.logical_not.default):
+        for name, dtypes in probe(op).items():
+            assert allowed_dtypes(op.name(), name) == dtypes, (op, name)
+
+
 def test_backend_dialect_bind_pattern_to_op():
     """compiler-backend-dialect.html, "Pattern Binding Decorator" and
     "Example": an add_relu backend operator whose kernel is the pattern."""
@@ -67,6 +70,16 @@ def test_backend_dialect_bind_pattern_to_op():
     torch.testing.assert_close(op(x, y), torch.relu(x + y))
     edge_op = exir_ops.edge.foo_namespace_docs.add_relu.default
     torch.testing.assert_close(edge_op(x, y), torch.relu(x + y))
+
+    # Re-exported and decomposed, the backend operator becomes its pattern.
+    class UsesFused(torch.nn.Module):
+        def forward(self, a, b):
+            return op(a, b)
+
+    ep = export(UsesFused(), (x, y)).run_decompositions()
+    targets = [n.target for n in ep.graph.nodes if n.op == "call_function"]
+    assert torch.ops.aten.relu.default in targets
+    torch.testing.assert_close(ep.module()(x, y), torch.relu(x + y))
 
 
 @pytest.mark.xfail(
@@ -121,14 +134,6 @@ def test_level3_pass_base_and_pass_manager():
         pm2(torch.fx.symbolic_trace(F()))
 
 
-@pytest.mark.xfail(
-    not _has(
-        "executorch.exir.backend.canonical_partitioners.pattern_op_partitioner",
-        "generate_pattern_op_partitions",
-    ),
-    reason="generate_pattern_op_partitions (issue #22 item 3) not yet",
-    strict=True,
-)
 def test_combined_generate_pattern_op_partitions():
     """compiler-custom-compiler-passes.html, "Combined":
     `generate_pattern_op_partitions(graph_module, op_support=...)`."""

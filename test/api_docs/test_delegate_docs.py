@@ -6,7 +6,6 @@ flows 1-3, with the demo backend and partitioners they import
 `...op_partitioner_demo`). Each program runs on our runtime, whose demo
 backend interprets the blob, and matches eager."""
 
-import pytest
 import torch
 from torch.export import export
 

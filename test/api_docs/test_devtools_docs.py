@@ -4,7 +4,6 @@ table printed with tabulate, `format_delegated_graph`) and the
 "Developer Tools Usage Tutorial" (devtools-integration-tutorial.html:
 ETRecord from `generate_etrecord=True`)."""
 
-import pytest
 import torch
 from torch.export import export
 

@@ -17,7 +17,6 @@ from executorch.exir import pass_base
 from executorch.exir.passes import MemoryPlanningPass
 from executorch.test.api_docs._docs import (
     ARCH_ISSUE,
-    FLOAT_TOL,
     MATMUL_TOL,
     assert_matches_eager,
     run,

@@ -11,7 +11,12 @@ import torch
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 from executorch.exir import to_edge_transform_and_lower
 from executorch.runtime import Runtime
-from executorch.test.api_docs._docs import MATMUL_TOL, assert_matches_eager, seeded
+from executorch.test.api_docs._docs import (
+    MATMUL_TOL,
+    XNN_ISSUE,
+    assert_matches_eager,
+    seeded,
+)
 
 
 class SmallCNN(torch.nn.Module):
@@ -111,3 +116,28 @@ def test_export_multiple_methods_and_per_method_partitioners():
     assert_matches_eager(program.load_method("encode").execute([x]), Encode()(x))
     assert_matches_eager(program.load_method("decode").execute([x]), Decode()(x))
     assert program.load_method("get_max_len").execute([]) == [128]
+
+
+@pytest.mark.xfail(
+    reason="external constants and .ptd files: " + XNN_ISSUE + "; not strict "
+    "because the export and the loading land separately",
+    strict=False,
+)
+def test_export_program_data_separation(tmp_path):
+    """using-executorch-export.html, "Program Data Separation":
+    `ExecutorchBackendConfig(external_constants=True)`, the weights
+    written with `write_tensor_data_to_file`, loaded with `data_path`."""
+    from executorch.exir import ExecutorchBackendConfig, to_edge
+    from executorch.extension.pybindings.portable_lib import _load_for_executorch
+
+    model = torch.nn.Linear(4, 3).eval()
+    example = (torch.randn(2, 4),)
+    et_program = to_edge(torch.export.export(model, example)).to_executorch(
+        ExecutorchBackendConfig(external_constants=True)
+    )
+    (tmp_path / "model.pte").write_bytes(et_program.buffer)
+    et_program.write_tensor_data_to_file(str(tmp_path))
+    (ptd,) = tmp_path.glob("*.ptd")
+    module = _load_for_executorch(str(tmp_path / "model.pte"), data_path=str(ptd))
+    x = seeded(2, 4)
+    assert_matches_eager(module.forward([x]), model(x), MATMUL_TOL)

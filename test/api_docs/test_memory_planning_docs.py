@@ -13,7 +13,7 @@ from executorch import exir
 from executorch.exir import to_edge
 from executorch.exir.memory_planning import flatten_specs
 from executorch.exir.passes import MemoryPlanningPass
-from executorch.test.api_docs._docs import FLOAT_TOL, assert_matches_eager, run, seeded
+from executorch.test.api_docs._docs import assert_matches_eager, run, seeded
 
 
 class Chain(torch.nn.Module):

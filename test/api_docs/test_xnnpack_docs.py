@@ -6,7 +6,6 @@ tutorial's XNNPACK lowering (llm/build-run-llama3 / getting-started
 "Delegation" section), which imports
 `executorch.backends.xnnpack.utils.configs`."""
 
-import pytest
 import torch
 
 from executorch.backends.xnnpack.partition.config import (

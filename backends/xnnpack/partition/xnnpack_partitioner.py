@@ -13,7 +13,6 @@ partition of the view that reads them, one copy per reader, since a
 delegate's inputs and outputs are tensors."""
 
 import collections
-import logging
 import operator
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 

@@ -70,7 +70,8 @@ class _BlobWriter:
             or signature.inputs_to_lifted_tensor_constants.get(node.name)
         )
         if target is not None:
-            source = self.ep.state_dict if target in self.ep.state_dict else self.ep.constants
+            in_state = target in self.ep.state_dict
+            source = self.ep.state_dict if in_state else self.ep.constants
             return source[target]
         if node.op == "get_attr":
             return getattr(self.ep.graph_module, node.target)

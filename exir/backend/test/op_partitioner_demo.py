@@ -33,12 +33,14 @@ class _TargetSupport(OperatorSupportBase):
         return node.op == "call_function" and node.target in self.targets
 
 
-def AddOperatorSupport() -> OperatorSupportBase:
-    return _TargetSupport(exir_ops.edge.aten.add.Tensor)
+class AddOperatorSupport(_TargetSupport):
+    def __init__(self):
+        super().__init__(exir_ops.edge.aten.add.Tensor)
 
 
-def MatmulOperatorSupport() -> OperatorSupportBase:
-    return _TargetSupport(exir_ops.edge.aten.mm.default)
+class MatmulOperatorSupport(_TargetSupport):
+    def __init__(self):
+        super().__init__(exir_ops.edge.aten.mm.default)
 
 
 def _tag_partitions(graph_module, op_support, delegation_spec, tags) -> None:

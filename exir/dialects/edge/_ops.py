@@ -7,7 +7,7 @@ underlying schema (`._op`, `._schema`). Wrappers are interned: there is exactly
 one `EdgeOpOverload` per `OpOverload`, so targets compare with `is`/`==`.
 """
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import torch
 from torch._ops import OpOverload
@@ -26,14 +26,19 @@ class EdgeOpOverload:
 
     def __init__(self, op: OpOverload):
         self._op = op
+        self._edge_schema = None
         self.__name__ = (
             f"{op.namespace}.{op._schema.name.split('::')[1]}.{op._overloadname}"
         )
         self.__qualname__ = self.__name__
 
     @property
-    def _schema(self) -> torch._C.FunctionSchema:
-        return self._op._schema
+    def _schema(self) -> "EdgeFunctionSchema":
+        """The ATen schema, whose arguments and returns also carry the Edge
+        dialect's dtype constraints (`allowed_types`)."""
+        if self._edge_schema is None:
+            self._edge_schema = EdgeFunctionSchema(self._op)
+        return self._edge_schema
 
     @property
     def _overloadname(self) -> str:
@@ -68,6 +73,53 @@ class EdgeOpOverload:
 
     def __reduce__(self):
         return (edge_op, (self._op,))
+
+
+class EdgeArgument:
+    """An argument (or return) of an Edge operator's schema: the ATen
+    argument's attributes, and `allowed_types`, the dtypes the Edge
+    dialect's dtype table allows for it (None: no constraint recorded,
+    e.g. for a non-tensor argument)."""
+
+    def __init__(self, argument: torch._C.Argument, allowed_types):
+        self._argument = argument
+        self.allowed_types = allowed_types
+
+    def __getattr__(self, name: str):
+        return getattr(self._argument, name)
+
+    def __str__(self) -> str:
+        return str(self._argument)
+
+    __repr__ = __str__
+
+
+class EdgeFunctionSchema:
+    """An Edge operator's schema: prints and reads as the ATen schema; its
+    `arguments` and `returns` are `EdgeArgument`s."""
+
+    def __init__(self, op: OpOverload):
+        # Imported here: the table is read on first use only.
+        from executorch.exir.dialects.edge.dtype_table import allowed_dtypes
+
+        self._schema = op._schema
+        name = op.name()
+        self.arguments: List[EdgeArgument] = [
+            EdgeArgument(a, allowed_dtypes(name, a.name))
+            for a in self._schema.arguments
+        ]
+        self.returns: List[EdgeArgument] = [
+            EdgeArgument(r, allowed_dtypes(name, f"__ret_{i}"))
+            for i, r in enumerate(self._schema.returns)
+        ]
+
+    def __getattr__(self, name: str):
+        return getattr(self._schema, name)
+
+    def __str__(self) -> str:
+        return str(self._schema)
+
+    __repr__ = __str__
 
 
 _EDGE_OPS: Dict[OpOverload, EdgeOpOverload] = {}

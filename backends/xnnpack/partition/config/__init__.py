@@ -37,7 +37,9 @@ EluConfig = _config("EluConfig", "elu.default", aten.elu.default)
 ExpConfig = _config("ExpConfig", "exp.default", aten.exp.default)
 FloorConfig = _config("FloorConfig", "floor.default", aten.floor.default)
 GeluConfig = _config("GeluConfig", "gelu.default", aten.gelu.default)
-HardswishConfig = _config("HardswishConfig", "hardswish.default", aten.hardswish.default)
+HardswishConfig = _config(
+    "HardswishConfig", "hardswish.default", aten.hardswish.default
+)
 HardtanhConfig = _config("HardtanhConfig", "hardtanh.default", aten.hardtanh.default)
 LeakyReLUConfig = _config(
     "LeakyReLUConfig", "leaky_relu.default", aten.leaky_relu.default
@@ -96,7 +98,10 @@ MeanDimConfig = _config(
     aten.adaptive_avg_pool2d.default,
 )
 SoftmaxConfig = _config(
-    "SoftmaxConfig", "_softmax.default", aten._softmax.default, aten._safe_softmax.default
+    "SoftmaxConfig",
+    "_softmax.default",
+    aten._softmax.default,
+    aten._safe_softmax.default,
 )
 UpsampleBilinear2dConfig = _config(
     "UpsampleBilinear2dConfig",
@@ -111,7 +116,10 @@ ConstantPadConfig = _config(
     "ConstantPadConfig", "constant_pad_nd.default", aten.constant_pad_nd.default
 )
 ExpandCopyConfig = _config(
-    "ExpandCopyConfig", "expand_copy.default", aten.expand.default, aten.expand_copy.default
+    "ExpandCopyConfig",
+    "expand_copy.default",
+    aten.expand.default,
+    aten.expand_copy.default,
 )
 PermuteConfig = _config(
     "PermuteConfig",
