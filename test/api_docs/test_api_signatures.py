@@ -83,8 +83,7 @@ UPSTREAM = {
 }
 
 # Names whose implementation has not landed yet, with who delivers them.
-PENDING = {
-}
+PENDING: dict = {}
 
 
 def _resolve(module: str, qualname: str):
