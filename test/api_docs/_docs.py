@@ -15,7 +15,6 @@ MATMUL_TOL = dict(rtol=1e-4, atol=1e-4)
 # The upstream issues that other work items deliver; examples that need
 # them are expected failures naming the issue until it lands.
 ARCH_ISSUE = "issue #13 (pass infrastructure: exir.pass_base.ExportPass)"
-XNN_ISSUE = "helper xnn, issue #16 (external constants, .ptd)"
 
 
 def run(program, inputs, method="forward"):

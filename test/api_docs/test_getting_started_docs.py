@@ -5,7 +5,6 @@ torchvision MobileNet V2 download."""
 
 from typing import List
 
-import pytest
 import torch
 
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
@@ -13,7 +12,6 @@ from executorch.exir import to_edge_transform_and_lower
 from executorch.runtime import Runtime
 from executorch.test.api_docs._docs import (
     MATMUL_TOL,
-    XNN_ISSUE,
     assert_matches_eager,
     seeded,
 )
@@ -118,11 +116,6 @@ def test_export_multiple_methods_and_per_method_partitioners():
     assert program.load_method("get_max_len").execute([]) == [128]
 
 
-@pytest.mark.xfail(
-    reason="external constants and .ptd files: " + XNN_ISSUE + "; not strict "
-    "because the export and the loading land separately",
-    strict=False,
-)
 def test_export_program_data_separation(tmp_path):
     """using-executorch-export.html, "Program Data Separation":
     `ExecutorchBackendConfig(external_constants=True)`, the weights
