@@ -235,7 +235,7 @@ def build_report(
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m executorch.devtools.report",
+        prog="executorch-devtools-report",
         description="Writes an HTML report (timeline, operator table, memory "
         "plan, numeric gaps) of a run recorded in an ETDump.",
     )

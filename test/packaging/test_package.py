@@ -85,7 +85,14 @@ def console_scripts(entry_points: str):
 def test_console_commands_have_help(metadata):
     _, entry_points = metadata
     scripts = console_scripts(entry_points)
-    assert {"executor_runner", "executorch-export"} <= scripts.keys()
+    assert {
+        "executor_runner",
+        "executorch-devtools-report",
+        "executorch-export",
+        "executorch-find-divergence",
+        "executorch-gen-oplist",
+        "executorch-op-sweep",
+    } <= scripts.keys()
     for name, target in scripts.items():
         module, function = target.split(":")
         assert callable(getattr(importlib.import_module(module), function)), name
