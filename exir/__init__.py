@@ -22,11 +22,16 @@ from executorch.exir.program._program import (
 )
 from executorch.exir.tensor import TensorSpec
 
+# Upstream's older name for a program ready to serialize, still used in type
+# annotations (Hugging Face's optimum-executorch); here it is the manager.
+ExecutorchProgram = ExecutorchProgramManager
+
 __all__ = [
     "CaptureConfig",
     "EdgeCompileConfig",
     "EdgeProgramManager",
     "ExecutorchBackendConfig",
+    "ExecutorchProgram",
     "ExecutorchProgramManager",
     "ExportedProgram",
     "TensorSpec",
