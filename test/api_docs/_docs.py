@@ -12,10 +12,6 @@ from executorch.runtime import Runtime
 FLOAT_TOL = dict(rtol=1e-5, atol=1e-5)
 MATMUL_TOL = dict(rtol=1e-4, atol=1e-4)
 
-# The upstream issues that other work items deliver; examples that need
-# them are expected failures naming the issue until it lands.
-ARCH_ISSUE = "issue #13 (pass infrastructure: exir.pass_base.ExportPass)"
-
 
 def run(program, inputs, method="forward"):
     """Runs `program` (`.pte` bytes or a path) on our runtime."""

@@ -82,10 +82,6 @@ UPSTREAM = {
     ("executorch.exir", "ExecutorchProgramManager.write_tensor_data_to_file"): "self, outdir",
 }
 
-# Names whose implementation has not landed yet, with who delivers them.
-PENDING: dict = {}
-
-
 def _resolve(module: str, qualname: str):
     obj = importlib.import_module(module)
     for part in qualname.split("."):
@@ -131,10 +127,7 @@ def _check_accepts(ours, upstream, where):
 
 def _cases():
     for (module, qualname), expected in UPSTREAM.items():
-        key = qualname if qualname in PENDING else qualname.split(".")[-1]
-        reason = PENDING.get(qualname) or PENDING.get(key)
-        marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-        yield pytest.param(module, qualname, expected, id=f"{module}:{qualname}", marks=marks)
+        yield pytest.param(module, qualname, expected, id=f"{module}:{qualname}")
 
 
 @pytest.mark.parametrize("module, qualname, expected", list(_cases()))

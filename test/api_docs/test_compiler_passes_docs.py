@@ -11,14 +11,6 @@ from torch.library import Library
 
 from executorch.exir import pass_base, to_edge
 from executorch.exir.dialects._ops import ops as exir_ops
-from executorch.test.api_docs._docs import ARCH_ISSUE
-
-
-def _has(module: str, name: str) -> bool:
-    try:
-        return hasattr(__import__(module, fromlist=[name]), name)
-    except ImportError:
-        return False
 
 
 def test_edge_operators_allowed_types():
@@ -82,12 +74,6 @@ def test_backend_dialect_bind_pattern_to_op():
     torch.testing.assert_close(ep.module()(x, y), torch.relu(x + y))
 
 
-@pytest.mark.xfail(
-    not _has("executorch.exir.pass_manager", "PassManager")
-    or not hasattr(__import__("executorch.exir.pass_manager", fromlist=["x"]).PassManager, "add_checks"),
-    reason=ARCH_ISSUE + ": PassManager(run_checks_after_each_pass=..., add_checks)",
-    strict=True,
-)
 def test_level3_pass_base_and_pass_manager():
     """compiler-custom-compiler-passes.html, "Level 3" and "Pass Manager":
     a `PassBase` with `call`/`requires`, run by `PassManager` with a check

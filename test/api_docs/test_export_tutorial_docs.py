@@ -3,7 +3,6 @@
 Delegate" (compiler-delegate-and-partitioner.html), section by section,
 with the demo backend and partitioners they import."""
 
-import pytest
 import torch
 from torch.export import Dim, ExportedProgram, export
 
@@ -13,10 +12,8 @@ from executorch.exir import (
     ExecutorchProgramManager,
     to_edge,
 )
-from executorch.exir import pass_base
 from executorch.exir.passes import MemoryPlanningPass
 from executorch.test.api_docs._docs import (
-    ARCH_ISSUE,
     MATMUL_TOL,
     assert_matches_eager,
     run,
@@ -95,7 +92,6 @@ def test_multiple_programs_in_one_edge_program_manager():
     assert_matches_eager(run(buffer, [z], "decode"), Decode()(z), MATMUL_TOL)
 
 
-@pytest.mark.xfail(not hasattr(pass_base, "ExportPass"), reason=ARCH_ISSUE, strict=True)
 def test_transform_with_an_export_pass():
     """"Lowering to Edge Dialect": `edge_program.transform((ConvertReluToSigmoid(),))`
     with an `ExportPass` subclass."""
