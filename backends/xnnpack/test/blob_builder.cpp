@@ -190,7 +190,11 @@ std::vector<uint8_t> BlobBuilder::build() const {
   put<uint32_t>(blob, kConstantOffsetField, const_offset);
   put<uint64_t>(blob, kConstantSizeField, constants.size());
   std::memcpy(blob.data() + fb_offset, fbb.GetBufferPointer(), fbb.GetSize());
-  std::memcpy(blob.data() + const_offset, constants.data(), constants.size());
+  // A graph without constants has an empty vector, whose data() may be null
+  // (memcpy's source must not be, even for 0 bytes: UBSan).
+  if (!constants.empty()) {
+    std::memcpy(blob.data() + const_offset, constants.data(), constants.size());
+  }
   return blob;
 }
 
