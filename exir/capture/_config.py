@@ -96,6 +96,12 @@ class ExecutorchBackendConfig:
             placeholder node returns the file name (without ".ptd") for each
             constant, or None to keep it in the `.pte`. The files are written
             by `ExecutorchProgramManager.write_tensor_data_to_file(dir)`.
+        do_quant_fusion_and_const_prop: upstream's switch for fusing
+            quantized patterns and folding constants at this stage. Accepted
+            for compatibility and changes nothing: quantized weights are
+            already fused by `to_edge` (`EdgeCompileConfig`'s
+            `fuse_quantized_weights`), and constant subgraphs are not folded
+            ahead of time (the program computes them, with the same result).
     """
 
     passes: List[Any] = field(default_factory=list)
@@ -114,6 +120,7 @@ class ExecutorchBackendConfig:
     print_memory_summary: bool = False
     enable_non_cpu_memory_planning: bool = False
     external_constants: Union[bool, Callable[[Any], Optional[str]]] = False
+    do_quant_fusion_and_const_prop: bool = False
 
     def __post_init__(self):
         if self.memory_planning_pass is None:

@@ -206,6 +206,34 @@ def test_partitioner_names_what_it_cannot_make_dynamic():
         torch.testing.assert_close(module.forward([x, y])[0], model(x, y), **TOL)
 
 
+def test_sizes_of_integer_inputs_stay_outside():
+    """A size measured on token ids (int64, which cannot be a delegate
+    input), as language models measure their prompt: it stays outside with
+    a reason, the float work around it is delegated, and the program
+    matches eager at every length."""
+
+    class TokensPlusPositions(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = torch.nn.Embedding(10, 8)
+            self.linear = torch.nn.Linear(8, 8)
+
+        def forward(self, tokens):
+            positions = torch.arange(tokens.shape[1]).float().unsqueeze(-1)
+            return self.linear(self.embedding(tokens)) + positions
+
+    model = TokensPlusPositions().eval()
+    manager, partitioner = lower(
+        model, (torch.randint(0, 10, (1, 5)),), {"tokens": {1: Dim("s", min=1, max=16)}}
+    )
+    assert "measures a tensor that is not float32" in partitioner.report()
+    assert delegate_calls_and_operators(manager)[0] >= 1
+    module = load(manager)
+    for n in (1, 16, 7):
+        tokens = torch.randint(0, 10, (1, n))
+        torch.testing.assert_close(module.forward([tokens])[0], model(tokens), **TOL)
+
+
 _OUTPUT = re.compile(r"^Output (\d+): tensor Float\[([\d, ]*)\] = \[(.*)\]$", re.M)
 
 

@@ -65,12 +65,6 @@ def _check(results):
         assert ours == eager, f"{family}: greedy tokens differ from eager"
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="XnnpackPartitioner tags aten.sym_size.int of the int64 input_ids into "
-    "the delegate, whose lowering then refuses that input ('input input_ids is "
-    "not a float32 tensor')",
-)
 def test_xnnpack_recipe_greedy_tokens_match_eager(optimum_site):
     _check(_generate(optimum_site, "xnnpack", ["llama", "qwen2"]))
 

@@ -100,7 +100,11 @@ class _Support(OperatorSupportBase):
         if node in self.reasons:
             return False
         if is_size_node(node):
-            # Lowers to nothing; goes where its reader goes.
+            # Lowers to nothing; goes where its reader goes. The tensor it
+            # measures becomes a delegate input, which must be float32.
+            if any(_is_non_float_tensor(a) for a in node.all_input_nodes):
+                self.reasons[node] = _SIZE_OF_NON_FLOAT
+                return False
             return all(self.is_node_supported(submodules, u) for u in node.users)
         reason = unsupported_reason(node, self.ep)
         if reason is None and not is_constant_node(node, self.ep):
@@ -108,6 +112,15 @@ class _Support(OperatorSupportBase):
         if reason is not None:
             self.reasons[node] = reason
         return reason is None
+
+
+_SIZE_OF_NON_FLOAT = (
+    "measures a tensor that is not float32, which cannot be a delegate input"
+)
+
+
+def _is_non_float_tensor(node: torch.fx.Node) -> bool:
+    return isinstance(node.meta.get("val"), torch.Tensor) and not is_float32_tensor(node)
 
 
 def _stays_constant(node: torch.fx.Node, inside, ep: ExportedProgram) -> bool:
