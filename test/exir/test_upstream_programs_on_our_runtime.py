@@ -763,9 +763,12 @@ def test_upstream_programs_use_extended_header_and_segments(upstream_ptes):
         assert segments == 1 + named + (location == DataLocation.SEGMENT)
 
 
-def test_upstream_program_with_external_constants_is_refused(upstream_ptes):
+def test_upstream_program_with_external_constants_needs_its_ptd(upstream_ptes):
     """Upstream's external_constants=True keeps the weights in a .ptd file;
-    our runtime does not load external data yet and must say so."""
+    loaded without it, the error names the missing tensor. (With the file,
+    test/runtime_py/test_external_data.py runs upstream's programs.)"""
     module = _program(upstream_ptes, "external_constants")
-    with pytest.raises(RuntimeError, match="NotSupported.*external data"):
+    with pytest.raises(
+        RuntimeError, match="NotFound.*'weight' is stored outside the .pte"
+    ):
         module.forward(CASES["linear"][1])
