@@ -40,7 +40,11 @@ class OwnedTensor {
     }
     (void)dim_order_to_stride(
         sizes_.data(), dim_order_.data(), sizes_.size(), strides_.data());
-    std::memcpy(data_.data(), values.data(), data_.size());
+    // An empty tensor's vectors may have null data (memcpy's pointers must
+    // not be null, even for 0 bytes).
+    if (!data_.empty()) {
+      std::memcpy(data_.data(), values.data(), data_.size());
+    }
   }
 
   OwnedTensor(const OwnedTensor&) = delete;
