@@ -37,17 +37,14 @@ runs. A script, not a test: nothing asserts on time.
 """
 
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
-import time
-from typing import Dict, List, Tuple
+from typing import List, Tuple
 
 import torch
+from timing import JsonWorker, measure, timed
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = ["mobilenet_v2", "resnet18", "vit_tiny", "minilm"]
@@ -102,16 +99,6 @@ def model_and_inputs(name: str, quick: bool):
     return model.eval(), (torch.randn(1, 3, size, size, generator=generator),)
 
 
-def _timed(call, iterations: int) -> Tuple[List[float], List[float]]:
-    wall, cpu = [], []
-    for _ in range(iterations):
-        w, c = time.perf_counter(), time.process_time()
-        call()
-        wall.append((time.perf_counter() - w) * 1e3)
-        cpu.append((time.process_time() - c) * 1e3)
-    return wall, cpu
-
-
 class Eager:
     def __init__(self, model, inputs, threads: int):
         self.model, self.inputs, self.threads = model, inputs, threads
@@ -119,7 +106,7 @@ class Eager:
     def run(self, iterations: int):
         torch.set_num_threads(self.threads)
         with torch.no_grad():
-            return _timed(lambda: self.model(*self.inputs), iterations)
+            return timed(lambda: self.model(*self.inputs), iterations)
 
 
 class Ours:
@@ -136,7 +123,7 @@ class Ours:
 
     def run(self, iterations: int):
         self.portable_lib._unsafe_reset_threadpool(self.threads)
-        return _timed(lambda: self.module.forward(self.inputs), iterations)
+        return timed(lambda: self.module.forward(self.inputs), iterations)
 
 
 def _lower_ours(ep, threads: int, xnnpack: bool) -> bytes:
@@ -196,56 +183,25 @@ _WORKER = textwrap.dedent("""
 """)
 
 
-class Worker:
-    def __init__(self, python: str, kind: str, directory: str, threads: int, env=None):
-        self.errors = tempfile.TemporaryFile(mode="w+")
-        self.process = subprocess.Popen(
-            [python, "-c", _WORKER, kind, directory, str(threads)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errors,
-            text=True,
-            # Upstream's and ONNX Runtime's Pythons must not import our
-            # package from the source tree.
-            cwd=REPO if kind == "portable" else "/",
-            env={**os.environ, **(env or {})},
-        )
-        self._reply()
-
-    def _reply(self) -> dict:
-        # Libraries may print lines of their own: the reply is the next line
-        # that is a JSON object.
-        for line in self.process.stdout:
-            if line.startswith("{"):
-                return json.loads(line)
-        self.errors.seek(0)
-        tail = self.errors.read().strip().splitlines()[-3:]
-        raise RuntimeError(f"worker stopped (exit {self.process.wait()}): " + " / ".join(tail))
-
-    def run(self, iterations: int):
-        self.process.stdin.write(json.dumps({"iterations": iterations}) + "\n")
-        self.process.stdin.flush()
-        result = self._reply()
-        return result["wall"], result["cpu"]
-
-    def close(self):
-        self.process.kill()
-        self.process.wait()
-
-
 def make_systems(model, inputs, ep, directory: str, threads: int, skip) -> Tuple[dict, dict]:
     """The systems that could be prepared, and why the others are missing."""
     makers = {
         "eager": lambda: Eager(model, inputs, threads),
-        "ours portable": lambda: Worker(
-            sys.executable, "portable", directory, threads, {"EXECUTORCH_KERNELS": "portable"}
+        "ours portable": lambda: JsonWorker(
+            sys.executable,
+            _WORKER,
+            ["portable", directory, str(threads)],
+            cwd=REPO,
+            env={"EXECUTORCH_KERNELS": "portable"},
         ),
         "ours optimized": lambda: Ours(ep, inputs, threads, xnnpack=False),
         "ours XNNPACK": lambda: Ours(ep, inputs, threads, xnnpack=True),
-        "upstream XNNPACK": lambda: Worker(
-            os.environ["EXECUTORCH_UPSTREAM_PYTHON"], "upstream", directory, threads
+        "upstream XNNPACK": lambda: JsonWorker(
+            os.environ["EXECUTORCH_UPSTREAM_PYTHON"], _WORKER, ["upstream", directory, str(threads)]
         ),
-        "ONNX Runtime": lambda: Worker(os.environ["EXECUTORCH_ORT_PYTHON"], "ort", directory, threads),
+        "ONNX Runtime": lambda: JsonWorker(
+            os.environ["EXECUTORCH_ORT_PYTHON"], _WORKER, ["ort", directory, str(threads)]
+        ),
     }
     needs = {
         "upstream XNNPACK": "EXECUTORCH_UPSTREAM_PYTHON",
@@ -263,31 +219,6 @@ def make_systems(model, inputs, ep, directory: str, threads: int, skip) -> Tuple
             except Exception as error:  # report and go on with the others
                 missing[name] = f"failed: {str(error)[:120]}"
     return systems, missing
-
-
-def measure(systems: Dict[str, object], rounds: int, iterations: int, missing: dict):
-    """Median wall and CPU ms per system over interleaved rounds. A system
-    that fails while timed (a worker that crashes, as upstream's has inside
-    its XNNPACK runtime) is dropped with the reason in `missing`, so one
-    failing system does not cost the others their row."""
-    wall = {name: [] for name in systems}
-    cpu = {name: [] for name in systems}
-    names = list(systems)
-    for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            if name in missing:
-                continue
-            try:
-                w, c = systems[name].run(iterations)
-            except Exception as error:  # report and go on with the others
-                missing[name] = f"failed while timed: {str(error)[:120]}"
-                continue
-            wall[name] += w
-            cpu[name] += c
-    return (
-        {n: statistics.median(v) for n, v in wall.items() if n not in missing},
-        {n: statistics.median(v) for n, v in cpu.items() if n not in missing},
-    )
 
 
 def main(argv: List[str]) -> None:
@@ -324,9 +255,9 @@ def main(argv: List[str]) -> None:
             torch.save(tuple(inputs), f"{directory}/inputs.pt")
             for threads in args.threads:
                 systems, missing = make_systems(model, inputs, ep, directory, threads, args.skip)
-                wall, cpu = measure(systems, args.rounds, args.iterations, missing)
+                wall, cpu = measure(systems, args.rounds, args.iterations, missing, f"{name}, {threads} threads")
                 for system in systems.values():
-                    if isinstance(system, Worker):
+                    if isinstance(system, JsonWorker):
                         system.close()
                 cells = [
                     f"{wall[s]:.2f} ({cpu[s]:.2f})" if s in wall else f"n/a ({missing[s]})"

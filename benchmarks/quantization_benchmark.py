@@ -31,17 +31,14 @@ A script, not a test.
 """
 
 import argparse
-import json
 import os
-import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from typing import Dict, List, Tuple
 
 import torch
+from timing import JsonWorker, measure, timed
 
 MODELS = ["mobilenet_v2", "resnet18", "minilm"]
 
@@ -127,62 +124,16 @@ class Ours:
         self.module.forward(self.inputs)
 
     def run(self, iterations: int) -> Tuple[List[float], List[float]]:
-        wall, cpu = [], []
-        for _ in range(iterations):
-            w, c = time.perf_counter(), time.process_time()
-            self.module.forward(self.inputs)
-            wall.append((time.perf_counter() - w) * 1e3)
-            cpu.append((time.process_time() - c) * 1e3)
-        return wall, cpu
+        return timed(lambda: self.module.forward(self.inputs), iterations)
 
 
-class Upstream:
+class Upstream(JsonWorker):
+    """Upstream's runtime in its own Python, one process per program."""
+
     def __init__(self, python: str, directory: str, threads: int, name: str):
-        self.errors = tempfile.TemporaryFile(mode="w+")
-        self.process = subprocess.Popen(
-            [python, "-c", _UPSTREAM_WORKER, directory, name, str(threads)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.errors,
-            text=True,
-            cwd="/",
-        )
-        # {"ready": true, "bytes": program size} once the program is lowered
-        self.bytes = self._reply()["bytes"]
-
-    def _reply(self) -> dict:
-        # Libraries may print lines of their own: the reply is the next
-        # line that is a JSON object.
-        for line in self.process.stdout:
-            if line.startswith("{"):
-                return json.loads(line)
-        self.errors.seek(0)
-        tail = self.errors.read().strip().splitlines()[-3:]
-        raise RuntimeError(
-            f"the upstream worker stopped (exit {self.process.wait()}): " + " / ".join(tail)
-        )
-
-    def run(self, iterations: int) -> Tuple[List[float], List[float]]:
-        self.process.stdin.write(json.dumps({"iterations": iterations}) + "\n")
-        self.process.stdin.flush()
-        result = self._reply()
-        return result["wall"], result["cpu"]
-
-
-def measure(systems: Dict[str, object], rounds: int, iterations: int):
-    """Median wall and CPU ms per system, over interleaved rounds."""
-    wall = {name: [] for name in systems}
-    cpu = {name: [] for name in systems}
-    names = list(systems)
-    for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            w, c = systems[name].run(iterations)
-            wall[name] += w
-            cpu[name] += c
-    return (
-        {n: statistics.median(v) for n, v in wall.items()},
-        {n: statistics.median(v) for n, v in cpu.items()},
-    )
+        super().__init__(python, _UPSTREAM_WORKER, [directory, name, str(threads)])
+        # The first reply: {"ready": true, "bytes": program size}.
+        self.bytes = self.ready["bytes"]
 
 
 def main(argv: List[str]) -> None:
@@ -219,7 +170,7 @@ def main(argv: List[str]) -> None:
                         systems[f"upstream {key}"] = Upstream(
                             upstream_python, directory, threads, key
                         )
-                wall, cpu = measure(systems, args.rounds, args.iterations)
+                wall, cpu = measure(systems, args.rounds, args.iterations, description=f"{name}, {threads} threads")
                 sizes.update({key: system.bytes for key, system in systems.items()})
                 for system in systems.values():
                     if isinstance(system, Upstream):
