@@ -6,10 +6,11 @@
 # test/fuzz/regressions/<target>/ (replayed by ctest from then on) and make
 # the script fail.
 #
-# Usage: test/fuzz/run_fuzzers.sh [--time SECONDS] [--runs N]
+# Usage: test/fuzz/run_fuzzers.sh [--time SECONDS] [--runs N] [--quiet]
 #                                 [--build-dir DIR] [TARGET...]
 #   --time   seconds per target (default 60)
 #   --runs   stop a target after N executions instead (whichever first)
+#   --quiet  no progress bar (there is none when stderr is not a terminal)
 #   TARGET   program, xnnpack_blob, extended_header, data_loader (default all)
 # Long campaigns: run with `nice -n 19` on a quiet machine; see README.md.
 set -euo pipefail
@@ -19,13 +20,15 @@ fuzz_dir="$repo_root/test/fuzz"
 build_dir="$repo_root/build-fuzz"
 seconds=60
 runs=-1
+quiet=""
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) seconds="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --quiet) quiet=1; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -62,6 +65,20 @@ fi
 
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
 export UBSAN_OPTIONS="print_stacktrace=1"
+# A bar over a target's time budget on a terminal (tqdm's command line, fed
+# the seconds elapsed while the fuzzer runs).
+show_progress() {
+  local pid="$1" label="$2" started=$SECONDS
+  if [ -n "$quiet" ] || [ ! -t 2 ] || [ ! -x "$repo_root/.venv/bin/python" ]; then
+    return
+  fi
+  while kill -0 "$pid" 2>/dev/null; do
+    echo $((SECONDS - started))
+    sleep 2
+  done | "$repo_root/.venv/bin/python" -m tqdm --total "$seconds" --update_to \
+    --desc "$label" --unit s --leave False >/dev/null
+}
+
 status=0
 for target in "${targets[@]}"; do
   corpus="$build_dir/corpus/$target"
@@ -70,11 +87,14 @@ for target in "${targets[@]}"; do
   echo "[fuzz] $target: ${seconds}s (runs $runs), log $log"
   # The working corpus grows in the build directory; the seeds stay as
   # committed. -timeout: an input running over 10 s is a failure.
-  if "$build_dir/test/fuzz/fuzz_$target" "$corpus" "$fuzz_dir/corpus/$target" \
-      -dict="$fuzz_dir/program.dict" -max_total_time="$seconds" \
-      -runs="$runs" -timeout=10 -rss_limit_mb=2560 -max_len=65536 \
-      -artifact_prefix="$fuzz_dir/regressions/$target/" -print_final_stats=1 \
-      >"$log" 2>&1; then
+  "$build_dir/test/fuzz/fuzz_$target" "$corpus" "$fuzz_dir/corpus/$target" \
+    -dict="$fuzz_dir/program.dict" -max_total_time="$seconds" \
+    -runs="$runs" -timeout=10 -rss_limit_mb=2560 -max_len=65536 \
+    -artifact_prefix="$fuzz_dir/regressions/$target/" -print_final_stats=1 \
+    >"$log" 2>&1 &
+  fuzzer=$!
+  show_progress "$fuzzer" "fuzz_$target"
+  if wait "$fuzzer"; then
     result=ok
   else
     result=FAILED
