@@ -63,7 +63,7 @@ install_python_packages() {
   # Editable: the package imports from this checkout. The C++ build is the
   # one below (build/), so the build backend runs no CMake here.
   "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --no-build-isolation \
-    -Cwheel.cmake=false -e "$repo_root"
+    --config-settings=wheel.cmake=false -e "$repo_root"
   echo "$digest" > "$stamp"
 }
 

@@ -21,7 +21,8 @@ backend_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --reuse-build) reuse_build="$(cd "$2" && pwd)"; shift 2 ;;
-    -C*) backend_args+=("$1"); shift ;;
+    # pip's long spelling: older pips (23.0) lack the -C abbreviation.
+    -C*) backend_args+=("--config-settings=${1#-C}"); shift ;;
     -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test_wheel.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -41,9 +42,9 @@ if [ -n "$reuse_build" ]; then
   cached() { sed -n "s/^$1:[A-Z]*=//p" "$reuse_build/CMakeCache.txt"; }
   CMAKE_GENERATOR="$(cached CMAKE_GENERATOR)" \
   "$dev_python" -m pip wheel -q --disable-pip-version-check --no-deps \
-    --no-build-isolation -w "$work/dist" "-Cbuild-dir=$reuse_build" \
-    "-Ccmake.define.CMAKE_MAKE_PROGRAM=$(cached CMAKE_MAKE_PROGRAM)" \
-    -Ccmake.define.EXECUTORCH_BUILD_TESTS=ON \
+    --no-build-isolation -w "$work/dist" "--config-settings=build-dir=$reuse_build" \
+    "--config-settings=cmake.define.CMAKE_MAKE_PROGRAM=$(cached CMAKE_MAKE_PROGRAM)" \
+    --config-settings=cmake.define.EXECUTORCH_BUILD_TESTS=ON \
     ${backend_args[@]+"${backend_args[@]}"} "$repo_root"
 else
   log "building the wheel from scratch"
