@@ -745,7 +745,9 @@ def emit_method(
         emit_stacktrace,
         mutable_data,
     )
-    total_bytes = sum(t.nbytes for t in constants.values())
+    total_bytes = sum(
+        t.nbytes for t in constants.values() if isinstance(t, torch.Tensor)
+    )
     with constant_data.progress(f"constants of {name}", total_bytes):
         plan = emitter.emit()
     plan.containerMetaType = _container_metadata(in_spec, out_spec)
