@@ -22,6 +22,7 @@ from typing import Any, BinaryIO, List, Optional, Sequence, Set, Union
 
 from executorch.extension.pybindings import portable_lib as _portable_lib
 from executorch.extension.pybindings.portable_lib import (
+    MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS,
     ExecuTorchMethod,
     ExecuTorchProgram,
     MethodMeta,
@@ -29,6 +30,7 @@ from executorch.extension.pybindings.portable_lib import (
 )
 
 __all__ = [
+    "MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS",
     "BackendRegistry",
     "Method",
     "OperatorRegistry",
@@ -58,6 +60,12 @@ class Method:
         values it had when exported; between runs it keeps what the last
         run left, as in eager."""
         self._method.reset_mutable_buffers()
+
+    def set_max_instructions(self, max_instructions: int) -> None:
+        """Each later `execute` runs at most `max_instructions` instructions
+        (0: no limit); a run that needs more, a loop that never ends, raises
+        RuntimeError naming the instruction it stopped at."""
+        self._method.set_max_instructions(max_instructions)
 
     @property
     def metadata(self) -> MethodMeta:
@@ -144,6 +152,7 @@ class Runtime:
         enable_etdump: bool = False,
         debug_buffer_size: int = 0,
         data_path: Optional[Union[Path, str]] = None,
+        max_instructions: int = 0,
     ) -> Program:
         """Loads a program from a .pte path (memory-mapped), from its bytes,
         or from a binary file object (read whole). Raises RuntimeError naming
@@ -153,12 +162,17 @@ class Runtime:
         Program.write_etdump_result_to_file); `debug_buffer_size` > 0 also
         logs every instruction's result into a buffer of that many bytes.
         `data_path` is the program's `.ptd` file, holding what the export
-        kept outside the `.pte` (external constants, delegate weights)."""
+        kept outside the `.pte` (external constants, delegate weights).
+        `max_instructions` > 0 bounds each method run (see
+        Method.set_max_instructions); a program from an untrusted source
+        should get MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS, so that a loop
+        that never ends raises instead of hanging."""
         tracing = dict(
             program_verification=verification,
             enable_etdump=enable_etdump,
             debug_buffer_size=debug_buffer_size,
             data_path=None if data_path is None else str(data_path),
+            max_instructions=max_instructions,
         )
         if isinstance(data, (str, Path)):
             program = _portable_lib._load_program(str(data), **tracing)

@@ -28,6 +28,10 @@
 // bytes, 64 MiB by default) written to --debug_buffer_path (run.etdp.bin by
 // default).
 //
+// --max_instructions N stops an execution after N instructions with an error
+// naming the instruction (a loop in a program from an untrusted source that
+// never ends); 0, the default, is no limit.
+//
 // A bundled program (.bpte, from executorch.devtools.BundledProgram) is
 // recognized by its contents: each test case of the method runs with its
 // bundled inputs and its outputs are checked against the expected ones
@@ -47,6 +51,7 @@
 // examples/custom_ops) defines EXECUTOR_RUNNER_EXTRA_KERNELS as the name of
 // their registration function.
 
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -128,6 +133,8 @@ struct Options {
   // Tolerances for the test cases of a bundled program.
   double rtol = 1e-5;
   double atol = 1e-5;
+  // Instruction budget per execution; 0: none.
+  size_t max_instructions = 0;
 };
 
 void print_usage(const char* argv0) {
@@ -146,8 +153,14 @@ void print_usage(const char* argv0) {
                "           [--debug_buffer_size bytes] [--debug_buffer_path "
                "run.etdp.bin]]\n"
                "          [--rtol 1e-5] [--atol 1e-5]  tolerances for a "
-               "bundled program's test cases\n",
-               argv0);
+               "bundled program's test cases\n"
+               "          [--max_instructions N]  stop an execution after N "
+               "instructions\n"
+               "             (0, the default: no limit; %zu for programs from "
+               "an\n"
+               "             untrusted source, whose loops might never end)\n",
+               argv0,
+               Method::kMaxInstructionsForUntrustedPrograms);
 }
 
 std::vector<std::string> split(const std::string& list, char separator) {
@@ -224,11 +237,11 @@ std::optional<Options> parse_options(int argc, char** argv) {
       (flag == "--print_output" ? options.print_output : options.debug_output) =
           !value || *value == "true";
     } else if (flag == "--model_path" || flag == "--data_path" ||
-               flag == "--method_name" ||
-               flag == "--num_executions" || flag == "--inputs" ||
-               flag == "--input_shapes" || flag == "--etdump_path" ||
-               flag == "--debug_buffer_path" || flag == "--debug_buffer_size" ||
-               flag == "--rtol" || flag == "--atol") {
+               flag == "--method_name" || flag == "--num_executions" ||
+               flag == "--inputs" || flag == "--input_shapes" ||
+               flag == "--etdump_path" || flag == "--debug_buffer_path" ||
+               flag == "--debug_buffer_size" || flag == "--rtol" ||
+               flag == "--atol" || flag == "--max_instructions") {
       const std::optional<std::string> v = take_value();
       if (!v) {
         return std::nullopt;
@@ -251,6 +264,19 @@ std::optional<Options> parse_options(int argc, char** argv) {
         options.etdump_path = *v;
       } else if (flag == "--debug_buffer_path") {
         options.debug_buffer_path = *v;
+      } else if (flag == "--max_instructions") {
+        char* end = nullptr;
+        errno = 0;
+        const unsigned long long number = std::strtoull(v->c_str(), &end, 10);
+        if (v->empty() || *end != '\0' || (*v)[0] == '-' || errno == ERANGE ||
+            number > SIZE_MAX) {
+          std::fprintf(stderr,
+                       "error: --max_instructions must be a non-negative "
+                       "integer, got '%s'\n",
+                       v->c_str());
+          return std::nullopt;
+        }
+        options.max_instructions = static_cast<size_t>(number);
       } else if (flag == "--rtol" || flag == "--atol" ||
                  flag == "--debug_buffer_size") {
         char* end = nullptr;
@@ -569,6 +595,7 @@ int run(const Options& options) {
                 /*temp_allocator=*/nullptr,
                 tracing ? std::move(tracing->owned) : nullptr,
                 std::move(data_loader));
+  module.set_max_instructions(options.max_instructions);
   const Error loaded = module.load();
   if (loaded != Error::Ok) {
     std::fprintf(stderr,

@@ -310,6 +310,7 @@ Error Module::load_method(const std::string& method_name,
     return method.error();
   }
   loaded->method = std::make_unique<Method>(std::move(*method));
+  loaded->method->set_max_instructions(max_instructions_);
   ET_CHECK_OK_OR_RETURN_ERROR(
       allocate_unplanned_outputs(*loaded->method, loaded->output_storage));
   // An input the program declares as None needs no value.
@@ -318,6 +319,13 @@ Error Module::load_method(const std::string& method_name,
   }
   methods_.emplace(method_name, std::move(loaded));
   return Error::Ok;
+}
+
+void Module::set_max_instructions(size_t max_instructions) {
+  max_instructions_ = max_instructions;
+  for (auto& entry : methods_) {
+    entry.second->method->set_max_instructions(max_instructions);
+  }
 }
 
 Error Module::reset_mutable_buffers(const std::string& method_name) {

@@ -192,6 +192,17 @@ class Module {
   ::executorch::runtime::Result<::executorch::runtime::Method*> method(
       const std::string& method_name);
 
+  // An instruction budget for every method of this Module, loaded now or
+  // later (see Method::set_max_instructions): one execution that runs more
+  // instructions fails with InvalidState and a log line naming the
+  // instruction it stopped at. 0 (the default) means no limit; a program
+  // from an untrusted source should get
+  // Method::kMaxInstructionsForUntrustedPrograms.
+  void set_max_instructions(size_t max_instructions);
+  size_t max_instructions() const {
+    return max_instructions_;
+  }
+
   // Inputs, outputs and memory needs of `method_name`, without loading it.
   ::executorch::runtime::Result<::executorch::runtime::MethodMeta> method_meta(
       const std::string& method_name);
@@ -341,6 +352,7 @@ class Module {
   bool data_files_loaded_ = false;
   std::unordered_map<std::string, std::unique_ptr<LoadedMethod>> methods_;
   bool share_memory_arenas_ = false;
+  size_t max_instructions_ = 0;
   // Planned buffers 0 and 1 of every method, with share_memory_arenas.
   std::unique_ptr<SharedArenas> shared_arenas_;
 };

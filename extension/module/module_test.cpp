@@ -325,4 +325,27 @@ TEST_F(ModuleTest, ModulesShareOneProgram) {
   EXPECT_EQ(floats(*sum), (std::vector<float>{3, 6, 9, 12}));
 }
 
+TEST_F(ModuleTest, InstructionBudgetStopsALoopThatNeverEnds) {
+  const std::vector<uint8_t> bytes = build_program(endless_loop_program());
+  Module module(std::make_unique<BufferDataLoader>(bytes.data(), bytes.size()));
+  EXPECT_EQ(module.max_instructions(), 0u);
+  // Set before the method loads: it applies to methods loaded later.
+  module.set_max_instructions(
+      executorch::runtime::Method::kMaxInstructionsForUntrustedPrograms);
+  {
+    LogCapture logs;
+    Result<std::vector<EValue>> out = module.forward(*x_);
+    EXPECT_EQ(out.error(), Error::InvalidState);
+    EXPECT_TRUE(logs.contains({"'forward'",
+                               "instruction budget of 1000000 exhausted",
+                               "chain 0 instruction 0 (KernelCall)"}));
+  }
+  // Changed after the load: the loaded method takes the new budget.
+  module.set_max_instructions(10);
+  LogCapture logs;
+  EXPECT_EQ(module.forward(*x_).error(), Error::InvalidState);
+  EXPECT_TRUE(logs.contains({"instruction budget of 10 exhausted"}));
+  EXPECT_EQ((*module.method("forward"))->max_instructions(), 10u);
+}
+
 } // namespace

@@ -35,6 +35,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from executorch.extension.pybindings import _portable_lib as _C
 from executorch.extension.pybindings._portable_lib import (  # noqa: F401
+    MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS,
     _get_kernel_library,
     _get_operator_names,
     _get_registered_backend_names,
@@ -171,6 +172,16 @@ class ExecuTorchMethod:
     def num_values(self) -> int:
         """The size of the method's value table."""
         return self._method.num_values()
+
+    def set_max_instructions(self, max_instructions: int) -> None:
+        """Each later run executes at most `max_instructions` instructions
+        (0: no limit); one that needs more, a loop that never ends, raises
+        RuntimeError naming the instruction it stopped at. A program from an
+        untrusted source should get MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS."""
+        self._method.set_max_instructions(max_instructions)
+
+    def max_instructions(self) -> int:
+        return self._method.max_instructions()
 
     def get_value(self, index: int) -> Any:
         """A copy of entry `index` of the method's value table (a tensor,
@@ -331,6 +342,7 @@ def _load_program(
     program_verification: Verification = Verification.Minimal,
     data_path: Optional[str] = None,
     share_memory_arenas: bool = False,
+    max_instructions: int = 0,
 ) -> ExecuTorchProgram:
     """Loads the .pte file at `path` (memory-mapped). With `enable_etdump`
     every method load and run is profiled (write_etdump_result_to_file);
@@ -341,7 +353,10 @@ def _load_program(
     MemoryPlanningPass(share_mutable_buffers=True) share their mutable
     buffers (prefill and decode sharing a KV cache); run one method at a
     time. `data_path` is the program's `.ptd` file (its external constants
-    or delegate weights)."""
+    or delegate weights). `max_instructions` > 0 is the instruction budget
+    of each method's run (see ExecuTorchMethod.set_max_instructions): use
+    MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS for a program from an untrusted
+    source."""
     return ExecuTorchProgram(
         _C._load_program(
             str(path),
@@ -350,6 +365,7 @@ def _load_program(
             debug_buffer_size,
             share_memory_arenas,
             None if data_path is None else str(data_path),
+            max_instructions=max_instructions,
         )
     )
 
@@ -361,6 +377,7 @@ def _load_program_from_buffer(
     program_verification: Verification = Verification.Minimal,
     data_path: Optional[Union[str, bytes]] = None,
     share_memory_arenas: bool = False,
+    max_instructions: int = 0,
 ) -> ExecuTorchProgram:
     """Loads a program from the bytes of a .pte file (copied); `data_path`
     is a `.ptd` file, or its bytes; see _load_program for the other
@@ -377,6 +394,7 @@ def _load_program_from_buffer(
             debug_buffer_size,
             share_memory_arenas,
             data,
+            max_instructions=max_instructions,
         )
     )
 
@@ -388,9 +406,10 @@ def _load_for_executorch(
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.InternalConsistency,
     share_memory_arenas: bool = False,
+    max_instructions: int = 0,
 ) -> ExecuTorchModule:
     """Loads the .pte file at `program_path` as a module (see _load_program
-    for `share_memory_arenas`)."""
+    for `share_memory_arenas` and `max_instructions`)."""
     return ExecuTorchModule(
         _load_program(
             program_path,
@@ -399,6 +418,7 @@ def _load_for_executorch(
             program_verification,
             data_path,
             share_memory_arenas,
+            max_instructions,
         )
     )
 
@@ -410,9 +430,11 @@ def _load_for_executorch_from_buffer(
     debug_buffer_size: int = 0,
     program_verification: Verification = Verification.InternalConsistency,
     share_memory_arenas: bool = False,
+    max_instructions: int = 0,
 ) -> ExecuTorchModule:
     """Loads a module from the bytes of a .pte file (copied), with the
-    bytes of its `.ptd` file as `data_map_buffer`."""
+    bytes of its `.ptd` file as `data_map_buffer` (see _load_program for
+    the other arguments)."""
     return ExecuTorchModule(
         _load_program_from_buffer(
             buffer,
@@ -421,6 +443,7 @@ def _load_for_executorch_from_buffer(
             program_verification,
             data_map_buffer,
             share_memory_arenas,
+            max_instructions,
         )
     )
 

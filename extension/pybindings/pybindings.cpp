@@ -383,6 +383,8 @@ struct ProgramState {
   bool share_memory_arenas = false;
   std::unique_ptr<::executorch::extension::SharedArenas> shared_arenas;
   size_t loaded_methods = 0;
+  // The instruction budget each method starts with (0: none).
+  size_t max_instructions = 0;
   // The program's external data (.ptd), if given: a file, or a copy of
   // its bytes. Each method's Module reads it through a loader of its own.
   std::string data_path;
@@ -621,6 +623,7 @@ class MethodState {
       program_->shared_arenas->restore_state(shared_state);
     }
     ++program_->loaded_methods;
+    module_.set_max_instructions(program_->max_instructions);
     method_ = unwrap(module_.method(name), "Method " + quoted(name), logs);
   }
 
@@ -702,6 +705,15 @@ class MethodState {
 
   size_t num_values() const {
     return method_->values_size();
+  }
+
+  void set_max_instructions(size_t max_instructions) {
+    const auto held = lock();
+    module_.set_max_instructions(max_instructions);
+  }
+
+  size_t max_instructions() const {
+    return module_.max_instructions();
   }
 
   // Sets the inputs of test case `index` of a bundled program.
@@ -1292,6 +1304,10 @@ PYBIND11_MODULE(_portable_lib, m) {
       .def("reset_execution", &MethodState::reset_execution)
       .def("reset_mutable_buffers", &MethodState::reset_mutable_buffers)
       .def("num_values", &MethodState::num_values)
+      .def("set_max_instructions",
+           &MethodState::set_max_instructions,
+           py::arg("max_instructions"))
+      .def("max_instructions", &MethodState::max_instructions)
       .def("load_bundled_input",
            &MethodState::load_bundled_input,
            py::arg("bundled_program"),
@@ -1328,6 +1344,9 @@ PYBIND11_MODULE(_portable_lib, m) {
 
   py::class_<PyBundledProgram>(m, "BundledProgram");
 
+  m.attr("MAX_INSTRUCTIONS_FOR_UNTRUSTED_PROGRAMS") =
+      Method::kMaxInstructionsForUntrustedPrograms;
+
   m.def(
       "_load_program",
       [](const std::string& path,
@@ -1335,10 +1354,12 @@ PYBIND11_MODULE(_portable_lib, m) {
          bool enable_etdump,
          size_t debug_buffer_size,
          bool share_memory_arenas,
-         const std::optional<std::string>& data_path) {
+         const std::optional<std::string>& data_path,
+         size_t max_instructions) {
         PyProgram program{load_program_from_file(
             path, verification, {enable_etdump, debug_buffer_size})};
         program.state->share_memory_arenas = share_memory_arenas;
+        program.state->max_instructions = max_instructions;
         program.state->data_path = data_path.value_or("");
         check_data_map(*program.state);
         return program;
@@ -1349,8 +1370,10 @@ PYBIND11_MODULE(_portable_lib, m) {
       py::arg("debug_buffer_size") = 0,
       py::arg("share_memory_arenas") = false,
       py::arg("data_path") = std::nullopt,
+      py::arg("max_instructions") = 0,
       "Loads a .pte file (memory-mapped), with its external data from the "
-      ".ptd file at data_path.");
+      ".ptd file at data_path. Each method's execute runs at most "
+      "max_instructions instructions (0: no limit).");
   m.def(
       "_load_program_from_buffer",
       [](const py::buffer& buffer,
@@ -1358,10 +1381,12 @@ PYBIND11_MODULE(_portable_lib, m) {
          bool enable_etdump,
          size_t debug_buffer_size,
          bool share_memory_arenas,
-         const std::optional<py::buffer>& data_map_buffer) {
+         const std::optional<py::buffer>& data_map_buffer,
+         size_t max_instructions) {
         PyProgram program{load_program_from_buffer(
             buffer, verification, {enable_etdump, debug_buffer_size})};
         program.state->share_memory_arenas = share_memory_arenas;
+        program.state->max_instructions = max_instructions;
         if (data_map_buffer) {
           const py::buffer_info info = data_map_buffer->request();
           const auto bytes = contiguous_bytes(info, "Loading a data file");
@@ -1377,8 +1402,10 @@ PYBIND11_MODULE(_portable_lib, m) {
       py::arg("debug_buffer_size") = 0,
       py::arg("share_memory_arenas") = false,
       py::arg("data_map_buffer") = std::nullopt,
+      py::arg("max_instructions") = 0,
       "Loads a program from bytes (copied), with its external data from the "
-      "bytes of a .ptd file (copied).");
+      "bytes of a .ptd file (copied). Each method's execute runs at most "
+      "max_instructions instructions (0: no limit).");
   m.def("_load_bundled_program_from_buffer",
         &load_bundled_program,
         py::arg("buffer"),

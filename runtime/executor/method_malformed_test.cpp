@@ -445,12 +445,8 @@ TEST_F(HostileCountsTest, HundredThousandMemoryPlans) {
 class BudgetTest : public PlannedMemoryTest {};
 
 TEST_F(BudgetTest, EndlessLoopStopsAtTheBudgetNamingTheLoop) {
-  ProgramSpec spec = add_one_program();
-  // Instruction 1 always jumps back to instruction 0.
-  spec.methods[0].values.push_back(ValueSpec::Bool(false));
-  spec.methods[0].chains[0].push_back(InstructionSpec::JumpFalse(2, 0));
   MethodHarness harness;
-  ASSERT_EQ(harness.load(spec), Error::Ok);
+  ASSERT_EQ(harness.load(endless_loop_program()), Error::Ok);
   EXPECT_EQ(harness.method().max_instructions(), 0u);
   harness.method().set_max_instructions(1000);
   for (int run = 0; run < 2; ++run) {

@@ -44,6 +44,13 @@ ProgramSpec add_one_program() {
   return p;
 }
 
+ProgramSpec endless_loop_program() {
+  ProgramSpec p = add_one_program();
+  p.methods[0].values.push_back(ValueSpec::Bool(false));
+  p.methods[0].chains[0].push_back(InstructionSpec::JumpFalse(2, 0));
+  return p;
+}
+
 ProgramSpec two_kernel_program() {
   MethodSpec m;
   m.values = {ValueSpec::Tensor(planned_float({2}, 0)),

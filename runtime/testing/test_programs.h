@@ -21,6 +21,11 @@ MethodSpec add_constant_method(const std::string& name = "add_constant");
 
 ProgramSpec add_one_program();
 
+// add_one_program whose instruction 1 always jumps back to instruction 0
+// (JumpFalseCall on value 2, a Bool false): execute() never ends without
+// an instruction budget.
+ProgramSpec endless_loop_program();
+
 // "forward": y = test::add_one(x), out = aten::add(y, y, alpha=1) for a
 // planned float [2] input; two kernel calls. Values: 0 = x, 1 = y,
 // 2 = alpha, 3 = out.
