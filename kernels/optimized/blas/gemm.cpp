@@ -125,9 +125,59 @@ void pack_b_matrix(const MatrixView& b,
   }
 }
 
-// The same for the im2col matrix: B(k, p) with k = (c, kh, kw) and p =
-// (oh, ow) reads the image at (c, oh * step_h - pad_h + kh * dilation_h,
-// ow * step_w - pad_w + kw * dilation_w), 0 outside it.
+// Writes `count` consecutive entries of one im2col row, for the kernel
+// tap (kh, kw) of `channel`, starting at output position p = (oh, ow). It
+// goes one output row at a time: zeros where the tap falls above, below,
+// left or right of the image, the image row in between (a memcpy at unit
+// stride), so no entry pays for a division or a bounds check.
+void im2col_run(const Im2colView& v,
+                const float* channel,
+                int64_t kh,
+                int64_t kw,
+                int64_t p,
+                int64_t count,
+                float* out) {
+  int64_t oh = p / v.out_w;
+  int64_t ow = p % v.out_w;
+  const int64_t x_shift = kw * v.dilation_w - v.pad_w;
+  // Output columns whose input column is inside the image:
+  // 0 <= ow * step_w + x_shift < width.
+  const int64_t inside_lo = x_shift >= 0 ? 0 : ceil_div(-x_shift, v.step_w);
+  const int64_t inside_hi =
+      x_shift >= v.width
+          ? 0
+          : std::min(v.out_w, (v.width - 1 - x_shift) / v.step_w + 1);
+  const bool unit_stride = v.step_w == 1 && v.stride_w == 1;
+  while (count > 0) {
+    const int64_t run = std::min(count, v.out_w - ow);
+    const int64_t y = oh * v.step_h - v.pad_h + kh * v.dilation_h;
+    const int64_t lo = std::clamp(inside_lo, ow, ow + run);
+    const int64_t hi = std::clamp(inside_hi, lo, ow + run);
+    if (y < 0 || y >= v.height || lo == hi) {
+      std::fill(out, out + run, 0.0f);
+    } else {
+      const float* row = channel + y * v.stride_h;
+      std::fill(out, out + (lo - ow), 0.0f);
+      float* middle = out + (lo - ow);
+      if (unit_stride) {
+        std::memcpy(middle, row + lo + x_shift, (hi - lo) * sizeof(float));
+      } else {
+        for (int64_t x = lo; x < hi; ++x) {
+          middle[x - lo] = row[(x * v.step_w + x_shift) * v.stride_w];
+        }
+      }
+      std::fill(out + (hi - ow), out + run, 0.0f);
+    }
+    out += run;
+    count -= run;
+    ow = 0;
+    ++oh;
+  }
+}
+
+// The same as pack_b_matrix for the im2col matrix: B(k, p) with k = (c,
+// kh, kw) and p = (oh, ow) reads the image at (c, oh * step_h - pad_h + kh
+// * dilation_h, ow * step_w - pad_w + kw * dilation_w), 0 outside it.
 void pack_b_im2col(const Im2colView& v,
                    int64_t k0,
                    int64_t kc,
@@ -138,28 +188,20 @@ void pack_b_im2col(const Im2colView& v,
   const int64_t kernel_area = v.kernel_h * v.kernel_w;
   for (int64_t q = 0; q < cols; q += nr) {
     const int64_t live = std::min(nr, cols - q);
-    const int64_t p0 = j0 + q;
+    int64_t c = k0 / kernel_area;
+    int64_t kh = k0 % kernel_area / v.kernel_w;
+    int64_t kw = k0 % v.kernel_w;
     for (int64_t k = 0; k < kc; ++k) {
-      const int64_t kk = k0 + k;
-      const int64_t c = kk / kernel_area;
-      const int64_t kh = kk % kernel_area / v.kernel_w;
-      const int64_t kw = kk % v.kernel_w;
-      const float* channel = v.image + c * v.stride_c;
       float* out = dst + k * nr;
-      int64_t oh = p0 / v.out_w;
-      int64_t ow = p0 % v.out_w;
-      for (int64_t col = 0; col < live; ++col) {
-        const int64_t y = oh * v.step_h - v.pad_h + kh * v.dilation_h;
-        const int64_t x = ow * v.step_w - v.pad_w + kw * v.dilation_w;
-        out[col] = (y >= 0 && y < v.height && x >= 0 && x < v.width)
-                       ? channel[y * v.stride_h + x * v.stride_w]
-                       : 0.0f;
-        if (++ow == v.out_w) {
-          ow = 0;
-          ++oh;
+      im2col_run(v, v.image + c * v.stride_c, kh, kw, j0 + q, live, out);
+      std::fill(out + live, out + nr, 0.0f);
+      if (++kw == v.kernel_w) {
+        kw = 0;
+        if (++kh == v.kernel_h) {
+          kh = 0;
+          ++c;
         }
       }
-      std::fill(out + live, out + nr, 0.0f);
     }
     dst += kc * nr;
   }

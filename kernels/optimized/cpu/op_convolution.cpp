@@ -168,6 +168,13 @@ bool gemm_convolution(KernelRuntimeContext& ctx,
   const int64_t group_out = g.out_c / g.groups;
   const int64_t depth = group_in * g.kernel_h * g.kernel_w;
   const int64_t pixels = g.out_h * g.out_w;
+  // A 1x1 convolution with unit stride and no padding over rows whose
+  // pixels are evenly spaced (NCHW or channels-last) is a plain product:
+  // its im2col matrix is the image itself, [in_c, pixels].
+  const bool pointwise = g.kernel_h == 1 && g.kernel_w == 1 &&
+                         g.stride_h == 1 && g.stride_w == 1 && g.pad_h == 0 &&
+                         g.pad_w == 0 &&
+                         (g.in_h == 1 || g.in_sh == g.in_w * g.in_sw);
   const size_t scratch_bytes = sgemm_scratch_bytes(group_out, pixels, depth);
   void* scratch = thread_scratch(scratch_bytes);
   for (int64_t n = 0; n < g.batch; ++n) {
@@ -201,7 +208,9 @@ bool gemm_convolution(KernelRuntimeContext& ctx,
                  pixels,
                  depth,
                  weights,
-                 GemmB::im2col_of(view),
+                 pointwise ? GemmB::matrix_of(MatrixView{
+                                 view.image, g.in_sc, g.in_sw})
+                           : GemmB::im2col_of(view),
                  c,
                  pixels,
                  epilogue,
