@@ -1,24 +1,52 @@
 #pragma once
 
 // Test helper: runs a blob through XnnpackBackend directly (init, execute,
-// destroy) with float tensors given as sizes and values.
+// destroy) on TensorPtr arguments.
 
 #include <cstdint>
-#include <memory>
+#include <utility>
 #include <vector>
 
 #include <executorch/backends/xnnpack/runtime/xnnpack_backend.h>
-#include <executorch/runtime/testing/owned_tensor.h>
+#include <executorch/extension/tensor/tensor.h>
 
 namespace executorch {
 namespace backends {
 namespace xnnpack {
 namespace testing {
 
-struct HostTensor {
-  std::vector<int32_t> sizes;
-  std::vector<float> data;
-};
+using ::executorch::extension::TensorPtr;
+
+// A float input of `sizes` holding `values`.
+inline TensorPtr input_tensor(std::vector<int32_t> sizes,
+                              std::vector<float> values) {
+  return extension::make_tensor_ptr(std::move(sizes),
+                                    std::move(values),
+                                    {},
+                                    {},
+                                    ::executorch::aten::ScalarType::Float,
+                                    runtime::TensorShapeDynamism::STATIC);
+}
+
+// A zero-filled float output of `sizes`. DYNAMIC_BOUND lets the delegate
+// resize it within `sizes`' element count, as a method plans a dynamic
+// program's outputs.
+inline TensorPtr output_tensor(std::vector<int32_t> sizes,
+                               runtime::TensorShapeDynamism dynamism =
+                                   runtime::TensorShapeDynamism::STATIC) {
+  return extension::empty(
+      std::move(sizes), ::executorch::aten::ScalarType::Float, dynamism);
+}
+
+// A float tensor's current sizes and values.
+inline std::vector<int32_t> sizes_of(const TensorPtr& t) {
+  return std::vector<int32_t>(t->sizes().begin(), t->sizes().end());
+}
+
+inline std::vector<float> values_of(const TensorPtr& t) {
+  const float* data = t->const_data_ptr<float>();
+  return std::vector<float>(data, data + t->numel());
+}
 
 class DelegateRunner {
  public:
@@ -46,50 +74,22 @@ class DelegateRunner {
     return runtime::Error::Ok;
   }
 
-  // Runs with `inputs`; `outputs` give the output tensors' sizes on entry
-  // and hold their sizes and values on success. With `dynamic_outputs`
-  // the output tensors are DYNAMIC_BOUND, their sizes on entry the bound,
-  // as a method plans a dynamic program's outputs.
-  runtime::Error run(const std::vector<HostTensor>& inputs,
-                     std::vector<HostTensor>* outputs,
-                     bool dynamic_outputs = false) {
-    std::vector<std::unique_ptr<runtime::testing::OwnedTensor>> tensors;
-    for (const HostTensor& t : inputs) {
-      tensors.push_back(std::make_unique<runtime::testing::OwnedTensor>(
-          ::executorch::aten::ScalarType::Float, t.sizes, t.data));
-    }
-    for (const HostTensor& t : *outputs) {
-      size_t numel = 1;
-      for (int32_t s : t.sizes) {
-        numel *= static_cast<size_t>(s);
-      }
-      tensors.push_back(std::make_unique<runtime::testing::OwnedTensor>(
-          ::executorch::aten::ScalarType::Float,
-          t.sizes,
-          std::vector<float>(numel, 0.0f),
-          dynamic_outputs ? runtime::TensorShapeDynamism::DYNAMIC_BOUND
-                          : runtime::TensorShapeDynamism::STATIC));
-    }
+  // Runs with `inputs` then `outputs` as the delegate's args; the outputs
+  // hold the results (and, if DYNAMIC_BOUND, their new sizes) on success.
+  runtime::Error run(const std::vector<TensorPtr>& inputs,
+                     const std::vector<TensorPtr>& outputs) {
     std::vector<runtime::EValue> values;
-    for (auto& t : tensors) {
-      values.emplace_back(t->tensor());
+    for (const TensorPtr& t : inputs) {
+      values.emplace_back(*t);
+    }
+    for (const TensorPtr& t : outputs) {
+      values.emplace_back(*t);
     }
     std::vector<runtime::EValue*> args;
     for (auto& v : values) {
       args.push_back(&v);
     }
-    const runtime::Error error =
-        execute(runtime::Span<runtime::EValue*>(args.data(), args.size()));
-    if (error != runtime::Error::Ok) {
-      return error;
-    }
-    for (size_t j = 0; j < outputs->size(); ++j) {
-      const auto t = tensors[inputs.size() + j]->tensor();
-      const float* data = t.const_data_ptr<float>();
-      (*outputs)[j].sizes.assign(t.sizes().begin(), t.sizes().end());
-      (*outputs)[j].data.assign(data, data + t.numel());
-    }
-    return runtime::Error::Ok;
+    return execute(runtime::Span<runtime::EValue*>(args.data(), args.size()));
   }
 
   runtime::Error execute(runtime::Span<runtime::EValue*> args) {

@@ -131,14 +131,14 @@ struct SingleNode {
     if (init != runtime::Error::Ok) {
       return {};
     }
-    std::vector<HostTensor> in;
+    std::vector<TensorPtr> in;
     for (size_t i = 0; i < inputs.size(); ++i) {
-      in.push_back({sizes_of(inputs[i]), data[i]});
+      in.push_back(input_tensor(sizes_of(inputs[i]), data[i]));
     }
-    std::vector<HostTensor> out{{sizes_of(output), {}}};
-    const runtime::Error error = runner.run(in, &out);
+    std::vector<TensorPtr> out{output_tensor(sizes_of(output))};
+    const runtime::Error error = runner.run(in, out);
     EXPECT_EQ(error, runtime::Error::Ok);
-    return out[0].data;
+    return values_of(out[0]);
   }
 };
 

@@ -21,6 +21,9 @@ using runtime::testing::LogCapture;
 using fb_xnnpack::SliceMode;
 
 constexpr uint32_t kMaxBatch = 4;
+// Outputs the delegate resizes within their bound, as a method plans them.
+constexpr runtime::TensorShapeDynamism kDynamic =
+    runtime::TensorShapeDynamism::DYNAMIC_BOUND;
 const std::vector<float> kWeight = random_values(4 * 6, -1, 1, 7);
 const std::vector<float> kBias = random_values(4, -1, 1, 8);
 
@@ -86,11 +89,10 @@ TEST(XnnpackDynamic, RunsAtEachSizeWithinTheBoundAndResizesOutputs) {
   for (int32_t batch : {3, 1, 4, 2, 2, 3}) {
     SCOPED_TRACE(batch);
     const std::vector<float> x = random_values(batch * 6, -2, 2, batch);
-    std::vector<HostTensor> out{{{2 * kMaxBatch}, {}}};
-    ASSERT_EQ(runner.run({{{batch, 6}, x}}, &out, /*dynamic_outputs=*/true),
-              Error::Ok);
-    EXPECT_EQ(out[0].sizes, std::vector<int32_t>{2 * batch});
-    expect_near(out[0].data, reference(x, batch), 1e-5f);
+    std::vector<TensorPtr> out{output_tensor({2 * kMaxBatch}, kDynamic)};
+    ASSERT_EQ(runner.run({input_tensor({batch, 6}, x)}, out), Error::Ok);
+    EXPECT_EQ(sizes_of(out[0]), std::vector<int32_t>{2 * batch});
+    expect_near(values_of(out[0]), reference(x, batch), 1e-5f);
   }
 }
 
@@ -107,20 +109,21 @@ TEST(XnnpackDynamic, SliceFromTheEndFollowsTheInput) {
   ASSERT_EQ(runner.init(b.build()), Error::Ok);
   for (int32_t rows : {2, 5, 1}) {
     const std::vector<float> data = random_values(rows * 3, -2, 2, rows);
-    std::vector<HostTensor> out{{{1, 3}, {}}};
-    ASSERT_EQ(runner.run({{{rows, 3}, data}}, &out), Error::Ok);
-    expect_near(
-        out[0].data, std::vector<float>(data.end() - 3, data.end()), 0.0f);
+    std::vector<TensorPtr> out{output_tensor({1, 3})};
+    ASSERT_EQ(runner.run({input_tensor({rows, 3}, data)}, out), Error::Ok);
+    expect_near(values_of(out[0]),
+                std::vector<float>(data.end() - 3, data.end()),
+                0.0f);
   }
 }
 
 TEST(XnnpackDynamic, SizesOutsideTheBoundsAreRejectedBeforeRunning) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(DynamicGraph().b.build()), Error::Ok);
-  std::vector<HostTensor> out{{{2 * kMaxBatch}, {}}};
+  std::vector<TensorPtr> out{output_tensor({2 * kMaxBatch}, kDynamic)};
   {
     LogCapture log;
-    EXPECT_EQ(runner.run({{{5, 6}, random_values(30)}}, &out, true),
+    EXPECT_EQ(runner.run({input_tensor({5, 6}, random_values(30))}, out),
               Error::InvalidArgument);
     EXPECT_TRUE(
         log.contains({"XnnpackBackend input 0: size 5 at dim 0 is above its "
@@ -128,7 +131,7 @@ TEST(XnnpackDynamic, SizesOutsideTheBoundsAreRejectedBeforeRunning) {
   }
   {
     LogCapture log;
-    EXPECT_EQ(runner.run({{{2, 5}, random_values(10)}}, &out, true),
+    EXPECT_EQ(runner.run({input_tensor({2, 5}, random_values(10))}, out),
               Error::InvalidArgument);
     EXPECT_TRUE(
         log.contains({"node 0 (fully_connected): input's last dim 5 does not "
@@ -136,13 +139,14 @@ TEST(XnnpackDynamic, SizesOutsideTheBoundsAreRejectedBeforeRunning) {
   }
   {
     LogCapture log;
-    EXPECT_EQ(runner.run({{{0, 6}, {}}}, &out, true), Error::InvalidArgument);
+    EXPECT_EQ(runner.run({input_tensor({0, 6}, {})}, out),
+              Error::InvalidArgument);
     EXPECT_TRUE(log.contains({"input 0: size 0 at dim 0"}));
   }
   // Still runs within the bounds.
   const std::vector<float> x = random_values(12);
-  ASSERT_EQ(runner.run({{{2, 6}, x}}, &out, true), Error::Ok);
-  expect_near(out[0].data, reference(x, 2), 1e-5f);
+  ASSERT_EQ(runner.run({input_tensor({2, 6}, x)}, out), Error::Ok);
+  expect_near(values_of(out[0]), reference(x, 2), 1e-5f);
 }
 
 TEST(XnnpackDynamic, InputSizesThatDoNotFitANodeNameIt) {
@@ -154,26 +158,27 @@ TEST(XnnpackDynamic, InputSizesThatDoNotFitANodeNameIt) {
   g.node(NodeKind::XNNAdd, {a, b}, y);
   DelegateRunner runner;
   ASSERT_EQ(runner.init(g.build()), Error::Ok);
-  std::vector<HostTensor> out{{{4, 3}, {}}};
+  std::vector<TensorPtr> out{output_tensor({4, 3}, kDynamic)};
   {
     LogCapture log;
-    EXPECT_EQ(
-        runner.run({{{2, 3}, random_values(6)}, {{3, 3}, random_values(9)}},
-                   &out,
-                   true),
-        Error::InvalidArgument);
+    EXPECT_EQ(runner.run({input_tensor({2, 3}, random_values(6)),
+                          input_tensor({3, 3}, random_values(9))},
+                         out),
+              Error::InvalidArgument);
     EXPECT_TRUE(log.contains({"node 0 (add): inputs do not broadcast"}));
     EXPECT_TRUE(log.contains({"node 0 (add): the inputs' sizes do not fit"}));
   }
   const std::vector<float> va = random_values(9, -2, 2, 1);
   const std::vector<float> vb = random_values(9, -2, 2, 2);
-  ASSERT_EQ(runner.run({{{3, 3}, va}, {{3, 3}, vb}}, &out, true), Error::Ok);
-  EXPECT_EQ(out[0].sizes, (std::vector<int32_t>{3, 3}));
+  ASSERT_EQ(
+      runner.run({input_tensor({3, 3}, va), input_tensor({3, 3}, vb)}, out),
+      Error::Ok);
+  EXPECT_EQ(sizes_of(out[0]), (std::vector<int32_t>{3, 3}));
   std::vector<float> want(9);
   for (size_t i = 0; i < 9; ++i) {
     want[i] = va[i] + vb[i];
   }
-  expect_near(out[0].data, want, 1e-6f);
+  expect_near(values_of(out[0]), want, 1e-6f);
 }
 
 struct MalformedCase {

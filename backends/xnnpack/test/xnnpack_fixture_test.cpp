@@ -39,9 +39,9 @@ TEST(XnnpackFixture, PythonSerializedLinearRelu) {
       want.push_back(std::max(sum, 0.0f));
     }
   }
-  std::vector<HostTensor> out{{{2, 4}, {}}};
-  ASSERT_EQ(runner.run({{{2, 3}, x}}, &out), runtime::Error::Ok);
-  expect_near(out[0].data, want, 1e-5f);
+  std::vector<TensorPtr> out{output_tensor({2, 4})};
+  ASSERT_EQ(runner.run({input_tensor({2, 3}, x)}, out), runtime::Error::Ok);
+  expect_near(values_of(out[0]), want, 1e-5f);
 }
 
 } // namespace

@@ -43,8 +43,9 @@ void put_u32(std::vector<uint8_t>& blob, size_t at, uint32_t v) {
 TEST(XnnpackMalformed, ValidGraphRuns) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
-  std::vector<HostTensor> out{{{2, 4}, {}}};
-  EXPECT_EQ(runner.run({{{2, 3}, random_values(6)}}, &out), Error::Ok);
+  std::vector<TensorPtr> out{output_tensor({2, 4})};
+  EXPECT_EQ(runner.run({input_tensor({2, 3}, random_values(6))}, out),
+            Error::Ok);
 }
 
 // Without its header magic, a blob is read as a bare flatbuffer, whose
@@ -281,24 +282,19 @@ TEST(XnnpackMalformed, EmptyTensorsAreNotSupported) {
 TEST(XnnpackMalformed, WrongInputDtype) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
-  runtime::testing::OwnedTensor x(
-      ::executorch::aten::ScalarType::Int, {2, 3}, std::vector<int32_t>(6));
-  runtime::testing::OwnedTensor y(
-      ::executorch::aten::ScalarType::Float, {2, 4}, std::vector<float>(8));
-  runtime::EValue values[] = {x.tensor(), y.tensor()};
-  runtime::EValue* args[] = {&values[0], &values[1]};
+  const TensorPtr x =
+      extension::make_tensor_ptr({2, 3}, std::vector<int32_t>(6));
   LogCapture log;
-  EXPECT_EQ(runner.execute(runtime::Span<runtime::EValue*>(args, 2)),
-            Error::InvalidArgument);
+  EXPECT_EQ(runner.run({x}, {output_tensor({2, 4})}), Error::InvalidArgument);
   EXPECT_TRUE(log.contains({"input 0", "dtype Int", "expected Float"}));
 }
 
 TEST(XnnpackMalformed, WrongInputShape) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
-  std::vector<HostTensor> out{{{2, 4}, {}}};
+  std::vector<TensorPtr> out{output_tensor({2, 4})};
   LogCapture log;
-  EXPECT_EQ(runner.run({{{2, 5}, random_values(10)}}, &out),
+  EXPECT_EQ(runner.run({input_tensor({2, 5}, random_values(10))}, out),
             Error::InvalidArgument);
   EXPECT_TRUE(log.contains({"input 0", "size 5 at dim 1 is above its upper bound 3"}));
 }
@@ -306,9 +302,9 @@ TEST(XnnpackMalformed, WrongInputShape) {
 TEST(XnnpackMalformed, WrongArgCount) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
-  std::vector<HostTensor> out;
+  std::vector<TensorPtr> out;
   LogCapture log;
-  EXPECT_EQ(runner.run({{{2, 3}, random_values(6)}}, &out),
+  EXPECT_EQ(runner.run({input_tensor({2, 3}, random_values(6))}, out),
             Error::InvalidArgument);
   EXPECT_TRUE(log.contains({"1 args, expected 1 inputs then 1 outputs"}));
 }
@@ -316,8 +312,9 @@ TEST(XnnpackMalformed, WrongArgCount) {
 TEST(XnnpackMalformed, OutputOfWrongStaticShapeCannotResize) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(linear_graph().build()), Error::Ok);
-  std::vector<HostTensor> out{{{2, 5}, {}}};
-  EXPECT_NE(runner.run({{{2, 3}, random_values(6)}}, &out), Error::Ok);
+  std::vector<TensorPtr> out{output_tensor({2, 5})};
+  EXPECT_NE(runner.run({input_tensor({2, 3}, random_values(6))}, out),
+            Error::Ok);
 }
 
 // Every single-byte corruption of a valid blob's header and flatbuffer (the
@@ -326,8 +323,8 @@ TEST(XnnpackMalformed, OutputOfWrongStaticShapeCannotResize) {
 // `stride` > 1 visits every stride-th byte, to bound the time of sweeps
 // over large graphs.
 void sweep_corruptions(const BlobBuilder& b,
-                       const std::vector<HostTensor>& inputs,
-                       const std::vector<HostTensor>& outputs,
+                       const std::vector<TensorPtr>& inputs,
+                       const std::vector<TensorPtr>& outputs,
                        size_t stride = 1) {
   const std::vector<uint8_t> valid = b.build();
   // Keeps one threadpool alive instead of one per delegate.
@@ -335,14 +332,12 @@ void sweep_corruptions(const BlobBuilder& b,
   {
     DelegateRunner runner;
     ASSERT_EQ(runner.init(valid), Error::Ok);
-    std::vector<HostTensor> out = outputs;
-    ASSERT_EQ(runner.run(inputs, &out), Error::Ok);
+    ASSERT_EQ(runner.run(inputs, outputs), Error::Ok);
   }
   auto try_blob = [&](const std::vector<uint8_t>& blob) {
     DelegateRunner runner;
     if (runner.init(blob) == Error::Ok) {
-      std::vector<HostTensor> out = outputs;
-      (void)runner.run(inputs, &out);
+      (void)runner.run(inputs, outputs);
     }
   };
   const size_t constant_offset = valid[kConstantOffsetField] |
@@ -368,8 +363,9 @@ TEST(XnnpackMalformed, CorruptionSweepConvTranspose) {
   const uint32_t y = b.output({1, 3, 4, 4}, 1);
   b.node(NodeKind::XNNConv2d, {x, w}, t, conv_params(3, 1, 1, 1, 1, 2, 3));
   b.node(NodeKind::XNNStaticTranspose, {t}, y, transpose_params({0, 3, 1, 2}));
-  sweep_corruptions(
-      b, {{{1, 4, 4, 2}, random_values(32)}}, {{{1, 3, 4, 4}, {}}});
+  sweep_corruptions(b,
+                    {input_tensor({1, 4, 4, 2}, random_values(32))},
+                    {output_tensor({1, 3, 4, 4})});
 }
 
 // Pooling, broadcasting, padding, resizing, slicing and concatenation:
@@ -399,8 +395,9 @@ TEST(XnnpackMalformed, CorruptionSweepManyKinds) {
          sliced,
          slice_params({0, 2, 0, 0}, {1, 4, 10, 2}));
   b.node(NodeKind::XNNConcatenate2, {resized, sliced}, y, concatenate_params(1));
-  sweep_corruptions(
-      b, {{{1, 6, 6, 2}, random_values(72)}}, {{{1, 12, 10, 2}, {}}});
+  sweep_corruptions(b,
+                    {input_tensor({1, 6, 6, 2}, random_values(72))},
+                    {output_tensor({1, 12, 10, 2})});
 }
 
 // Convolutions, fully connected, activations, softmax and batch matmul
@@ -442,8 +439,10 @@ TEST(XnnpackMalformed, CorruptionSweepComputeKinds) {
   b.node(NodeKind::XNNStaticTranspose, {soft}, bt, transpose_params({1, 0}));
   b.node(NodeKind::XNNBatchMatrixMultiply, {soft, bt}, mm);
   b.node(NodeKind::XNNGelu, {mm}, y);
-  sweep_corruptions(
-      b, {{{1, 4, 4, 2}, random_values(32)}}, {{{16, 16}, {}}}, /*stride=*/4);
+  sweep_corruptions(b,
+                    {input_tensor({1, 4, 4, 2}, random_values(32))},
+                    {output_tensor({16, 16})},
+                    /*stride=*/4);
 }
 
 

@@ -113,11 +113,12 @@ TEST(XnnpackDelegate, MixedStepsDirectlyWithChangingPointers) {
   // again with the new pointers.
   for (uint32_t seed : {50u, 51u}) {
     const std::vector<float> x = random_values(3 * 64, -1, 1, seed);
-    std::vector<HostTensor> out{{{1, 5}, {}}, {{1, 4, 8, 8}, {}}};
-    ASSERT_EQ(runner.run({{{1, 3, 8, 8}, x}}, &out), Error::Ok);
+    std::vector<TensorPtr> out{output_tensor({1, 5}),
+                               output_tensor({1, 4, 8, 8})};
+    ASSERT_EQ(runner.run({input_tensor({1, 3, 8, 8}, x)}, out), Error::Ok);
     const auto want = model.reference(x);
-    expect_near(out[0].data, want.first, 1e-4f);
-    expect_near(out[1].data, want.second, 1e-4f);
+    expect_near(values_of(out[0]), want.first, 1e-4f);
+    expect_near(values_of(out[1]), want.second, 1e-4f);
   }
 }
 
@@ -152,9 +153,9 @@ TEST(XnnpackDelegate, AlternatingStepsKeepLiveValues) {
   }
   DelegateRunner runner;
   ASSERT_EQ(runner.init(b.build()), Error::Ok);
-  std::vector<HostTensor> out{{sizes_of(dims), {}}};
-  ASSERT_EQ(runner.run({{sizes_of(dims), in}}, &out), Error::Ok);
-  expect_near(out[0].data, want, 1e-5f);
+  std::vector<TensorPtr> out{output_tensor(sizes_of(dims))};
+  ASSERT_EQ(runner.run({input_tensor(sizes_of(dims), in)}, out), Error::Ok);
+  expect_near(values_of(out[0]), want, 1e-5f);
 }
 
 // A node whose output nothing reads still runs (into the backend's memory;
@@ -169,13 +170,13 @@ TEST(XnnpackDelegate, UnreadNodeOutputIsHarmless) {
   DelegateRunner runner;
   ASSERT_EQ(runner.init(b.build()), Error::Ok);
   const std::vector<float> in = random_values(6);
-  std::vector<HostTensor> out{{{2, 3}, {}}};
-  ASSERT_EQ(runner.run({{{2, 3}, in}}, &out), Error::Ok);
+  std::vector<TensorPtr> out{output_tensor({2, 3})};
+  ASSERT_EQ(runner.run({input_tensor({2, 3}, in)}, out), Error::Ok);
   std::vector<float> want(in.size());
   for (size_t i = 0; i < in.size(); ++i) {
     want[i] = std::fabs(in[i]);
   }
-  expect_near(out[0].data, want, 0.0f);
+  expect_near(values_of(out[0]), want, 0.0f);
 }
 
 TEST(XnnpackDelegate, ThreadCountsAgree) {
@@ -187,9 +188,10 @@ TEST(XnnpackDelegate, ThreadCountsAgree) {
     DelegateRunner runner;
     ASSERT_EQ(runner.init(model.blob(), {{"num_threads", {value, 4}}}),
               Error::Ok);
-    std::vector<HostTensor> out{{{1, 5}, {}}, {{1, 4, 8, 8}, {}}};
-    ASSERT_EQ(runner.run({{{1, 3, 8, 8}, x}}, &out), Error::Ok);
-    results.push_back(out[0].data);
+    std::vector<TensorPtr> out{output_tensor({1, 5}),
+                               output_tensor({1, 4, 8, 8})};
+    ASSERT_EQ(runner.run({input_tensor({1, 3, 8, 8}, x)}, out), Error::Ok);
+    results.push_back(values_of(out[0]));
   }
   expect_near(results[0], results[1], 1e-6f);
   set_num_threads(1);
@@ -250,9 +252,8 @@ TEST(XnnpackDelegate, RunsThroughMethod) {
     MethodHarness harness;
     ASSERT_EQ(harness.load(classifier_program(model, inline_blob)), Error::Ok);
     const std::vector<float> x = random_values(3 * 64, -1, 1, 53);
-    runtime::testing::OwnedTensor input =
-        runtime::testing::float_tensor({1, 3, 8, 8}, x);
-    ASSERT_EQ(harness.method().set_input(input.tensor(), 0), Error::Ok);
+    const TensorPtr input = input_tensor({1, 3, 8, 8}, x);
+    ASSERT_EQ(harness.method().set_input(*input, 0), Error::Ok);
     ASSERT_EQ(harness.method().execute(), Error::Ok);
     const auto want = model.reference(x);
     for (size_t j = 0; j < 2; ++j) {

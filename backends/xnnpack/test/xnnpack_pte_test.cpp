@@ -48,9 +48,9 @@ TEST(XnnpackPte, ExportedClassifierRunsThroughMethod) {
       program->load_method("forward", memory.manager());
   ASSERT_EQ(method.error(), Error::Ok);
 
-  runtime::testing::OwnedTensor input = runtime::testing::float_tensor(
+  const TensorPtr input = input_tensor(
       {1, 3, 8, 8}, as_floats(read_fixture("conv_classifier_input.bin")));
-  ASSERT_EQ(method->set_input(input.tensor(), 0), Error::Ok);
+  ASSERT_EQ(method->set_input(*input, 0), Error::Ok);
   ASSERT_EQ(method->execute(), Error::Ok);
   const auto& out = method->get_output(0).toTensor();
   const float* data = out.const_data_ptr<float>();

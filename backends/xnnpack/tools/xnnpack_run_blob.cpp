@@ -14,7 +14,6 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +21,7 @@
 #include <executorch/backends/xnnpack/runtime/graph.h>
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #include <executorch/backends/xnnpack/runtime/xnnpack_backend.h>
-#include <executorch/runtime/core/exec_aten/util/dim_order_util.h>
+#include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/platform/runtime.h>
 
 namespace {
@@ -36,35 +35,13 @@ std::vector<uint8_t> read_file(const char* path) {
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-// A contiguous float tensor that owns its metadata and data.
-struct Buffer {
-  std::vector<int32_t> sizes;
-  std::vector<uint8_t> dim_order;
-  std::vector<int32_t> strides;
-  std::vector<float> data;
-  std::unique_ptr<executorch::aten::TensorImpl> impl;
-
-  explicit Buffer(const std::vector<size_t>& dims)
-      : sizes(dims.begin(), dims.end()),
-        dim_order(dims.size()),
-        strides(dims.size()) {
-    size_t n = 1;
-    for (size_t d = 0; d < dims.size(); ++d) {
-      dim_order[d] = static_cast<uint8_t>(d);
-      n *= dims[d];
-    }
-    data.resize(n);
-    (void)et::dim_order_to_stride(
-        sizes.data(), dim_order.data(), sizes.size(), strides.data());
-    impl = std::make_unique<executorch::aten::TensorImpl>(
-        executorch::aten::ScalarType::Float,
-        static_cast<ssize_t>(sizes.size()),
-        sizes.data(),
-        data.data(),
-        dim_order.data(),
-        strides.data());
-  }
-};
+// A zero-filled contiguous float tensor of the blob's `dims`.
+executorch::extension::TensorPtr float_tensor(const std::vector<size_t>& dims) {
+  return executorch::extension::empty(
+      std::vector<executorch::aten::SizesType>(dims.begin(), dims.end()),
+      executorch::aten::ScalarType::Float,
+      executorch::aten::TensorShapeDynamism::STATIC);
+}
 
 int fail(const char* message) {
   std::fprintf(stderr, "xnnpack_run_blob: %s\n", message);
@@ -101,25 +78,23 @@ int main(int argc, char** argv) {
     return fail("cannot parse the blob");
   }
   xnn::Graph graph;
-  if (xnn::load_graph(*view, /*named_data_map=*/nullptr, &graph) !=
-      Error::Ok) {
+  if (xnn::load_graph(*view, /*named_data_map=*/nullptr, &graph) != Error::Ok) {
     return fail("the blob's graph is malformed");
   }
   if (static_cast<size_t>(argc - next) != graph.inputs.size()) {
     return fail("the number of input files differs from the blob's inputs");
   }
-  std::vector<std::unique_ptr<Buffer>> buffers;
+  std::vector<executorch::extension::TensorPtr> tensors;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    buffers.push_back(
-        std::make_unique<Buffer>(graph.values[graph.inputs[i]].dims));
+    tensors.push_back(float_tensor(graph.values[graph.inputs[i]].dims));
     const std::vector<uint8_t> bytes = read_file(argv[next + i]);
-    if (bytes.size() != buffers.back()->data.size() * sizeof(float)) {
+    if (bytes.size() != tensors.back()->nbytes()) {
       return fail("an input file's size differs from the blob's dims");
     }
-    std::memcpy(buffers.back()->data.data(), bytes.data(), bytes.size());
+    std::memcpy(tensors.back()->mutable_data_ptr(), bytes.data(), bytes.size());
   }
   for (uint32_t v : graph.outputs) {
-    buffers.push_back(std::make_unique<Buffer>(graph.values[v].dims));
+    tensors.push_back(float_tensor(graph.values[v].dims));
   }
 
   xnn::XnnpackBackend backend;
@@ -133,8 +108,8 @@ int main(int argc, char** argv) {
     return fail("init failed");
   }
   std::vector<et::EValue> values;
-  for (auto& b : buffers) {
-    values.emplace_back(executorch::aten::Tensor(b->impl.get()));
+  for (auto& t : tensors) {
+    values.emplace_back(*t);
   }
   std::vector<et::EValue*> args;
   for (auto& v : values) {
@@ -160,11 +135,11 @@ int main(int argc, char** argv) {
     return fail("execute failed");
   }
   for (size_t j = 0; j < graph.outputs.size(); ++j) {
-    const Buffer& out = *buffers[graph.inputs.size() + j];
+    const executorch::aten::Tensor& out = *tensors[graph.inputs.size() + j];
     const std::string path = out_prefix + std::to_string(j) + ".bin";
     std::ofstream file(path, std::ios::binary);
-    file.write(reinterpret_cast<const char*>(out.data.data()),
-               static_cast<std::streamsize>(out.data.size() * sizeof(float)));
+    file.write(static_cast<const char*>(out.const_data_ptr()),
+               static_cast<std::streamsize>(out.nbytes()));
   }
   return 0;
 }
