@@ -99,7 +99,8 @@ bool prepare_weights(KernelRuntimeContext& ctx,
     sizes[d] = input.size(d);
   }
   sizes[input.dim() - 1] = static_cast<SizesType>(rows);
-  if (!resize_out(ctx, op, "out", out, ArrayRef<SizesType>(sizes, input.dim()))) {
+  if (!resize_out(
+          ctx, op, "out", out, ArrayRef<SizesType>(sizes, input.dim()))) {
     return false;
   }
   *w = PackedWeights{weight.const_data_ptr<uint8_t>(),
@@ -113,7 +114,7 @@ bool prepare_weights(KernelRuntimeContext& ctx,
 }
 
 void* temp(KernelRuntimeContext& ctx, const char* op, size_t bytes) {
-  auto memory = ctx.allocate_temp(bytes > 0 ? bytes : 1, 32);
+  auto memory = ctx.allocate_temp(bytes > 0 ? bytes : 1, 64);
   if (!memory.ok()) {
     fail_arg(ctx, op, "needs %zu bytes of temp memory", bytes);
     return nullptr;
@@ -195,19 +196,24 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
     return out;
   }
   const int64_t rows_x = w.cols > 0 ? input.numel() / w.cols : 0;
-  const size_t xq_bytes = static_cast<size_t>(input.numel()) * sizeof(int16_t);
-  const size_t scale_bytes = static_cast<size_t>(rows_x) * sizeof(float);
-  char* memory = static_cast<char*>(
-      temp(ctx,
-           op,
-           xq_bytes + scale_bytes + 32 + quantized::dynamic_scratch_bytes(w)));
+  // One block of temp memory: the quantized input, its parameters per
+  // row, then the linear's own scratch (64-byte aligned pieces).
+  const auto aligned = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
+  const size_t xq_bytes = aligned(static_cast<size_t>(input.numel()));
+  const size_t param_bytes = aligned(static_cast<size_t>(rows_x) * 4);
+  char* memory =
+      static_cast<char*>(temp(ctx,
+                              op,
+                              xq_bytes + 2 * param_bytes +
+                                  quantized::dynamic_scratch_bytes(w, rows_x)));
   if (memory == nullptr) {
     return out;
   }
-  int16_t* xq = reinterpret_cast<int16_t*>(memory);
+  int8_t* xq = reinterpret_cast<int8_t*>(memory);
   float* x_scales = reinterpret_cast<float*>(memory + xq_bytes);
-  int16_t* scratch = reinterpret_cast<int16_t*>(
-      memory + ((xq_bytes + scale_bytes + 31) / 32) * 32);
+  int32_t* x_zero_points =
+      reinterpret_cast<int32_t*>(memory + xq_bytes + param_bytes);
+  void* scratch = memory + xq_bytes + 2 * param_bytes;
 
   // Quantize the input: one set of parameters per row, or for all rows.
   const float* x = input.const_data_ptr<float>();
@@ -215,7 +221,7 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
   const int64_t span = per_token ? w.cols : input.numel();
   for (int64_t r = 0; r < param_rows; ++r) {
     float lo = 0.f, hi = 0.f;
-    if (!quantized::min_max(x + r * span, span, &lo, &hi)) {
+    if (!quantized::find_min_max(x + r * span, span, &lo, &hi)) {
       fail_arg(ctx, op, "input row %" PRId64 " contains NaN", r);
       return out;
     }
@@ -223,28 +229,27 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
         lo, hi, quant_min, quant_max, static_cast<float>(eps));
     // Per tensor, torch inverts the scale as a double (a Python float);
     // torchao's per-token path inverts the float tensor.
-    const float inv = per_token
-        ? 1.0f / p.scale
-        : static_cast<float>(1.0 / static_cast<double>(p.scale));
-    const float zp = static_cast<float>(p.zero_point);
-    const float qmin = static_cast<float>(quant_min);
-    const float qmax = static_cast<float>(quant_max);
-    for (int64_t i = r * span; i < (r + 1) * span; ++i) {
-      const float q =
-          quantized::round_clamp(std::nearbyint(x[i] * inv) + zp, qmin, qmax);
-      xq[i] = static_cast<int16_t>(q - zp);
-    }
+    const float inv =
+        per_token ? 1.0f / p.scale
+                  : static_cast<float>(1.0 / static_cast<double>(p.scale));
+    quantized::quantize_int8(x + r * span,
+                             span,
+                             inv,
+                             static_cast<int32_t>(p.zero_point),
+                             static_cast<int32_t>(quant_min),
+                             static_cast<int32_t>(quant_max),
+                             xq + r * span);
     for (int64_t m = per_token ? r : 0; m < (per_token ? r + 1 : rows_x); ++m) {
       x_scales[m] = p.scale;
+      x_zero_points[m] = static_cast<int32_t>(p.zero_point);
     }
   }
-  quantized::linear_dynamic(xq,
-                            x_scales,
-                            rows_x,
-                            w,
-                            bias_data(bias),
-                            out.mutable_data_ptr<float>(),
-                            scratch);
+  quantized::linear_dynamic(
+      quantized::QuantizedRows{xq, x_scales, x_zero_points, rows_x},
+      w,
+      bias_data(bias),
+      out.mutable_data_ptr<float>(),
+      scratch);
   return out;
 }
 

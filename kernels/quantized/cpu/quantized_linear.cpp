@@ -1,9 +1,12 @@
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
 
+#include <executorch/kernels/quantized/cpu/quantized_linear_vnni.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -17,7 +20,28 @@ namespace quantized {
 
 namespace {
 
-bool vector_loops_enabled = true;
+Isa isa_limit = Isa::kAvx512Vnni;
+
+Isa cpu_isa() {
+#ifdef ET_QUANTIZED_X86
+  static const Isa isa = [] {
+    if (__builtin_cpu_supports("avx512f") &&
+        __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vnni")) {
+      return Isa::kAvx512Vnni;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+      return Isa::kAvx2;
+    }
+    return Isa::kPortable;
+  }();
+  return isa;
+#else
+  return Isa::kPortable;
+#endif
+}
 
 int64_t groups_per_row(const PackedWeights& w) {
   return w.cols / w.group_size;
@@ -25,8 +49,8 @@ int64_t groups_per_row(const PackedWeights& w) {
 
 int32_t zero_point_of(const PackedWeights& w, int64_t n, int64_t g) {
   return w.zero_points == nullptr
-      ? 0
-      : static_cast<int32_t>(w.zero_points[n * groups_per_row(w) + g]);
+             ? 0
+             : static_cast<int32_t>(w.zero_points[n * groups_per_row(w) + g]);
 }
 
 const uint8_t* row_data(const PackedWeights& w, int64_t n) {
@@ -118,12 +142,10 @@ __attribute__((target("avx2"))) void unpack_avx2(const PackedWeights& w,
     const __m128i low = _mm_and_si128(packed, low_nibbles);
     const __m128i first = _mm_unpacklo_epi8(high, low);
     const __m128i second = _mm_unpackhi_epi8(high, low);
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i*>(out + i),
-        _mm256_sub_epi16(_mm256_cvtepu8_epi16(first), offset));
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i*>(out + i + 16),
-        _mm256_sub_epi16(_mm256_cvtepu8_epi16(second), offset));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm256_sub_epi16(_mm256_cvtepu8_epi16(first), offset));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 16),
+                        _mm256_sub_epi16(_mm256_cvtepu8_epi16(second), offset));
   }
   for (; i < count; i += 2) {
     const uint8_t byte = bytes[i / 2];
@@ -132,12 +154,11 @@ __attribute__((target("avx2"))) void unpack_avx2(const PackedWeights& w,
   }
 }
 
-__attribute__((target("avx2,fma"))) float grouped_dot_avx2(
-    const int16_t* a,
-    const int16_t* b,
-    const float* scales,
-    int64_t n,
-    int64_t group) {
+__attribute__((target("avx2,fma"))) float grouped_dot_avx2(const int16_t* a,
+                                                           const int16_t* b,
+                                                           const float* scales,
+                                                           int64_t n,
+                                                           int64_t group) {
   // Each group's products sum exactly in eight int32 lanes, which are then
   // scaled into eight float lanes; one horizontal sum at the end.
   __m256 acc = _mm256_setzero_ps();
@@ -175,7 +196,8 @@ __attribute__((target("avx2,fma"))) float dot_avx2(const float* a,
   __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    acc0 =
+        _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
     acc1 = _mm256_fmadd_ps(
         _mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
   }
@@ -192,9 +214,7 @@ __attribute__((target("avx2,fma"))) float dot_avx2(const float* a,
 }
 
 bool has_avx2() {
-  static const bool supported =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return supported && vector_loops_enabled;
+  return best_isa() >= Isa::kAvx2;
 }
 
 #endif // ET_QUANTIZED_X86
@@ -258,37 +278,56 @@ void unpack_rows(const PackedWeights& w,
 }
 
 // Calls block(first, count, slice) for every block of kRowBlock output
-// features, split into at most scratch_slices() contiguous runs of blocks
-// spread over the process-wide thread pool; `slice` numbers the run, and
-// with it the part of the scratch its blocks unpack into. A run is at
-// least ~64K multiply-adds, so small layers stay on one thread.
+// features, over the thread pool (split_over_threads).
 template <typename Block>
-void for_each_row_block(const PackedWeights& w, int64_t rows_x, const Block& block) {
+void for_each_row_block(const PackedWeights& w,
+                        int64_t rows_x,
+                        const Block& block) {
   const int64_t blocks = (w.rows + kRowBlock - 1) / kRowBlock;
-  const int64_t work = std::max<int64_t>(1, kRowBlock * w.cols * rows_x);
-  const int64_t worth = std::max<int64_t>(1, blocks * work / (int64_t{1} << 16));
-  const int64_t runs = std::min<int64_t>(
-      {static_cast<int64_t>(scratch_slices()), worth, std::max<int64_t>(blocks, 1)});
-  ::executorch::extension::parallel_for(
-      0, runs, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t run = begin; run < end; ++run) {
-          for (int64_t b = blocks * run / runs; b < blocks * (run + 1) / runs; ++b) {
-            const int64_t first = b * kRowBlock;
-            block(first, std::min(kRowBlock, w.rows - first), run);
-          }
-        }
-      });
+  split_over_threads(blocks,
+                     kRowBlock * w.cols * rows_x,
+                     [&](int64_t begin, int64_t end, int64_t slice) {
+                       for (int64_t b = begin; b < end; ++b) {
+                         const int64_t first = b * kRowBlock;
+                         block(
+                             first, std::min(kRowBlock, w.rows - first), slice);
+                       }
+                     });
 }
 
 } // namespace
 
-void set_vector_loops_enabled(bool enabled) {
-  vector_loops_enabled = enabled;
+Isa best_isa() {
+  return std::min(cpu_isa(), isa_limit);
+}
+
+void set_isa_limit(Isa limit) {
+  isa_limit = limit;
+}
+
+void split_over_threads(
+    int64_t items,
+    int64_t work_per_item,
+    ::executorch::runtime::FunctionRef<void(int64_t, int64_t, int64_t)> f) {
+  if (items <= 0) {
+    return;
+  }
+  const int64_t worth = std::max<int64_t>(
+      1, items * std::max<int64_t>(work_per_item, 1) / kMinRunWork);
+  const int64_t runs =
+      std::min<int64_t>({static_cast<int64_t>(scratch_slices()), worth, items});
+  ::executorch::extension::parallel_for(
+      0, runs, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t run = begin; run < end; ++run) {
+          f(items * run / runs, items * (run + 1) / runs, run);
+        }
+      });
 }
 
 size_t scratch_slices() {
   const int64_t threads = ::executorch::extension::get_thread_count();
-  return static_cast<size_t>(std::min<int64_t>(std::max<int64_t>(threads, 1), kMaxThreads));
+  return static_cast<size_t>(
+      std::min<int64_t>(std::max<int64_t>(threads, 1), kMaxThreads));
 }
 
 void linear_weight_only(const float* x,
@@ -298,50 +337,145 @@ void linear_weight_only(const float* x,
                         float* y,
                         void* scratch) {
   const int64_t groups = groups_per_row(w);
-  for_each_row_block(w, rows_x, [&](int64_t first, int64_t count, int64_t slice) {
-    float* rows = reinterpret_cast<float*>(static_cast<char*>(scratch) +
-                                           slice * weight_only_slice_bytes(w));
-    int16_t* values = reinterpret_cast<int16_t*>(rows + kRowBlock * w.cols);
-    unpack_rows(w, first, count, values);
-    for (int64_t j = 0; j < count; ++j) {
-      const float* scales = w.scales + (first + j) * groups;
-      for (int64_t k = 0; k < w.cols; ++k) {
-        rows[j * w.cols + k] =
-            static_cast<float>(values[j * w.cols + k]) * scales[k / w.group_size];
-      }
-    }
-    for (int64_t m = 0; m < rows_x; ++m) {
-      for (int64_t j = 0; j < count; ++j) {
-        const float b = bias != nullptr ? bias[first + j] : 0.f;
-        y[m * w.rows + first + j] = dot(x + m * w.cols, rows + j * w.cols, w.cols) + b;
-      }
-    }
-  });
+  for_each_row_block(
+      w, rows_x, [&](int64_t first, int64_t count, int64_t slice) {
+        float* rows = reinterpret_cast<float*>(
+            static_cast<char*>(scratch) + slice * weight_only_slice_bytes(w));
+        int16_t* values = reinterpret_cast<int16_t*>(rows + kRowBlock * w.cols);
+        unpack_rows(w, first, count, values);
+        for (int64_t j = 0; j < count; ++j) {
+          const float* scales = w.scales + (first + j) * groups;
+          for (int64_t k = 0; k < w.cols; ++k) {
+            rows[j * w.cols + k] = static_cast<float>(values[j * w.cols + k]) *
+                                   scales[k / w.group_size];
+          }
+        }
+        for (int64_t m = 0; m < rows_x; ++m) {
+          for (int64_t j = 0; j < count; ++j) {
+            const float b = bias != nullptr ? bias[first + j] : 0.f;
+            y[m * w.rows + first + j] =
+                dot(x + m * w.cols, rows + j * w.cols, w.cols) + b;
+          }
+        }
+      });
 }
 
-void linear_dynamic(const int16_t* xq,
-                    const float* x_scales,
-                    int64_t rows_x,
+namespace {
+
+// Bytes of the int16 copy of the input the AVX2 and portable loops read,
+// and of one thread's unpacked weight rows.
+size_t widened_input_bytes(const PackedWeights& w, int64_t rows_x) {
+  return (static_cast<size_t>(rows_x * w.cols) * sizeof(int16_t) + 63) / 64 *
+         64;
+}
+size_t dynamic_slice_bytes(const PackedWeights& w) {
+  return static_cast<size_t>(kRowBlock * w.cols) * sizeof(int16_t);
+}
+
+bool use_vnni(const PackedWeights& w) {
+#ifdef ET_QUANTIZED_X86
+  return best_isa() == Isa::kAvx512Vnni && vnni::supports(w);
+#else
+  (void)w;
+  return false;
+#endif
+}
+
+} // namespace
+
+size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x) {
+#ifdef ET_QUANTIZED_X86
+  if (use_vnni(w)) {
+    return vnni::dynamic_scratch_bytes(w, rows_x);
+  }
+#endif
+  return widened_input_bytes(w, rows_x) +
+         dynamic_slice_bytes(w) * scratch_slices();
+}
+
+void linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,
                     float* y,
-                    int16_t* scratch) {
-  const int64_t groups = groups_per_row(w);
-  for_each_row_block(w, rows_x, [&](int64_t first, int64_t count, int64_t slice) {
-    int16_t* values = scratch + slice * (dynamic_slice_bytes(w) / sizeof(int16_t));
-    unpack_rows(w, first, count, values);
-    for (int64_t m = 0; m < rows_x; ++m) {
-      for (int64_t j = 0; j < count; ++j) {
-        const float b = bias != nullptr ? bias[first + j] : 0.f;
-        const float sum = grouped_dot(xq + m * w.cols,
-                                      values + j * w.cols,
-                                      w.scales + (first + j) * groups,
-                                      w.cols,
-                                      w.group_size);
-        y[m * w.rows + first + j] = sum * x_scales[m] + b;
-      }
+                    void* scratch) {
+  if (x.rows == 0 || w.rows == 0) {
+    return;
+  }
+#ifdef ET_QUANTIZED_X86
+  if (use_vnni(w)) {
+    vnni::linear_dynamic(x, w, bias, y, scratch);
+    return;
+  }
+#endif
+  // Inputs minus their zero points, within [-255, 255].
+  int16_t* xq = static_cast<int16_t*>(scratch);
+  for (int64_t m = 0; m < x.rows; ++m) {
+    for (int64_t k = 0; k < w.cols; ++k) {
+      xq[m * w.cols + k] =
+          static_cast<int16_t>(x.values[m * w.cols + k] - x.zero_points[m]);
     }
-  });
+  }
+  int16_t* unpacked = reinterpret_cast<int16_t*>(
+      static_cast<char*>(scratch) + widened_input_bytes(w, x.rows));
+  const int64_t groups = groups_per_row(w);
+  for_each_row_block(
+      w, x.rows, [&](int64_t first, int64_t count, int64_t slice) {
+        int16_t* values =
+            unpacked + slice * (dynamic_slice_bytes(w) / sizeof(int16_t));
+        unpack_rows(w, first, count, values);
+        for (int64_t m = 0; m < x.rows; ++m) {
+          for (int64_t j = 0; j < count; ++j) {
+            const float b = bias != nullptr ? bias[first + j] : 0.f;
+            const float sum = grouped_dot(xq + m * w.cols,
+                                          values + j * w.cols,
+                                          w.scales + (first + j) * groups,
+                                          w.cols,
+                                          w.group_size);
+            y[m * w.rows + first + j] = sum * x.scales[m] + b;
+          }
+        }
+      });
+}
+
+bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {
+#ifdef ET_QUANTIZED_X86
+  if (best_isa() == Isa::kAvx512Vnni) {
+    return vnni::find_min_max(x, n, lo, hi);
+  }
+#endif
+  float mn = std::numeric_limits<float>::infinity();
+  float mx = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    if (std::isnan(x[i])) {
+      return false;
+    }
+    mn = x[i] < mn ? x[i] : mn;
+    mx = x[i] > mx ? x[i] : mx;
+  }
+  *lo = mn;
+  *hi = mx;
+  return true;
+}
+
+void quantize_int8(const float* x,
+                   int64_t n,
+                   float inverse_scale,
+                   int32_t zero_point,
+                   int32_t qmin,
+                   int32_t qmax,
+                   int8_t* q) {
+#ifdef ET_QUANTIZED_X86
+  if (best_isa() == Isa::kAvx512Vnni) {
+    vnni::quantize_int8(x, n, inverse_scale, zero_point, qmin, qmax, q);
+    return;
+  }
+#endif
+  const float zp = static_cast<float>(zero_point);
+  const float lo = static_cast<float>(qmin), hi = static_cast<float>(qmax);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = std::nearbyint(x[i] * inverse_scale) + zp;
+    q[i] = static_cast<int8_t>(v < lo ? lo : (v > hi ? hi : v));
+  }
 }
 
 } // namespace quantized

@@ -10,23 +10,25 @@
 // - fp32 (weight-only quantization): weight rows are dequantized once per
 //   call, kRowBlock at a time, into a float buffer and multiplied with
 //   every input row;
-// - int8 quantized per call (dynamic quantization): the caller gives each
-//   input row as int16 values with their zero point already subtracted and
-//   one scale per row; products of a group sum exactly in int32, and only
-//   the group sums are scaled in float.
+// - int8 quantized per call (dynamic quantization): each input row comes
+//   as int8 values with its scale and zero point; the products of a group
+//   sum exactly in int32, and only the group sums are scaled in float.
 //
 // Packed layout (ours; what the compiler's fusion pass writes): row n of
 // an 8-bit weight is K int8 values; of a 4-bit one, K / 2 bytes, value 2j in
 // the high nibble of byte j and 2j + 1 in the low one, each stored + 8 (the
 // layout of upstream's embedding_4bit tables).
 //
-// x86-64 builds run AVX2/FMA loops when the CPU has them (checked once at
-// run time) and portable loops otherwise; both give the same results up to
-// float summation order. Work is split by output column, over threads (see
-// scratch_slices()); the functions are reentrant.
+// The instruction set is chosen once at run time (best_isa()): AVX-512
+// VNNI kernels (quantized_linear_vnni.h) for the dynamic linear, AVX2/FMA
+// loops, portable loops otherwise; all give the same results up to float
+// summation order. Work is split by output feature over the process-wide
+// thread pool (see scratch_slices()); the functions are reentrant.
 
 #include <cstddef>
 #include <cstdint>
+
+#include <executorch/runtime/core/function_ref.h>
 
 namespace torch {
 namespace executor {
@@ -35,13 +37,24 @@ namespace quantized {
 
 struct PackedWeights {
   const uint8_t* data;
-  int bits; // 4 or 8
-  int64_t rows; // N (output features)
-  int64_t cols; // K (input features)
-  int64_t group_size; // divides cols; for 4-bit also even
-  const float* scales; // [rows, cols / group_size]
+  int bits;                  // 4 or 8
+  int64_t rows;              // N (output features)
+  int64_t cols;              // K (input features)
+  int64_t group_size;        // divides cols; for 4-bit also even
+  const float* scales;       // [rows, cols / group_size]
   const int8_t* zero_points; // same shape, or null for zeros
 };
+
+// The instruction sets the loops are written for, in increasing order.
+enum class Isa { kPortable, kAvx2, kAvx512Vnni };
+
+// The best one this CPU has, within the limit set below.
+Isa best_isa();
+
+// Caps best_isa() (Isa::kAvx512Vnni restores the CPU's best), so tests can
+// check every loop kind the CPU can run. Not thread-safe: call it before
+// running kernels.
+void set_isa_limit(Isa limit);
 
 // Weight rows unpacked together: each input row is read from cache once
 // per block rather than once per output feature.
@@ -50,17 +63,28 @@ constexpr int64_t kRowBlock = 8;
 // The functions below split their output features over the process-wide
 // thread pool (extension/threadpool, when the build has it), in at most
 // kMaxThreads runs (the scratch, from the method's temp memory, grows with
-// them); each run unpacks weights into its own slice of the scratch. The
-// number of slices a scratch needs: the pool's thread count up to
-// kMaxThreads, 1 without a pool.
+// them); each run works in its own slice of the scratch. The number of
+// slices a scratch needs: the pool's thread count up to kMaxThreads, 1
+// without a pool.
 constexpr int64_t kMaxThreads = 4;
 size_t scratch_slices();
+
+// Calls f(begin, end, slice) over contiguous runs covering [0, items) in
+// order, on the thread pool: at most scratch_slices() runs, and fewer when
+// a run would get under kMinRunWork multiply-adds (`work_per_item` each),
+// since waking a thread costs more than a small run. `slice` numbers the
+// run, and with it the part of a scratch the run may use.
+constexpr int64_t kMinRunWork = int64_t{1} << 18;
+void split_over_threads(
+    int64_t items,
+    int64_t work_per_item,
+    ::executorch::runtime::FunctionRef<void(int64_t, int64_t, int64_t)> f);
 
 // Bytes of one thread's slice of `linear_weight_only`'s scratch, and of
 // the whole scratch.
 inline size_t weight_only_slice_bytes(const PackedWeights& w) {
   return static_cast<size_t>(kRowBlock * w.cols) *
-      (sizeof(float) + sizeof(int16_t));
+         (sizeof(float) + sizeof(int16_t));
 }
 inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
   return weight_only_slice_bytes(w) * scratch_slices();
@@ -74,31 +98,40 @@ void linear_weight_only(const float* x,
                         float* y,
                         void* scratch);
 
-// Bytes of one thread's slice of `linear_dynamic`'s scratch, and of the
-// whole scratch.
-inline size_t dynamic_slice_bytes(const PackedWeights& w) {
-  return static_cast<size_t>(kRowBlock * w.cols) * sizeof(int16_t);
-}
-inline size_t dynamic_scratch_bytes(const PackedWeights& w) {
-  return dynamic_slice_bytes(w) * scratch_slices();
-}
+// Input rows quantized to int8, each with its scale and zero point.
+struct QuantizedRows {
+  const int8_t* values;       // [rows, cols]
+  const float* scales;        // [rows]
+  const int32_t* zero_points; // [rows]
+  int64_t rows;
+};
 
-// y[m, n] = x_scale[m] * sum_g scale[n, g] * sum_{k in g} xq[m, k] *
-//           (q[n, k] - zero_point[n, g]) + bias[n]
-// where xq[m, k] is the quantized activation minus its zero point (within
-// [-255, 255]); bias may be null.
-void linear_dynamic(const int16_t* xq,
-                    const float* x_scales,
-                    int64_t rows_x,
+// Bytes of `linear_dynamic`'s scratch (64-byte aligned) for `rows_x` input
+// rows on the instruction set best_isa() picks.
+size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x);
+
+// y[m, n] = x_scale[m] * sum_g scale[n, g] * sum_{k in g} (xq[m, k] -
+//           x_zero_point[m]) * (q[n, k] - zero_point[n, g]) + bias[n];
+// bias may be null.
+void linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,
                     float* y,
-                    int16_t* scratch);
+                    void* scratch);
 
-// Turns the vector loops off (true restores them, where the CPU has
-// them), so tests can check the portable loops on any machine. Not
-// thread-safe: call it before running kernels.
-void set_vector_loops_enabled(bool enabled);
+// Minimum and maximum of x[0, n) (+inf and -inf when n == 0); false if one
+// is NaN.
+bool find_min_max(const float* x, int64_t n, float* lo, float* hi);
+
+// q[i] = clamp(round_half_even(x[i] * inverse_scale) + zero_point, qmin,
+// qmax) for i < n, as torch's quantize_per_tensor computes it in float.
+void quantize_int8(const float* x,
+                   int64_t n,
+                   float inverse_scale,
+                   int32_t zero_point,
+                   int32_t qmin,
+                   int32_t qmax,
+                   int8_t* q);
 
 } // namespace quantized
 } // namespace native

@@ -1,8 +1,12 @@
 // weight_only_linear and dynamic_int8_linear against scalar references
-// written out here: 4- and 8-bit weights, groups, zero points, bias, input
-// rows that exercise the vector loops and their tails, per-tensor and
-// per-token activation quantization, bad arguments, empty inputs, and the
-// same results on one thread as on several.
+// written out here, on every instruction set the CPU has (AVX-512 VNNI,
+// AVX2, portable): 4- and 8-bit weights, group sizes 8 to 384, zero points,
+// bias, odd numbers of output features, input widths that exercise the
+// vector loops and their tails (and widths the VNNI kernels leave to the
+// others), one to 17 input rows (the VNNI GEMV and GEMM tiles),
+// per-tensor and per-token activation quantization, weights at the int8
+// limits, bad arguments, empty inputs, and the same results on one thread
+// as on several.
 
 #include <algorithm>
 #include <cmath>
@@ -44,8 +48,8 @@ struct Weights {
     }
     for (int64_t i = 0; i < c.rows * (c.cols / c.group); ++i) {
       scales.push_back(0.01f + 0.003f * static_cast<float>(i % 11));
-      zero_points.push_back(
-          c.zero_points ? static_cast<int8_t>((i % 5) - 2) : int8_t(0));
+      zero_points.push_back(c.zero_points ? static_cast<int8_t>((i % 5) - 2)
+                                          : int8_t(0));
     }
     if (c.bits == 8) {
       for (int32_t v : values) {
@@ -53,8 +57,8 @@ struct Weights {
       }
     } else {
       for (size_t i = 0; i < values.size(); i += 2) {
-        packed.push_back(static_cast<uint8_t>(((values[i] + 8) << 4) |
-                                              (values[i + 1] + 8)));
+        packed.push_back(
+            static_cast<uint8_t>(((values[i] + 8) << 4) | (values[i + 1] + 8)));
       }
     }
   }
@@ -62,7 +66,7 @@ struct Weights {
   float weight(const Case& c, int64_t n, int64_t k) const {
     const int64_t p = n * (c.cols / c.group) + k / c.group;
     return static_cast<float>(values[n * c.cols + k] - zero_points[p]) *
-        scales[p];
+           scales[p];
   }
 };
 
@@ -103,9 +107,11 @@ std::vector<float> fake_quantize(const std::vector<float>& x, int64_t span) {
       hi = std::max(hi, x[i]);
     }
     const float scale = std::max((hi - lo) / 255.f, 1e-6f);
-    const float zp = std::min(127.f, std::max(-128.f, -128.f - std::nearbyint(lo / scale)));
+    const float zp =
+        std::min(127.f, std::max(-128.f, -128.f - std::nearbyint(lo / scale)));
     for (size_t i = begin; i < begin + span; ++i) {
-      const float q = std::min(127.f, std::max(-128.f, std::nearbyint(x[i] * (1.f / scale)) + zp));
+      const float q = std::min(
+          127.f, std::max(-128.f, std::nearbyint(x[i] * (1.f / scale)) + zp));
       out[i] = (q - zp) * scale;
     }
   }
@@ -121,38 +127,62 @@ void expect_close(const std::vector<float>& actual,
   }
 }
 
+// Float sums of up to a few hundred terms: 1e-4 absolute, or a few float
+// roundings of the largest output.
+float tolerance_for(const std::vector<float>& expected) {
+  float largest = 0.f;
+  for (float e : expected) {
+    largest = std::max(largest, std::fabs(e));
+  }
+  return std::max(1e-4f, 4e-6f * largest);
+}
+
 const Case kCases[] = {
     {4, 5, 64, 32, false},
     {4, 3, 256, 128, true},
     {4, 4, 96, 96, false}, // one group per row; K not a multiple of 64
-    {8, 6, 40, 40, true}, // per channel, K with a vector tail
+    {8, 6, 40, 40, true},  // per channel, K with a vector tail
     {8, 3, 128, 64, false},
+    {4, 37, 512, 256, true}, // 3 panels of 16 features, the last partial
+    {4, 17, 192, 64, false},
+    {4, 9, 136, 8, true},     // many groups per 128-value chunk
+    {8, 19, 384, 384, false}, // per channel, as PT2E's dynamic linears
+    {8, 5, 36, 12, true},
+    {4, 3, 20, 10, false}, // K not a multiple of 8: not for VNNI
+    {8, 3, 42, 14, true},  // K not a multiple of 4: not for VNNI
 };
 
 } // namespace
 
-// Both loop kinds: the vector ones (where the CPU has them) and the
-// portable ones.
-class QuantizedLinearTest : public ::testing::TestWithParam<bool> {
+using native::quantized::Isa;
+
+// Every loop kind the CPU can run (the others skip).
+class QuantizedLinearTest : public ::testing::TestWithParam<Isa> {
  protected:
   void SetUp() override {
-    native::quantized::set_vector_loops_enabled(GetParam());
+    native::quantized::set_isa_limit(GetParam());
+    if (native::quantized::best_isa() != GetParam()) {
+      GTEST_SKIP() << "this CPU lacks the instruction set";
+    }
   }
   void TearDown() override {
-    native::quantized::set_vector_loops_enabled(true);
+    native::quantized::set_isa_limit(Isa::kAvx512Vnni);
   }
 };
 
-INSTANTIATE_TEST_SUITE_P(Loops,
-                         QuantizedLinearTest,
-                         ::testing::Values(true, false),
-                         [](const auto& info) {
-                           return info.param ? "Vector" : "Portable";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Loops,
+    QuantizedLinearTest,
+    ::testing::Values(Isa::kAvx512Vnni, Isa::kAvx2, Isa::kPortable),
+    [](const auto& info) {
+      return info.param == Isa::kAvx512Vnni
+                 ? "Vnni"
+                 : (info.param == Isa::kAvx2 ? "Avx2" : "Portable");
+    });
 
 TEST_P(QuantizedLinearTest, MatchesTheReference) {
   for (const Case& c : kCases) {
-    for (int64_t m : {1, 3}) {
+    for (int64_t m : {1, 3, 4, 9, 17}) {
       TempContext ctx;
       const Weights w(c);
       const std::vector<float> x = inputs(m * c.cols);
@@ -160,16 +190,20 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
       for (int64_t n = 0; n < c.rows; ++n) {
         bias[n] = 0.1f * static_cast<float>(n) - 0.2f;
       }
-      TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)}, x);
+      TestTensor xt(ScalarType::Float,
+                    {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
+                    x);
       TestTensor wt(ScalarType::Byte,
                     {static_cast<int32_t>(c.rows),
                      static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
                     w.packed);
       TestTensor st(ScalarType::Float,
-                    {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / c.group)},
+                    {static_cast<int32_t>(c.rows),
+                     static_cast<int32_t>(c.cols / c.group)},
                     w.scales);
       TestTensor zt(ScalarType::Char,
-                    {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / c.group)},
+                    {static_cast<int32_t>(c.rows),
+                     static_cast<int32_t>(c.cols / c.group)},
                     w.zero_points);
       TestTensor bt(ScalarType::Float, {static_cast<int32_t>(c.rows)}, bias);
       TestTensor out(ScalarType::Float,
@@ -184,8 +218,10 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
                                      c.group,
                                      std::optional<Tensor>(bt.tensor()),
                                      out);
-      ASSERT_EQ(ctx.get().failure_state(), Error::Ok) << c.bits << " " << c.cols;
-      expect_close(out.values<float>(), reference_linear(c, w, x, bias), 1e-4f);
+      ASSERT_EQ(ctx.get().failure_state(), Error::Ok)
+          << c.bits << " " << c.cols;
+      const std::vector<float> expected = reference_linear(c, w, x, bias);
+      expect_close(out.values<float>(), expected, tolerance_for(expected));
 
       for (bool per_token : {true, false}) {
         TempContext ctx2;
@@ -205,8 +241,67 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
         ASSERT_EQ(ctx2.get().failure_state(), Error::Ok);
         const std::vector<float> xdq =
             fake_quantize(x, per_token ? c.cols : m * c.cols);
-        expect_close(out.values<float>(), reference_linear(c, w, xdq, bias), 1e-4f);
+        const std::vector<float> expected = reference_linear(c, w, xdq, bias);
+        SCOPED_TRACE(testing::Message()
+                     << "bits " << c.bits << " N " << c.rows << " K " << c.cols
+                     << " group " << c.group << " M " << m << " per_token "
+                     << per_token);
+        expect_close(out.values<float>(), expected, tolerance_for(expected));
       }
+    }
+  }
+}
+
+// Weights at their type's limits and inputs whose quantized values reach
+// -128 and 127 over long rows: the integer sums (and the offsets the VNNI
+// kernels take out of them) stay exact.
+TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
+  for (int bits : {4, 8}) {
+    const Case c{bits, 18, 1024, bits == 4 ? 128 : 1024, false};
+    Weights w(c);
+    const int32_t lo = bits == 4 ? -8 : -128, hi = bits == 4 ? 7 : 127;
+    w.packed.clear();
+    for (int64_t i = 0; i < c.rows * c.cols; ++i) {
+      w.values[i] = (i / 3) % 2 == 0 ? lo : hi;
+    }
+    for (size_t i = 0; i < w.values.size(); i += (bits == 4 ? 2 : 1)) {
+      w.packed.push_back(bits == 4
+                             ? static_cast<uint8_t>(((w.values[i] + 8) << 4) |
+                                                    (w.values[i + 1] + 8))
+                             : static_cast<uint8_t>(w.values[i]));
+    }
+    for (int64_t m : {1, 5}) {
+      std::vector<float> x(m * c.cols);
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = i % 2 == 0 ? -3.f : 2.f + 0.001f * static_cast<float>(i % 7);
+      }
+      TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), 1024}, x);
+      TestTensor wt(ScalarType::Byte,
+                    {18, static_cast<int32_t>(w.packed.size() / 18)},
+                    w.packed);
+      TestTensor st(ScalarType::Float,
+                    {18, static_cast<int32_t>(c.cols / c.group)},
+                    w.scales);
+      TestTensor out(
+          ScalarType::Float, {static_cast<int32_t>(m), 18}, zeros(m * 18));
+      TempContext ctx;
+      native::dynamic_int8_linear_out(ctx.get(),
+                                      xt,
+                                      wt,
+                                      st,
+                                      std::nullopt,
+                                      bits,
+                                      c.group,
+                                      std::nullopt,
+                                      true,
+                                      1e-6,
+                                      -128,
+                                      127,
+                                      out);
+      ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+      const std::vector<float> expected = reference_linear(
+          c, w, fake_quantize(x, c.cols), std::vector<float>(18, 0.f));
+      expect_close(out.values<float>(), expected, tolerance_for(expected));
     }
   }
 }
@@ -236,7 +331,9 @@ std::vector<float> run_both(const Case& c, int64_t m) {
   const std::vector<float> x = inputs(m * c.cols);
   const int32_t rows = static_cast<int32_t>(c.rows);
   const int32_t groups = static_cast<int32_t>(c.cols / c.group);
-  TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)}, x);
+  TestTensor xt(ScalarType::Float,
+                {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
+                x);
   TestTensor wt(ScalarType::Byte,
                 {rows, static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
                 w.packed);
@@ -244,13 +341,32 @@ std::vector<float> run_both(const Case& c, int64_t m) {
   std::vector<float> results;
   for (bool dynamic : {false, true}) {
     TempContext ctx;
-    TestTensor out(ScalarType::Float, {static_cast<int32_t>(m), rows}, zeros(m * c.rows));
+    TestTensor out(
+        ScalarType::Float, {static_cast<int32_t>(m), rows}, zeros(m * c.rows));
     if (dynamic) {
-      native::dynamic_int8_linear_out(ctx.get(), xt, wt, st, std::nullopt, c.bits,
-                                      c.group, std::nullopt, true, 1e-6, -128, 127, out);
+      native::dynamic_int8_linear_out(ctx.get(),
+                                      xt,
+                                      wt,
+                                      st,
+                                      std::nullopt,
+                                      c.bits,
+                                      c.group,
+                                      std::nullopt,
+                                      true,
+                                      1e-6,
+                                      -128,
+                                      127,
+                                      out);
     } else {
-      native::weight_only_linear_out(ctx.get(), xt, wt, st, std::nullopt, c.bits,
-                                     c.group, std::nullopt, out);
+      native::weight_only_linear_out(ctx.get(),
+                                     xt,
+                                     wt,
+                                     st,
+                                     std::nullopt,
+                                     c.bits,
+                                     c.group,
+                                     std::nullopt,
+                                     out);
     }
     EXPECT_EQ(ctx.get().failure_state(), Error::Ok);
     const std::vector<float> y = out.values<float>();
@@ -289,9 +405,10 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
     for (float e : expected) {
       largest = std::max(largest, std::fabs(e));
     }
-    expect_close(std::vector<float>(four.begin(), four.begin() + expected.size()),
-                 expected,
-                 1e-5f * largest);
+    expect_close(
+        std::vector<float>(four.begin(), four.begin() + expected.size()),
+        expected,
+        1e-5f * largest);
   }
   pool->_unsafe_reset_threadpool(static_cast<uint32_t>(threads));
 }

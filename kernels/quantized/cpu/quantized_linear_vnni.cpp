@@ -1,0 +1,483 @@
+#include <executorch/kernels/quantized/cpu/quantized_linear_vnni.h>
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+// Functions compiled for AVX-512 VNNI whatever the build's -march; only
+// called after best_isa() checked the CPU.
+#define ET_VNNI \
+  __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+// GCC 12 warns about the undefined vectors inside its own AVX-512
+// intrinsics' headers (a known false positive).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace torch {
+namespace executor {
+namespace native {
+namespace quantized {
+namespace vnni {
+
+namespace {
+
+constexpr int64_t kLanes = 16;   // int32 lanes of a vector
+constexpr int64_t kTileRows = 8; // input rows of one GEMM tile
+// Fewer input rows than this run the GEMV: packing a panel costs about
+// as much as multiplying it with a few rows.
+constexpr int64_t kGemmMinRows = 4;
+
+// Where each input value goes. A "unit" is the values one packed 32-bit
+// word of a weight row holds (8 of 4 bits, 4 of 8 bits); a chunk is 16
+// units, one 64-byte vector of a weight row. An input row is laid out in
+// 4-byte slots matching vpdpbusd's lanes: for 8-bit weights in order; for
+// 4-bit ones each chunk holds first the even values of its 16 units (the
+// weights' high nibbles), then the odd ones (the low nibbles), so that
+// slot c * 32 + l and c * 32 + 16 + l hold unit 16 c + l.
+struct Geometry {
+  bool four_bit;
+  int64_t unit;
+  int64_t units;
+  int64_t chunks;
+  int64_t groups;
+  int64_t units_per_group;
+  int64_t row_stride;      // bytes of a weight row
+  int64_t slots_per_chunk; // 32 or 16
+  int64_t row_bytes;       // bytes of an input row in slot order
+};
+
+Geometry geometry_of(const PackedWeights& w) {
+  Geometry g;
+  g.four_bit = w.bits == 4;
+  g.unit = g.four_bit ? 8 : 4;
+  g.units = w.cols / g.unit;
+  g.chunks = (g.units + kLanes - 1) / kLanes;
+  g.groups = w.cols / w.group_size;
+  g.units_per_group = w.group_size / g.unit;
+  g.row_stride = g.four_bit ? w.cols / 2 : w.cols;
+  g.slots_per_chunk = g.four_bit ? 2 * kLanes : kLanes;
+  g.row_bytes = g.chunks * g.slots_per_chunk * 4;
+  return g;
+}
+
+int64_t even_slot(const Geometry& g, int64_t u) {
+  return (u / kLanes) * g.slots_per_chunk + u % kLanes;
+}
+
+size_t round_up(size_t bytes) {
+  return (bytes + 63) / 64 * 64;
+}
+
+// The scratch: the input rows in slot order, their sums per unit (as
+// float, for the GEMV) and per group (for the GEMM), each chunk's groups
+// (GEMV), then one GEMM panel per thread.
+struct Scratch {
+  uint8_t* rows;         // [rows_x, row_bytes]
+  float* unit_sums;      // [rows_x, chunks * 16]: sum of (xq - x_zp) per unit
+  int32_t* group_sums;   // [rows_x, groups]: the same per group
+  int32_t* chunk_groups; // [chunks, 32]: group of each lane minus the
+                         // chunk's first, then the first, then the count
+  uint8_t* panels;       // [slices] of panel_bytes
+
+  struct Sizes {
+    size_t rows, unit_sums, group_sums, chunk_groups, panel;
+  };
+
+  // A panel: 16 weight rows in slot order, then per group the rows' sums
+  // of stored values, their c (8 or 128 plus zero point) and scales.
+  static size_t panel_bytes(const Geometry& g) {
+    return round_up(kLanes * g.row_bytes) + g.groups * 3 * 64;
+  }
+
+  static Sizes sizes(const Geometry& g, int64_t rows_x) {
+    return {round_up(rows_x * g.row_bytes),
+            round_up(rows_x * g.chunks * kLanes * sizeof(float)),
+            round_up(rows_x * g.groups * sizeof(int32_t)),
+            round_up(g.chunks * 32 * sizeof(int32_t)),
+            rows_x >= kGemmMinRows ? panel_bytes(g) * scratch_slices() : 0};
+  }
+
+  Scratch(const Geometry& g, int64_t rows_x, void* memory) {
+    const Sizes s = sizes(g, rows_x);
+    char* p = static_cast<char*>(memory);
+    rows = reinterpret_cast<uint8_t*>(p);
+    unit_sums = reinterpret_cast<float*>(p += s.rows);
+    group_sums = reinterpret_cast<int32_t*>(p += s.unit_sums);
+    chunk_groups = reinterpret_cast<int32_t*>(p += s.group_sums);
+    panels = reinterpret_cast<uint8_t*>(p += s.chunk_groups);
+  }
+};
+
+// Lays out the input rows in slot order with their sums.
+void prepare_rows(const Geometry& g,
+                  const PackedWeights& w,
+                  const QuantizedRows& x,
+                  const Scratch& s) {
+  for (int64_t m = 0; m < x.rows; ++m) {
+    const int8_t* q = x.values + m * w.cols;
+    int8_t* out = reinterpret_cast<int8_t*>(s.rows + m * g.row_bytes);
+    float* unit_sums = s.unit_sums + m * g.chunks * kLanes;
+    int32_t* group_sums = s.group_sums + m * g.groups;
+    std::memset(out, 0, g.row_bytes);
+    std::fill(unit_sums, unit_sums + g.chunks * kLanes, 0.f);
+    std::fill(group_sums, group_sums + g.groups, 0);
+    const int32_t offset = static_cast<int32_t>(g.unit) * x.zero_points[m];
+    for (int64_t u = 0; u < g.units; ++u) {
+      const int8_t* in = q + u * g.unit;
+      int32_t sum = 0;
+      if (g.four_bit) {
+        int8_t* even = out + even_slot(g, u) * 4;
+        for (int j = 0; j < 4; ++j) {
+          even[j] = in[2 * j];
+          even[64 + j] = in[2 * j + 1];
+          sum += in[2 * j] + in[2 * j + 1];
+        }
+      } else {
+        std::memcpy(out + u * 4, in, 4);
+        sum = in[0] + in[1] + in[2] + in[3];
+      }
+      unit_sums[u] = static_cast<float>(sum - offset);
+      group_sums[u / g.units_per_group] += sum - offset;
+    }
+  }
+  // Chunk c's lanes hold units 16c..16c+15: their groups relative to the
+  // chunk's first, so that a chunk's scales are one load and a permute.
+  for (int64_t c = 0; c < g.chunks; ++c) {
+    int32_t* entry = s.chunk_groups + c * 32;
+    const int64_t first = (c * kLanes) / g.units_per_group;
+    int64_t last = first;
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const int64_t u = std::min(c * kLanes + l, g.units - 1);
+      last = u / g.units_per_group;
+      entry[l] = static_cast<int32_t>(last - first);
+    }
+    entry[16] = static_cast<int32_t>(first);
+    entry[17] = static_cast<int32_t>(last - first + 1);
+  }
+}
+
+ET_VNNI inline __m512i broadcast_slot(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return _mm512_set1_epi32(v);
+}
+
+// y[n] for n in [begin, end) of one input row: each weight row streamed
+// once, 64 bytes (one chunk) at a time.
+ET_VNNI void gemv_rows(const Geometry& g,
+                       const PackedWeights& w,
+                       const Scratch& s,
+                       const QuantizedRows& x,
+                       int64_t m,
+                       const float* bias,
+                       float* y,
+                       int64_t begin,
+                       int64_t end) {
+  const uint8_t* xrow = s.rows + m * g.row_bytes;
+  const float* unit_sums = s.unit_sums + m * g.chunks * kLanes;
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512 x_zp = _mm512_set1_ps(static_cast<float>(x.zero_points[m]));
+  const __m512 offset = _mm512_set1_ps(g.four_bit ? 8.f : 128.f);
+  const int64_t tail_bytes = g.row_stride - (g.chunks - 1) * 64;
+  const __mmask64 tail_mask =
+      tail_bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << tail_bytes) - 1;
+  for (int64_t n = begin; n < end; ++n) {
+    const uint8_t* row = w.data + n * g.row_stride;
+    const float* scales = w.scales + n * g.groups;
+    const int8_t* zps =
+        w.zero_points != nullptr ? w.zero_points + n * g.groups : nullptr;
+    __m512 total = _mm512_setzero_ps();
+    for (int64_t c = 0; c < g.chunks; ++c) {
+      const __mmask64 mask = c + 1 == g.chunks ? tail_mask : ~__mmask64{0};
+      const __m512i packed = _mm512_maskz_loadu_epi8(mask, row + c * 64);
+      const uint8_t* xc = xrow + c * g.slots_per_chunk * 4;
+      __m512i products, weight_sums;
+      if (g.four_bit) {
+        const __m512i high =
+            _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
+        const __m512i low = _mm512_and_si512(packed, nibble);
+        products = _mm512_dpbusd_epi32(
+            _mm512_setzero_si512(), high, _mm512_load_si512(xc));
+        products =
+            _mm512_dpbusd_epi32(products, low, _mm512_load_si512(xc + 64));
+        weight_sums = _mm512_dpbusd_epi32(
+            _mm512_setzero_si512(), _mm512_add_epi8(high, low), ones);
+      } else {
+        const __m512i stored =
+            _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(packed, flip));
+        products = _mm512_dpbusd_epi32(
+            _mm512_setzero_si512(), stored, _mm512_load_si512(xc));
+        weight_sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), stored, ones);
+      }
+      const int32_t* entry = s.chunk_groups + c * 32;
+      const __m512i lane_group = _mm512_load_si512(entry);
+      const __mmask16 group_mask =
+          static_cast<__mmask16>((1u << entry[17]) - 1);
+      const __m512 scale = _mm512_permutexvar_ps(
+          lane_group, _mm512_maskz_loadu_ps(group_mask, scales + entry[16]));
+      __m512 c_lane = offset;
+      if (zps != nullptr) {
+        const __m512i zp = _mm512_cvtepi8_epi32(
+            _mm_maskz_loadu_epi8(group_mask, zps + entry[16]));
+        c_lane = _mm512_add_ps(
+            offset,
+            _mm512_cvtepi32_ps(_mm512_permutexvar_epi32(lane_group, zp)));
+      }
+      // Each lane's integer sum, exact in float (well under 2^24).
+      __m512 lane = _mm512_fnmadd_ps(
+          x_zp, _mm512_cvtepi32_ps(weight_sums), _mm512_cvtepi32_ps(products));
+      lane = _mm512_fnmadd_ps(
+          c_lane, _mm512_load_ps(unit_sums + c * kLanes), lane);
+      total = _mm512_fmadd_ps(lane, scale, total);
+    }
+    y[n] = _mm512_reduce_add_ps(total) * x.scales[m] +
+           (bias != nullptr ? bias[n] : 0.f);
+  }
+}
+
+// Copies weight rows [n0, n0 + count) (count <= 16) into a panel, with
+// their per-group sums, c and scales.
+ET_VNNI void pack_panel(const Geometry& g,
+                        const PackedWeights& w,
+                        int64_t n0,
+                        int64_t count,
+                        uint8_t* panel) {
+  const __mmask16 rows_mask = static_cast<__mmask16>((1u << count) - 1);
+  const __m512i row_offsets = _mm512_mullo_epi32(
+      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+      _mm512_set1_epi32(static_cast<int32_t>(g.row_stride)));
+  const __m512i ones = _mm512_set1_epi8(1);
+  const __m512i nibble = _mm512_set1_epi8(0x0F);
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const uint8_t* base = w.data + n0 * g.row_stride;
+  uint8_t* per_group = panel + round_up(kLanes * g.row_bytes);
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    __m512i sums = _mm512_setzero_si512();
+    for (int64_t u = grp * g.units_per_group; u < (grp + 1) * g.units_per_group;
+         ++u) {
+      const __m512i words = _mm512_mask_i32gather_epi32(
+          _mm512_setzero_si512(), rows_mask, row_offsets, base + u * 4, 1);
+      if (g.four_bit) {
+        const __m512i high =
+            _mm512_and_si512(_mm512_srli_epi16(words, 4), nibble);
+        const __m512i low = _mm512_and_si512(words, nibble);
+        uint8_t* even = panel + even_slot(g, u) * 64;
+        _mm512_store_si512(even, high);
+        _mm512_store_si512(even + kLanes * 64, low);
+        sums = _mm512_dpbusd_epi32(sums, _mm512_add_epi8(high, low), ones);
+      } else {
+        const __m512i stored = _mm512_xor_si512(words, flip);
+        _mm512_store_si512(panel + u * 64, stored);
+        sums = _mm512_dpbusd_epi32(sums, stored, ones);
+      }
+    }
+    int32_t* entry = reinterpret_cast<int32_t*>(per_group + grp * 3 * 64);
+    _mm512_store_si512(entry, sums);
+    float* scales = reinterpret_cast<float*>(entry + 2 * kLanes);
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const int64_t n = n0 + std::min(l, count - 1);
+      const int32_t zp =
+          w.zero_points != nullptr ? w.zero_points[n * g.groups + grp] : 0;
+      entry[kLanes + l] = (g.four_bit ? 8 : 128) + zp;
+      scales[l] = w.scales[n * g.groups + grp];
+    }
+  }
+}
+
+// y[m0 + i, n0 + l] for i < kRows, l < count, from a packed panel.
+template <int kRows>
+ET_VNNI void gemm_tile(const Geometry& g,
+                       const Scratch& s,
+                       const QuantizedRows& x,
+                       int64_t m0,
+                       const uint8_t* panel,
+                       int64_t n0,
+                       int64_t count,
+                       const float* bias,
+                       float* y,
+                       int64_t y_stride) {
+  const uint8_t* per_group = panel + round_up(kLanes * g.row_bytes);
+  const uint8_t* xrows = s.rows + m0 * g.row_bytes;
+  __m512 totals[kRows];
+  for (int i = 0; i < kRows; ++i) {
+    totals[i] = _mm512_setzero_ps();
+  }
+  for (int64_t grp = 0; grp < g.groups; ++grp) {
+    __m512i acc[kRows];
+    for (int i = 0; i < kRows; ++i) {
+      acc[i] = _mm512_setzero_si512();
+    }
+    for (int64_t u = grp * g.units_per_group; u < (grp + 1) * g.units_per_group;
+         ++u) {
+      const int64_t slot = g.four_bit ? even_slot(g, u) : u;
+      const __m512i weights = _mm512_load_si512(panel + slot * 64);
+      for (int i = 0; i < kRows; ++i) {
+        acc[i] = _mm512_dpbusd_epi32(
+            acc[i],
+            weights,
+            broadcast_slot(xrows + i * g.row_bytes + slot * 4));
+      }
+      if (g.four_bit) {
+        const int64_t odd = slot + kLanes;
+        const __m512i odd_weights = _mm512_load_si512(panel + odd * 64);
+        for (int i = 0; i < kRows; ++i) {
+          acc[i] = _mm512_dpbusd_epi32(
+              acc[i],
+              odd_weights,
+              broadcast_slot(xrows + i * g.row_bytes + odd * 4));
+        }
+      }
+    }
+    const int32_t* entry =
+        reinterpret_cast<const int32_t*>(per_group + grp * 3 * 64);
+    const __m512i weight_sums = _mm512_load_si512(entry);
+    const __m512i c = _mm512_load_si512(entry + kLanes);
+    const __m512 scales = _mm512_load_ps(entry + 2 * kLanes);
+    for (int i = 0; i < kRows; ++i) {
+      const int64_t m = m0 + i;
+      __m512i exact = _mm512_sub_epi32(
+          acc[i],
+          _mm512_mullo_epi32(weight_sums, _mm512_set1_epi32(x.zero_points[m])));
+      exact = _mm512_sub_epi32(
+          exact,
+          _mm512_mullo_epi32(
+              c, _mm512_set1_epi32(s.group_sums[m * g.groups + grp])));
+      totals[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(exact), scales, totals[i]);
+    }
+  }
+  const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
+  const __m512 b = bias != nullptr ? _mm512_maskz_loadu_ps(mask, bias + n0)
+                                   : _mm512_setzero_ps();
+  for (int i = 0; i < kRows; ++i) {
+    _mm512_mask_storeu_ps(
+        y + (m0 + i) * y_stride + n0,
+        mask,
+        _mm512_fmadd_ps(totals[i], _mm512_set1_ps(x.scales[m0 + i]), b));
+  }
+}
+
+using TileFn = void (*)(const Geometry&,
+                        const Scratch&,
+                        const QuantizedRows&,
+                        int64_t,
+                        const uint8_t*,
+                        int64_t,
+                        int64_t,
+                        const float*,
+                        float*,
+                        int64_t);
+
+constexpr TileFn kTiles[kTileRows] = {gemm_tile<1>,
+                                      gemm_tile<2>,
+                                      gemm_tile<3>,
+                                      gemm_tile<4>,
+                                      gemm_tile<5>,
+                                      gemm_tile<6>,
+                                      gemm_tile<7>,
+                                      gemm_tile<8>};
+
+} // namespace
+
+bool supports(const PackedWeights& w) {
+  const int64_t unit = w.bits == 4 ? 8 : 4;
+  return w.cols % unit == 0 && w.group_size % unit == 0;
+}
+
+size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x) {
+  const Scratch::Sizes s = Scratch::sizes(geometry_of(w), rows_x);
+  return s.rows + s.unit_sums + s.group_sums + s.chunk_groups + s.panel;
+}
+
+void linear_dynamic(const QuantizedRows& x,
+                    const PackedWeights& w,
+                    const float* bias,
+                    float* y,
+                    void* scratch) {
+  const Geometry g = geometry_of(w);
+  const Scratch s(g, x.rows, scratch);
+  prepare_rows(g, w, x, s);
+  if (x.rows < kGemmMinRows) {
+    split_over_threads(
+        w.rows, w.cols * x.rows, [&](int64_t begin, int64_t end, int64_t) {
+          for (int64_t m = 0; m < x.rows; ++m) {
+            gemv_rows(g, w, s, x, m, bias, y + m * w.rows, begin, end);
+          }
+        });
+    return;
+  }
+  const int64_t panels = (w.rows + kLanes - 1) / kLanes;
+  split_over_threads(
+      panels,
+      kLanes * w.cols * x.rows,
+      [&](int64_t begin, int64_t end, int64_t slice) {
+        uint8_t* panel = s.panels + slice * Scratch::panel_bytes(g);
+        for (int64_t p = begin; p < end; ++p) {
+          const int64_t n0 = p * kLanes;
+          const int64_t count = std::min(kLanes, w.rows - n0);
+          pack_panel(g, w, n0, count, panel);
+          for (int64_t m0 = 0; m0 < x.rows; m0 += kTileRows) {
+            const int64_t rows = std::min(kTileRows, x.rows - m0);
+            kTiles[rows - 1](g, s, x, m0, panel, n0, count, bias, y, w.rows);
+          }
+        }
+      });
+}
+
+ET_VNNI bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {
+  __m512 low = _mm512_set1_ps(std::numeric_limits<float>::infinity());
+  __m512 high = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __mmask16 nan = 0;
+  for (int64_t i = 0; i < n; i += kLanes) {
+    const __mmask16 mask = n - i >= kLanes
+                               ? static_cast<__mmask16>(0xFFFF)
+                               : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 v = _mm512_maskz_loadu_ps(mask, x + i);
+    nan |= _mm512_mask_cmp_ps_mask(mask, v, v, _CMP_UNORD_Q);
+    low = _mm512_mask_min_ps(low, mask, low, v);
+    high = _mm512_mask_max_ps(high, mask, high, v);
+  }
+  if (nan != 0) {
+    return false;
+  }
+  *lo = _mm512_reduce_min_ps(low);
+  *hi = _mm512_reduce_max_ps(high);
+  return true;
+}
+
+ET_VNNI void quantize_int8(const float* x,
+                           int64_t n,
+                           float inverse_scale,
+                           int32_t zero_point,
+                           int32_t qmin,
+                           int32_t qmax,
+                           int8_t* q) {
+  const __m512 inverse = _mm512_set1_ps(inverse_scale);
+  const __m512 zp = _mm512_set1_ps(static_cast<float>(zero_point));
+  const __m512 low = _mm512_set1_ps(static_cast<float>(qmin));
+  const __m512 high = _mm512_set1_ps(static_cast<float>(qmax));
+  for (int64_t i = 0; i < n; i += kLanes) {
+    const __mmask16 mask = n - i >= kLanes
+                               ? static_cast<__mmask16>(0xFFFF)
+                               : static_cast<__mmask16>((1u << (n - i)) - 1);
+    // Rounded to nearest even, as nearbyint in the default mode.
+    __m512 v = _mm512_roundscale_ps(
+        _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zp), low), high);
+    _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, _mm512_cvtps_epi32(v));
+  }
+}
+
+} // namespace vnni
+} // namespace quantized
+} // namespace native
+} // namespace executor
+} // namespace torch
+
+#endif // __x86_64__

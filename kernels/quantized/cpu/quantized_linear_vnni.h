@@ -1,0 +1,56 @@
+#pragma once
+
+// AVX-512 VNNI kernels of quantized_linear.h (x86-64 only; the caller
+// checks the CPU has AVX-512 F/BW/VL/DQ and VNNI, see best_isa()).
+//
+// The dynamic linear multiplies int8 activations by 4/8-bit weights with
+// vpdpbusd (u8 x s8, four products summed into each int32 lane): weights
+// are the unsigned operand (4-bit values as stored, 0..15; 8-bit ones
+// + 128), activations the signed one, and per group
+//
+//   sum (xq - x_zp) (wq - c) = sum xq wq - x_zp sum wq - c sum (xq - x_zp)
+//
+// with c = 8 or 128 plus the weight's zero point, so the weight and
+// activation sums make up for the offsets exactly in int32. Two kernels:
+// - a GEMV for few input rows (decode), which streams each weight row as
+//   stored, 64 bytes at a time;
+// - a GEMM for more rows (prefill, encoders), which first copies 16
+//   weight rows at a time into a panel where each 64-byte vector holds
+//   four consecutive values of 16 output features (vpdpbusd's layout), then
+//   multiplies the panel with 8 input rows at a time.
+
+#include <executorch/kernels/quantized/cpu/quantized_linear.h>
+
+namespace torch {
+namespace executor {
+namespace native {
+namespace quantized {
+namespace vnni {
+
+// Whether these kernels take `w`: K and the group size whole multiples of
+// the values in a 32-bit word (8 of 4 bits, 4 of 8 bits).
+bool supports(const PackedWeights& w);
+
+size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x);
+
+void linear_dynamic(const QuantizedRows& x,
+                    const PackedWeights& w,
+                    const float* bias,
+                    float* y,
+                    void* scratch);
+
+bool find_min_max(const float* x, int64_t n, float* lo, float* hi);
+
+void quantize_int8(const float* x,
+                   int64_t n,
+                   float inverse_scale,
+                   int32_t zero_point,
+                   int32_t qmin,
+                   int32_t qmax,
+                   int8_t* q);
+
+} // namespace vnni
+} // namespace quantized
+} // namespace native
+} // namespace executor
+} // namespace torch
