@@ -20,21 +20,33 @@ Result<FreeableBuffer> load_processed(
                            "Delegate %zu ('%s') has no processed data",
                            delegate_index,
                            delegate->id()->c_str());
-  switch (processed->location()) {
-    case executorch_flatbuffer::DataLocation::INLINE:
-      return program->get_inline_delegate_data(processed->index());
-    case executorch_flatbuffer::DataLocation::SEGMENT:
-      return program->LoadSegment(
-          DataLoader::SegmentInfo(DataLoader::SegmentInfo::Type::Backend,
-                                  processed->index(),
-                                  delegate->id()->c_str()));
+  const bool is_inline =
+      processed->location() == executorch_flatbuffer::DataLocation::INLINE;
+  if (!is_inline &&
+      processed->location() != executorch_flatbuffer::DataLocation::SEGMENT) {
+    ET_LOG(Error,
+           "Delegate %zu ('%s'): unknown processed data location %d",
+           delegate_index,
+           delegate->id()->c_str(),
+           static_cast<int>(processed->location()));
+    return Error::InvalidProgram;
   }
-  ET_LOG(Error,
-         "Delegate %zu ('%s'): unknown processed data location %d",
-         delegate_index,
-         delegate->id()->c_str(),
-         static_cast<int>(processed->location()));
-  return Error::InvalidProgram;
+  Result<FreeableBuffer> data =
+      is_inline ? program->get_inline_delegate_data(processed->index())
+                : program->LoadSegment(DataLoader::SegmentInfo(
+                      DataLoader::SegmentInfo::Type::Backend,
+                      processed->index(),
+                      delegate->id()->c_str()));
+  if (!data.ok()) {
+    // The program's log line says why; this one says which delegate.
+    ET_LOG(Error,
+           "Delegate %zu ('%s'): cannot load its processed data (%s %u)",
+           delegate_index,
+           delegate->id()->c_str(),
+           is_inline ? "inline delegate data index" : "segment index",
+           processed->index());
+  }
+  return data;
 }
 
 // Copies the serialized compile specs into method memory.

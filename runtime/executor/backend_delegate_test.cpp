@@ -188,11 +188,20 @@ TEST_F(BackendDelegateTest, BadDataReferencesAreRejected) {
   ProgramSpec inline_spec = delegate_program("TestAddBackend", true);
   inline_spec.methods[0].delegates[0].index = 4;
   MethodHarness harness;
-  EXPECT_EQ(harness.load(inline_spec), Error::InvalidProgram);
-
+  {
+    LogCapture logs;
+    EXPECT_EQ(harness.load(inline_spec), Error::InvalidProgram);
+    EXPECT_TRUE(logs.contains(
+        {"Delegate 0 ('TestAddBackend')", "inline delegate data index 4"}));
+    EXPECT_TRUE(logs.contains({"index 4 out of range: 1 entries"}));
+  }
   ProgramSpec segment_spec = delegate_program("TestAddBackend", false);
   segment_spec.methods[0].delegates[0].index = 9;
+  LogCapture logs;
   EXPECT_EQ(harness.load(segment_spec), Error::InvalidProgram);
+  EXPECT_TRUE(
+      logs.contains({"Delegate 0 ('TestAddBackend')", "segment index 9"}));
+  EXPECT_TRUE(logs.contains({"Segment index 9 out of range"}));
 }
 
 TEST_F(BackendDelegateTest, FailedLoadDestroysInitializedDelegates) {

@@ -8,9 +8,12 @@
 //   overflow of tensor nbytes: NbytesOverflows
 //   overflow of data-loader bounds: data_loader_test.cpp RejectsOutOfRange*
 //   out-of-range indices: FreeOutOfRange, ArgIndexOutOfRange,
-//     InputIndexOutOfRange, OperatorIndexOutOfRange, DelegateIndexOutOfRange
+//     InputIndexOutOfRange, OperatorIndexOutOfRange, DelegateIndexOutOfRange;
+//     a delegate's data index: backend_delegate_test.cpp
+//     BadDataReferencesAreRejected
 //   dims of 2^31-1, 10,000 dims, negative dims: DimOfInt32Max,
-//     TenThousandDims, NegativeSize
+//     TenThousandDims, NegativeSize; read through MethodMeta without a
+//     load: program_test.cpp MethodMetaRefusesHostileSizes
 //   100,000 memory plans or execution plans: HostileCountsTest below
 //   a data buffer index past the constant table: ConstantIndexOutOfRange,
 //     InlineConstantIndexOutOfRange

@@ -84,6 +84,28 @@ Result<TensorInfo> io_tensor_info(
                            index,
                            rank,
                            order_rank);
+  // Callers build tensors from this metadata (strides from the dim order):
+  // it gets the checks the method's load makes.
+  ET_CHECK_OR_RETURN_ERROR(rank <= internal::kMaxTensorRank,
+                           InvalidProgram,
+                           "%s %zu: rank %zu exceeds the limit of %zu",
+                           kind,
+                           index,
+                           rank,
+                           internal::kMaxTensorRank);
+  bool seen[internal::kMaxTensorRank] = {};
+  for (size_t d = 0; d < rank; ++d) {
+    const uint8_t dim = dim_order->Get(d);
+    ET_CHECK_OR_RETURN_ERROR(dim < rank && !seen[dim],
+                             InvalidProgram,
+                             "%s %zu: dim_order is not a permutation (entry "
+                             "%zu is %u)",
+                             kind,
+                             index,
+                             d,
+                             static_cast<unsigned>(dim));
+    seen[dim] = true;
+  }
   for (size_t d = 0; d < rank; ++d) {
     ET_CHECK_OR_RETURN_ERROR(sizes->Get(d) >= 0,
                              InvalidProgram,

@@ -107,6 +107,43 @@ TEST_F(ProgramTest, MethodMetaRejectsNonTensorMeta) {
   EXPECT_EQ(meta.input_tensor_meta(1).error(), Error::InvalidArgument);
 }
 
+TEST_F(ProgramTest, MethodMetaRefusesHostileSizes) {
+  // method_meta reads a method without loading it: its tensor metadata is
+  // checked there too.
+  struct Case {
+    std::vector<int32_t> sizes;
+    std::vector<uint8_t> dim_order;
+    std::string log;
+  };
+  const Case cases[] = {
+      {{INT32_MAX, INT32_MAX, INT32_MAX},
+       {0, 1, 2},
+       "input 0: byte size overflows"},
+      {{2, -5}, {0, 1}, "input 0 has negative size -5 at dim 1"},
+      {{2, 2}, {1, 1}, "input 0: dim_order is not a permutation (entry 1"},
+      {{2, 2},
+       {0, 7},
+       "input 0: dim_order is not a permutation (entry 1 is 7)"},
+      {std::vector<int32_t>(10000, 1),
+       std::vector<uint8_t>(10000, 0),
+       "input 0: rank 10000 exceeds the limit of 16"},
+  };
+  for (const Case& c : cases) {
+    ProgramSpec spec = add_one_program();
+    spec.methods[0].values[0].tensor.sizes = c.sizes;
+    spec.methods[0].values[0].tensor.dim_order = c.dim_order;
+    auto bytes = build_program(spec);
+    BufferDataLoader loader(bytes);
+    Result<Program> program = Program::load(&loader);
+    ASSERT_TRUE(program.ok());
+    Result<MethodMeta> meta = program->method_meta("forward");
+    ASSERT_TRUE(meta.ok());
+    LogCapture logs;
+    EXPECT_EQ(meta->input_tensor_meta(0).error(), Error::InvalidProgram);
+    EXPECT_TRUE(logs.contains({c.log})) << c.log;
+  }
+}
+
 TEST_F(ProgramTest, ConstantsFromSegment) {
   auto bytes = build_program(program_with_constants());
   BufferDataLoader loader(bytes);

@@ -20,6 +20,9 @@ bool is_valid_scalar_type(int8_t raw);
 // Null and for types the runtime does not know.
 Tag tag_for_value_type(executorch_flatbuffer::KernelTypes type);
 
+// The largest rank a tensor may have (upstream ExecuTorch's limit).
+constexpr size_t kMaxTensorRank = 16;
+
 // Bytes of a dense tensor of `type` with `rank` non-negative `sizes`; false
 // when the count overflows size_t.
 bool checked_nbytes(const int32_t* sizes,

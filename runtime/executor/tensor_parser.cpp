@@ -19,9 +19,6 @@ namespace {
 using etensor::TensorImpl;
 using ::executorch::aten::ScalarType;
 
-// Same limit as upstream ExecuTorch.
-constexpr size_t kMaxTensorRank = 16;
-
 bool is_external(const executorch_flatbuffer::Tensor* s_tensor) {
   const auto* extra = s_tensor->extra_tensor_info();
   return extra != nullptr &&
