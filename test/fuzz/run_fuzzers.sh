@@ -51,8 +51,9 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
 fi
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(program extended_header data_loader)
-  # Only when the build found XNNPACK.
-  if cmake --build "$build_dir" --target help | grep -q " fuzz_xnnpack_blob$"; then
+  # Only when the build found XNNPACK. grep reads the whole list: an early
+  # exit (-q) would break make's pipe, which pipefail reads as a failure.
+  if cmake --build "$build_dir" --target help | grep " fuzz_xnnpack_blob$" >/dev/null; then
     targets+=(xnnpack_blob)
   fi
 fi
