@@ -77,7 +77,8 @@ size_t round_up(size_t bytes) {
 // (GEMV), then one GEMM panel per thread.
 struct Scratch {
   uint8_t* rows;         // [rows_x, row_bytes]
-  float* unit_sums;      // [rows_x, chunks * 16]: sum of (xq - x_zp) per unit
+  int32_t* unit_sums;    // [rows_x, 2, chunks * 16]: sum of (xq - x_zp) per
+                         // unit, then the same times -(8 or 128)
   int32_t* group_sums;   // [rows_x, groups]: the same per group
   int32_t* chunk_groups; // [chunks, 32]: group of each lane minus the
                          // chunk's first, then the first, then the count
@@ -95,7 +96,7 @@ struct Scratch {
 
   static Sizes sizes(const Geometry& g, int64_t rows_x) {
     return {round_up(rows_x * g.row_bytes),
-            round_up(rows_x * g.chunks * kLanes * sizeof(float)),
+            round_up(rows_x * 2 * g.chunks * kLanes * sizeof(int32_t)),
             round_up(rows_x * g.groups * sizeof(int32_t)),
             round_up(g.chunks * 32 * sizeof(int32_t)),
             rows_x >= kGemmMinRows ? panel_bytes(g) * scratch_slices() : 0};
@@ -105,7 +106,7 @@ struct Scratch {
     const Sizes s = sizes(g, rows_x);
     char* p = static_cast<char*>(memory);
     rows = reinterpret_cast<uint8_t*>(p);
-    unit_sums = reinterpret_cast<float*>(p += s.rows);
+    unit_sums = reinterpret_cast<int32_t*>(p += s.rows);
     group_sums = reinterpret_cast<int32_t*>(p += s.unit_sums);
     chunk_groups = reinterpret_cast<int32_t*>(p += s.group_sums);
     panels = reinterpret_cast<uint8_t*>(p += s.chunk_groups);
@@ -120,10 +121,10 @@ void prepare_rows(const Geometry& g,
   for (int64_t m = 0; m < x.rows; ++m) {
     const int8_t* q = x.values + m * w.cols;
     int8_t* out = reinterpret_cast<int8_t*>(s.rows + m * g.row_bytes);
-    float* unit_sums = s.unit_sums + m * g.chunks * kLanes;
+    int32_t* unit_sums = s.unit_sums + m * 2 * g.chunks * kLanes;
     int32_t* group_sums = s.group_sums + m * g.groups;
     std::memset(out, 0, g.row_bytes);
-    std::fill(unit_sums, unit_sums + g.chunks * kLanes, 0.f);
+    std::fill(unit_sums, unit_sums + 2 * g.chunks * kLanes, 0);
     std::fill(group_sums, group_sums + g.groups, 0);
     const int32_t offset = static_cast<int32_t>(g.unit) * x.zero_points[m];
     for (int64_t u = 0; u < g.units; ++u) {
@@ -140,7 +141,9 @@ void prepare_rows(const Geometry& g,
         std::memcpy(out + u * 4, in, 4);
         sum = in[0] + in[1] + in[2] + in[3];
       }
-      unit_sums[u] = static_cast<float>(sum - offset);
+      unit_sums[u] = sum - offset;
+      unit_sums[g.chunks * kLanes + u] =
+          -(g.four_bit ? 8 : 128) * (sum - offset);
       group_sums[u / g.units_per_group] += sum - offset;
     }
   }
@@ -166,78 +169,110 @@ ET_VNNI inline __m512i broadcast_slot(const uint8_t* p) {
   return _mm512_set1_epi32(v);
 }
 
-// y[n] for n in [begin, end) of one input row: each weight row streamed
-// once, 64 bytes (one chunk) at a time.
-ET_VNNI void gemv_rows(const Geometry& g,
+// y[n0 + r] for r < kRows, of input row m: each weight row streamed once,
+// 64 bytes (one chunk) at a time, kRows rows side by side so that they
+// share the input's loads. Per lane, vpdpbusd sums xq * q, then q times
+// -x_zp (two halves of 64 when x_zp is -128, whose negation is no int8);
+// the lane starts from -(8 or 128) * sum (xq - x_zp), and the weight's
+// zero points, if any, take out zp * sum (xq - x_zp).
+template <int kRows>
+ET_VNNI void gemv_tile(const Geometry& g,
                        const PackedWeights& w,
                        const Scratch& s,
                        const QuantizedRows& x,
                        int64_t m,
                        const float* bias,
                        float* y,
-                       int64_t begin,
-                       int64_t end) {
+                       int64_t n0) {
   const uint8_t* xrow = s.rows + m * g.row_bytes;
-  const float* unit_sums = s.unit_sums + m * g.chunks * kLanes;
-  const __m512i ones = _mm512_set1_epi8(1);
+  const int32_t* unit_sums = s.unit_sums + m * 2 * g.chunks * kLanes;
+  const int32_t* start = unit_sums + g.chunks * kLanes;
+  const int32_t x_zp = x.zero_points[m];
+  const bool split = x_zp == -128;
+  const __m512i minus_zp =
+      _mm512_set1_epi8(static_cast<char>(split ? 64 : -x_zp));
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const __m512 x_zp = _mm512_set1_ps(static_cast<float>(x.zero_points[m]));
-  const __m512 offset = _mm512_set1_ps(g.four_bit ? 8.f : 128.f);
   const int64_t tail_bytes = g.row_stride - (g.chunks - 1) * 64;
   const __mmask64 tail_mask =
       tail_bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << tail_bytes) - 1;
-  for (int64_t n = begin; n < end; ++n) {
-    const uint8_t* row = w.data + n * g.row_stride;
-    const float* scales = w.scales + n * g.groups;
-    const int8_t* zps =
-        w.zero_points != nullptr ? w.zero_points + n * g.groups : nullptr;
-    __m512 total = _mm512_setzero_ps();
-    for (int64_t c = 0; c < g.chunks; ++c) {
-      const __mmask64 mask = c + 1 == g.chunks ? tail_mask : ~__mmask64{0};
-      const __m512i packed = _mm512_maskz_loadu_epi8(mask, row + c * 64);
-      const uint8_t* xc = xrow + c * g.slots_per_chunk * 4;
-      __m512i products, weight_sums;
+  __m512 total[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    total[r] = _mm512_setzero_ps();
+  }
+  for (int64_t c = 0; c < g.chunks; ++c) {
+    const __mmask64 mask = c + 1 == g.chunks ? tail_mask : ~__mmask64{0};
+    const uint8_t* xc = xrow + c * g.slots_per_chunk * 4;
+    const __m512i x_first = _mm512_load_si512(xc);
+    const __m512i x_second =
+        g.four_bit ? _mm512_load_si512(xc + 64) : _mm512_setzero_si512();
+    const __m512i init = _mm512_load_si512(start + c * kLanes);
+    const int32_t* entry = s.chunk_groups + c * 32;
+    const __m512i lane_group = _mm512_load_si512(entry);
+    const __mmask16 group_mask = static_cast<__mmask16>((1u << entry[17]) - 1);
+    for (int r = 0; r < kRows; ++r) {
+      const int64_t n = n0 + r;
+      const __m512i packed =
+          _mm512_maskz_loadu_epi8(mask, w.data + n * g.row_stride + c * 64);
+      __m512i acc, stored;
       if (g.four_bit) {
         const __m512i high =
             _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
         const __m512i low = _mm512_and_si512(packed, nibble);
-        products = _mm512_dpbusd_epi32(
-            _mm512_setzero_si512(), high, _mm512_load_si512(xc));
-        products =
-            _mm512_dpbusd_epi32(products, low, _mm512_load_si512(xc + 64));
-        weight_sums = _mm512_dpbusd_epi32(
-            _mm512_setzero_si512(), _mm512_add_epi8(high, low), ones);
+        acc = _mm512_dpbusd_epi32(init, high, x_first);
+        acc = _mm512_dpbusd_epi32(acc, low, x_second);
+        stored = _mm512_add_epi8(high, low);
       } else {
-        const __m512i stored =
-            _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(packed, flip));
-        products = _mm512_dpbusd_epi32(
-            _mm512_setzero_si512(), stored, _mm512_load_si512(xc));
-        weight_sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), stored, ones);
+        stored = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(packed, flip));
+        acc = _mm512_dpbusd_epi32(init, stored, x_first);
       }
-      const int32_t* entry = s.chunk_groups + c * 32;
-      const __m512i lane_group = _mm512_load_si512(entry);
-      const __mmask16 group_mask =
-          static_cast<__mmask16>((1u << entry[17]) - 1);
-      const __m512 scale = _mm512_permutexvar_ps(
-          lane_group, _mm512_maskz_loadu_ps(group_mask, scales + entry[16]));
-      __m512 c_lane = offset;
-      if (zps != nullptr) {
-        const __m512i zp = _mm512_cvtepi8_epi32(
-            _mm_maskz_loadu_epi8(group_mask, zps + entry[16]));
-        c_lane = _mm512_add_ps(
-            offset,
-            _mm512_cvtepi32_ps(_mm512_permutexvar_epi32(lane_group, zp)));
+      acc = _mm512_dpbusd_epi32(acc, stored, minus_zp);
+      if (split) {
+        acc = _mm512_dpbusd_epi32(acc, stored, minus_zp);
       }
-      // Each lane's integer sum, exact in float (well under 2^24).
-      __m512 lane = _mm512_fnmadd_ps(
-          x_zp, _mm512_cvtepi32_ps(weight_sums), _mm512_cvtepi32_ps(products));
-      lane = _mm512_fnmadd_ps(
-          c_lane, _mm512_load_ps(unit_sums + c * kLanes), lane);
-      total = _mm512_fmadd_ps(lane, scale, total);
+      const float* scales = w.scales + n * g.groups + entry[16];
+      if (w.zero_points != nullptr) {
+        const __m512i zp = _mm512_permutexvar_epi32(
+            lane_group,
+            _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(
+                group_mask, w.zero_points + n * g.groups + entry[16])));
+        acc = _mm512_sub_epi32(
+            acc,
+            _mm512_mullo_epi32(zp, _mm512_load_si512(unit_sums + c * kLanes)));
+      }
+      const __m512 scale =
+          entry[17] == 1
+              ? _mm512_set1_ps(*scales)
+              : _mm512_permutexvar_ps(
+                    lane_group, _mm512_maskz_loadu_ps(group_mask, scales));
+      total[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), scale, total[r]);
     }
-    y[n] = _mm512_reduce_add_ps(total) * x.scales[m] +
+  }
+  for (int r = 0; r < kRows; ++r) {
+    const int64_t n = n0 + r;
+    y[n] = _mm512_reduce_add_ps(total[r]) * x.scales[m] +
            (bias != nullptr ? bias[n] : 0.f);
+  }
+}
+
+constexpr int kGemvRows = 4;
+
+// y[n] for n in [begin, end) of input row m.
+void gemv_rows(const Geometry& g,
+               const PackedWeights& w,
+               const Scratch& s,
+               const QuantizedRows& x,
+               int64_t m,
+               const float* bias,
+               float* y,
+               int64_t begin,
+               int64_t end) {
+  int64_t n = begin;
+  for (; n + kGemvRows <= end; n += kGemvRows) {
+    gemv_tile<kGemvRows>(g, w, s, x, m, bias, y, n);
+  }
+  for (; n < end; ++n) {
+    gemv_tile<1>(g, w, s, x, m, bias, y, n);
   }
 }
 

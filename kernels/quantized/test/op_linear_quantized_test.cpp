@@ -253,8 +253,9 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
 }
 
 // Weights at their type's limits and inputs whose quantized values reach
-// -128 and 127 over long rows: the integer sums (and the offsets the VNNI
-// kernels take out of them) stay exact.
+// -128 and 127 over long rows, with zero points in the middle and at -128:
+// the integer sums (and the offsets the VNNI kernels take out of them)
+// stay exact.
 TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
   for (int bits : {4, 8}) {
     const Case c{bits, 18, 1024, bits == 4 ? 128 : 1024, false};
@@ -270,10 +271,13 @@ TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
                                                     (w.values[i + 1] + 8))
                              : static_cast<uint8_t>(w.values[i]));
     }
-    for (int64_t m : {1, 5}) {
+    // Rows of positive inputs get the zero point -128.
+    for (auto [m, shift] :
+         {std::pair<int64_t, float>{1, 0.f}, {5, 0.f}, {1, 3.5f}, {5, 3.5f}}) {
       std::vector<float> x(m * c.cols);
       for (size_t i = 0; i < x.size(); ++i) {
-        x[i] = i % 2 == 0 ? -3.f : 2.f + 0.001f * static_cast<float>(i % 7);
+        x[i] = shift +
+               (i % 2 == 0 ? -3.f : 2.f + 0.001f * static_cast<float>(i % 7));
       }
       TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), 1024}, x);
       TestTensor wt(ScalarType::Byte,
