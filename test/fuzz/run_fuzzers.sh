@@ -64,8 +64,14 @@ if ! cmake --build "$build_dir" -j2 $(printf -- '--target fuzz_%s ' "${targets[@
   exit 1
 fi
 
-export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
-export UBSAN_OPTIONS="print_stacktrace=1"
+# symbolize=0: a report is printed at once, as addresses. Symbolizing it in
+# the fuzzer takes seconds (minutes on a loaded machine), and libFuzzer's
+# -timeout alarm fires meanwhile: the report became a "timeout" artifact and
+# the process hung in the alarm handler. A failing input is replayed below,
+# symbolized and without a time limit, for a readable report.
+sanitizer_options="detect_leaks=1:allocator_may_return_null=1"
+export ASAN_OPTIONS="$sanitizer_options:symbolize=0"
+export UBSAN_OPTIONS="print_stacktrace=1:symbolize=0"
 # A bar over a target's time budget on a terminal (tqdm's command line, fed
 # the seconds elapsed while the fuzzer runs).
 show_progress() {
@@ -105,6 +111,14 @@ for target in "${targets[@]}"; do
   echo "[fuzz] $target: $result, ${execs:-?} executions"
   if [ "$result" != ok ]; then
     grep -m 20 -E "ERROR|runtime error|SUMMARY|Test unit written" "$log" || tail -n 20 "$log"
+    artifact="$(sed -n 's/.*Test unit written to //p' "$log" | tail -1)"
+    if [ -n "$artifact" ]; then
+      echo "[fuzz] $target: replaying $artifact symbolized (log $log.replay)"
+      ASAN_OPTIONS="$sanitizer_options" UBSAN_OPTIONS="print_stacktrace=1" \
+        timeout 600 "$build_dir/test/fuzz/fuzz_$target" -timeout=0 \
+        "$artifact" >"$log.replay" 2>&1 || true
+      grep -m 20 -E "ERROR|runtime error|SUMMARY| in " "$log.replay" || true
+    fi
   fi
 done
 exit $status
