@@ -276,51 +276,87 @@ void gemv_rows(const Geometry& g,
   }
 }
 
-// Copies weight rows [n0, n0 + count) (count <= 16) into a panel, with
+// Transposes 16 vectors of 16 32-bit words: word j of v[i] becomes word i
+// of v[j] (four rounds of shuffles, 64 instructions).
+ET_VNNI inline void transpose_16x16(__m512i (&v)[16]) {
+  __m512i t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
+  }
+  // Per 128-bit lane L, v[4b + j] now holds word 4L + j of rows 4b..4b+3.
+  for (int b = 0; b < 16; b += 4) {
+    v[b] = _mm512_unpacklo_epi64(t[b], t[b + 2]);
+    v[b + 1] = _mm512_unpackhi_epi64(t[b], t[b + 2]);
+    v[b + 2] = _mm512_unpacklo_epi64(t[b + 1], t[b + 3]);
+    v[b + 3] = _mm512_unpackhi_epi64(t[b + 1], t[b + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {
+    t[j] = _mm512_shuffle_i32x4(v[j], v[j + 4], 0x88);
+    t[j + 4] = _mm512_shuffle_i32x4(v[j], v[j + 4], 0xdd);
+    t[j + 8] = _mm512_shuffle_i32x4(v[j + 8], v[j + 12], 0x88);
+    t[j + 12] = _mm512_shuffle_i32x4(v[j + 8], v[j + 12], 0xdd);
+  }
+  for (int j = 0; j < 8; ++j) {
+    v[j] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0x88);
+    v[j + 8] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0xdd);
+  }
+}
+
+// Copies weight rows [n0, n0 + count) (count <= 16) into a panel, 16
+// units at a time (one 64-byte load per row, then a transpose), with
 // their per-group sums, c and scales.
 ET_VNNI void pack_panel(const Geometry& g,
                         const PackedWeights& w,
                         int64_t n0,
                         int64_t count,
                         uint8_t* panel) {
-  const __mmask16 rows_mask = static_cast<__mmask16>((1u << count) - 1);
-  const __m512i row_offsets = _mm512_mullo_epi32(
-      _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-      _mm512_set1_epi32(static_cast<int32_t>(g.row_stride)));
   const __m512i ones = _mm512_set1_epi8(1);
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const uint8_t* base = w.data + n0 * g.row_stride;
   uint8_t* per_group = panel + round_up(kLanes * g.row_bytes);
-  for (int64_t grp = 0; grp < g.groups; ++grp) {
-    __m512i sums = _mm512_setzero_si512();
-    for (int64_t u = grp * g.units_per_group; u < (grp + 1) * g.units_per_group;
-         ++u) {
-      const __m512i words = _mm512_mask_i32gather_epi32(
-          _mm512_setzero_si512(), rows_mask, row_offsets, base + u * 4, 1);
+  __m512i sums = _mm512_setzero_si512();
+  for (int64_t u0 = 0; u0 < g.units; u0 += kLanes) {
+    const int64_t units = std::min(kLanes, g.units - u0);
+    const __mmask16 unit_mask = static_cast<__mmask16>((1u << units) - 1);
+    __m512i v[16];
+    for (int i = 0; i < 16; ++i) {
+      v[i] = i < count ? _mm512_maskz_loadu_epi32(
+                             unit_mask, base + i * g.row_stride + u0 * 4)
+                       : _mm512_setzero_si512();
+    }
+    transpose_16x16(v);
+    for (int64_t j = 0; j < units; ++j) {
+      const int64_t u = u0 + j;
       if (g.four_bit) {
         const __m512i high =
-            _mm512_and_si512(_mm512_srli_epi16(words, 4), nibble);
-        const __m512i low = _mm512_and_si512(words, nibble);
+            _mm512_and_si512(_mm512_srli_epi16(v[j], 4), nibble);
+        const __m512i low = _mm512_and_si512(v[j], nibble);
         uint8_t* even = panel + even_slot(g, u) * 64;
         _mm512_store_si512(even, high);
         _mm512_store_si512(even + kLanes * 64, low);
         sums = _mm512_dpbusd_epi32(sums, _mm512_add_epi8(high, low), ones);
       } else {
-        const __m512i stored = _mm512_xor_si512(words, flip);
+        const __m512i stored = _mm512_xor_si512(v[j], flip);
         _mm512_store_si512(panel + u * 64, stored);
         sums = _mm512_dpbusd_epi32(sums, stored, ones);
       }
-    }
-    int32_t* entry = reinterpret_cast<int32_t*>(per_group + grp * 3 * 64);
-    _mm512_store_si512(entry, sums);
-    float* scales = reinterpret_cast<float*>(entry + 2 * kLanes);
-    for (int64_t l = 0; l < kLanes; ++l) {
-      const int64_t n = n0 + std::min(l, count - 1);
-      const int32_t zp =
-          w.zero_points != nullptr ? w.zero_points[n * g.groups + grp] : 0;
-      entry[kLanes + l] = (g.four_bit ? 8 : 128) + zp;
-      scales[l] = w.scales[n * g.groups + grp];
+      if ((u + 1) % g.units_per_group != 0) {
+        continue;
+      }
+      const int64_t grp = u / g.units_per_group;
+      int32_t* entry = reinterpret_cast<int32_t*>(per_group + grp * 3 * 64);
+      _mm512_store_si512(entry, sums);
+      sums = _mm512_setzero_si512();
+      float* scales = reinterpret_cast<float*>(entry + 2 * kLanes);
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const int64_t n = n0 + std::min(l, count - 1);
+        const int32_t zp =
+            w.zero_points != nullptr ? w.zero_points[n * g.groups + grp] : 0;
+        entry[kLanes + l] = (g.four_bit ? 8 : 128) + zp;
+        scales[l] = w.scales[n * g.groups + grp];
+      }
     }
   }
 }
