@@ -238,6 +238,60 @@ def test_host_kernels_split_across_threads():
     check(model, inputs, 1e-4, num_threads=2)
 
 
+def _step_names(manager, inputs, tmp_path):
+    """The outputs of one profiled run and the names of its XNNPACK steps."""
+    from executorch.devtools import Inspector
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
+    )
+
+    module = _load_for_executorch_from_buffer(manager.buffer, enable_etdump=True)
+    outputs = module.forward(list(inputs))
+    module.write_etdump_result_to_file(str(tmp_path / "run.etdp"))
+    inspector = Inspector(etdump_path=str(tmp_path / "run.etdp"))
+    names = [
+        e.name
+        for block in inspector.event_blocks
+        for e in block.events
+        if e.is_delegated_op
+    ]
+    return outputs, names
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_layer_norm_and_safe_softmax_run_as_fused_host_steps(threads, tmp_path):
+    """The lowering writes layer norm and _safe_softmax as runs of nodes
+    (upstream's format has no kind for them); the runtime recognises each
+    run at init and executes it as one host step, with an odd row length
+    (37, not a multiple of any vector width), broadcast weight and bias,
+    layer norm without affine parameters, and a fully masked row that
+    _safe_softmax turns into zeros."""
+    mask = torch.zeros(5, 37)
+    mask[2] = float("-inf")
+    mask[3, ::2] = float("-inf")
+    norm = torch.nn.LayerNorm(37)
+    torch.nn.init.normal_(norm.weight)
+    torch.nn.init.normal_(norm.bias)
+    model = Lambda(
+        lambda x: (
+            norm(x),
+            F.layer_norm(x * 3, (37,), eps=1e-3),
+            torch.ops.aten._safe_softmax(x * 4 + mask, -1),
+        )
+    )
+    inputs = (torch.randn(2, 5, 37) * 3,)
+    manager = lower(model, inputs, num_threads=threads)
+    assert delegate_calls_and_operators(manager) == (1, [])
+    outputs, names = _step_names(manager, inputs, tmp_path)
+    assert sum(n.startswith("host layer_norm nodes") for n in names) == 2, names
+    assert sum(n.startswith("host safe_softmax nodes") for n in names) == 1, names
+    with torch.no_grad():
+        expected = model(*inputs)
+    for got, want in zip(outputs, expected):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert torch.all(outputs[2][:, 2] == 0)
+
+
 @pytest.mark.parametrize("name", ["mobilenet_v2", "mobilenet_v3_small", "resnet18"])
 def test_example_models_fully_delegated(name):
     """The example networks become one delegate call with no portable

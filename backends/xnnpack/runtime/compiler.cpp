@@ -111,31 +111,50 @@ Error CompiledGraph::plan_steps() {
   const size_t num_values = graph.values.size();
   producer_.assign(num_values, kNoProducer);
   node_step_.assign(num_nodes, 0);
+  fusions = find_fusions(graph);
+  size_t next_fusion = 0;
   for (size_t i = 0; i < num_nodes; ++i) {
     const Node& node = graph.nodes[i];
-    const bool on_host = node.ops->define == nullptr;
-    if (on_host || steps.empty() || steps.back().on_host) {
+    const Fusion* fusion = next_fusion < fusions.size() &&
+            fusions[next_fusion].first_node == i
+        ? &fusions[next_fusion++]
+        : nullptr;
+    const bool on_host = fusion != nullptr || node.ops->define == nullptr;
+    const bool in_fusion = !steps.empty() && steps.back().fusion != nullptr &&
+        i < steps.back().end_node;
+    if (!in_fusion &&
+        (on_host || steps.empty() || steps.back().on_host)) {
       Step step;
       step.first_node = i;
       step.on_host = on_host;
+      step.fusion = fusion;
       steps.push_back(std::move(step));
     }
-    steps.back().end_node = i + 1;
+    Step& step = steps.back();
+    step.end_node = fusion != nullptr ? fusion->end_node
+                                      : std::max(step.end_node, i + 1);
     node_step_[i] = steps.size() - 1;
     for (uint32_t v : node.outputs) {
       producer_[v] = i;
     }
   }
   for (Step& step : steps) {
-    step.event_name =
-        step.on_host
-            ? "host " + std::string(graph.nodes[step.first_node].ops->name) +
-                  " node " + std::to_string(step.first_node)
-            : "XNNPACK nodes " + std::to_string(step.first_node) + "-" +
-                  std::to_string(step.end_node - 1);
+    const std::string first = std::to_string(step.first_node);
+    const std::string last = std::to_string(step.end_node - 1);
+    if (step.fusion != nullptr) {
+      step.event_name = "host " + std::string(step.fusion->name()) +
+          " nodes " + first + "-" + last;
+    } else if (step.on_host) {
+      step.event_name = "host " +
+          std::string(graph.nodes[step.first_node].ops->name) + " node " +
+          first;
+    } else {
+      step.event_name = "XNNPACK nodes " + first + "-" + last;
+    }
   }
-  // A value crosses steps when it is an arg, when a host node touches it,
-  // or when it is used in another step than the one producing it. Outputs
+  // A value crosses steps when it is an arg, when a host node touches it
+  // (a fused step touches only its run's input and output), or when it is
+  // used in another step than the one producing it. Outputs
   // nothing reads get memory of their own too: XNNPACK allocates no memory
   // for them and asserts when their node runs.
   crosses_steps_.assign(num_values, false);
@@ -147,7 +166,8 @@ Error CompiledGraph::plan_steps() {
   }
   for (size_t i = 0; i < num_nodes; ++i) {
     const Node& node = graph.nodes[i];
-    const bool on_host = steps[node_step_[i]].on_host;
+    const Step& step = steps[node_step_[i]];
+    const bool on_host = step.on_host && step.fusion == nullptr;
     for (uint32_t v : node.outputs) {
       crosses_steps_[v] = crosses_steps_[v] || on_host;
     }

@@ -22,6 +22,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <executorch/backends/xnnpack/runtime/fusion.h>
 #include <executorch/backends/xnnpack/runtime/graph.h>
 
 namespace executorch {
@@ -31,16 +32,18 @@ namespace xnnpack {
 struct Step {
   size_t first_node = 0;
   size_t end_node = 0;
-  // A host step runs one node with its NodeOps::run; the others an
-  // xnn_runtime.
+  // A host step runs one node with its NodeOps::run, or a fused run of
+  // nodes (fusion.h); the others an xnn_runtime.
   bool on_host = false;
+  const Fusion* fusion = nullptr;
   xnn_runtime_t runtime = nullptr;
   // The runtime's external values; their data is refreshed from
   // CompiledGraph::data before each run, and setup skipped when unchanged.
   std::vector<xnn_external_value> externals;
   bool set_up = false;
-  // Its profiling event's name: "XNNPACK nodes 0-41" or "host tanh node 7"
-  // (this XNNPACK cannot time single operators).
+  // Its profiling event's name: "XNNPACK nodes 0-41", "host tanh node 7" or
+  // "host layer_norm nodes 8-15" (this XNNPACK cannot time single
+  // operators).
   std::string event_name;
 };
 
@@ -52,6 +55,8 @@ class CompiledGraph final {
   CompiledGraph& operator=(const CompiledGraph&) = delete;
 
   Graph graph;
+  // The fused runs of nodes, each one host step (steps point into it).
+  std::vector<Fusion> fusions;
   std::vector<Step> steps;
   // Memory of each value the executor reads or writes: constants, the
   // arena's intermediates, and (bound per call) the args. Null for values

@@ -234,6 +234,9 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
 }
 
 Error XnnpackExecutor::run_step(Step& step, const HostContext& host) {
+  if (step.fusion != nullptr) {
+    return run_fusion(*step.fusion, host);
+  }
   if (step.on_host) {
     const Node& node = compiled_.graph.nodes[step.first_node];
     return node.ops->run(host, node);

@@ -71,22 +71,6 @@ void gather_slab(void* context, size_t i) {
                 t->out + i * t->slab * t->element_size);
 }
 
-struct MapTask {
-  UnaryFunction f;
-  const float* in;
-  float* out;
-};
-
-void map_tile(void* context, size_t start, size_t count) {
-  const auto* t = static_cast<const MapTask*>(context);
-  for (size_t i = start; i < start + count; ++i) {
-    t->out[i] = t->f(t->in[i]);
-  }
-}
-
-// Elements per task: large enough to amortize scheduling.
-constexpr size_t kMapTile = 4096;
-
 } // namespace
 
 size_t product(const Dims& dims, size_t begin, size_t end) {
@@ -144,9 +128,13 @@ void map_elements(UnaryFunction f,
                   float* out,
                   size_t n,
                   pthreadpool_t pool) {
-  MapTask task{f, in, out};
-  pthreadpool_parallelize_1d_tile_1d(
-      pool_for(n, kMinParallelElements, pool), map_tile, &task, n, kMapTile, 0);
+  auto tile = [&](size_t start, size_t count) {
+    for (size_t i = start; i < start + count; ++i) {
+      out[i] = f(in[i]);
+    }
+  };
+  parallelize_tiles(
+      pool_for(n, kMinParallelElements, pool), n, kElementTile, tile);
 }
 
 } // namespace xnnpack

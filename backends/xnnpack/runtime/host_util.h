@@ -22,7 +22,12 @@ namespace xnnpack {
 inline constexpr size_t kMinParallelElements = size_t{1} << 15;
 inline constexpr size_t kMinParallelMacs = size_t{1} << 20;
 
-inline pthreadpool_t pool_for(size_t work, size_t min_work, pthreadpool_t pool) {
+// Elements per task of an elementwise loop: enough to amortize scheduling.
+inline constexpr size_t kElementTile = 4096;
+
+inline pthreadpool_t pool_for(size_t work,
+                              size_t min_work,
+                              pthreadpool_t pool) {
   return work < min_work ? nullptr : pool;
 }
 
@@ -45,13 +50,25 @@ void gather(const void* in,
             void* out,
             pthreadpool_t pool);
 
+// Calls f(start, count) for tiles of `tile` items covering [0, range),
+// split across `pool` (null: all on the calling thread).
+template <typename F>
+void parallelize_tiles(pthreadpool_t pool, size_t range, size_t tile, F& f) {
+  pthreadpool_parallelize_1d_tile_1d(
+      pool,
+      [](void* context, size_t start, size_t count) {
+        (*static_cast<F*>(context))(start, count);
+      },
+      &f,
+      range,
+      tile,
+      0);
+}
+
 // out[i] = F(in[i]) for n floats, in tiles across `pool`.
 using UnaryFunction = float (*)(float);
-void map_elements(UnaryFunction f,
-                  const float* in,
-                  float* out,
-                  size_t n,
-                  pthreadpool_t pool);
+void map_elements(
+    UnaryFunction f, const float* in, float* out, size_t n, pthreadpool_t pool);
 
 } // namespace xnnpack
 } // namespace backends

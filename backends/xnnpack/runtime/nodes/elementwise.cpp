@@ -7,6 +7,9 @@
 
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+#include <executorch/kernels/optimized/simd/isa.h>
+#endif
 
 namespace executorch {
 namespace backends {
@@ -146,13 +149,40 @@ Error run_unary(const HostContext& context, const Node& node) {
   return Error::Ok;
 }
 
-float tanh_f32(float x) {
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+// The optimized kernels' vectorized math (the widest instruction set this
+// CPU runs), for the kinds it has.
+template <kernels::optimized::UnaryOp Op>
+Error run_vector_unary(const HostContext& context, const Node& node) {
+  const auto* in = static_cast<const float*>(context.data[node.inputs[0]]);
+  auto* out = static_cast<float*>(context.data[node.outputs[0]]);
+  const size_t n = context.graph.values[node.outputs[0]].numel;
+  const kernels::optimized::SimdKernels& simd = kernels::optimized::simd();
+  auto tile = [&](size_t start, size_t count) {
+    simd.unary(Op,
+               in + start,
+               out + start,
+               static_cast<int64_t>(count),
+               0.0f,
+               0.0f);
+  };
+  parallelize_tiles(
+      pool_for(n, kMinParallelElements, context.pool), n, kElementTile, tile);
+  return Error::Ok;
+}
+#define HOST_UNARY(scalar, vector) \
+  run_vector_unary<kernels::optimized::UnaryOp::vector>
+#else
+#define HOST_UNARY(scalar, vector) run_unary<scalar>
+#endif
+
+[[maybe_unused]] float tanh_f32(float x) {
   return std::tanh(x);
 }
-float gelu_f32(float x) {
+[[maybe_unused]] float gelu_f32(float x) {
   return 0.5f * x * (1.0f + std::erf(x * static_cast<float>(M_SQRT1_2)));
 }
-float exp_f32(float x) {
+[[maybe_unused]] float exp_f32(float x) {
   return std::exp(x);
 }
 float log_f32(float x) {
@@ -164,7 +194,7 @@ float sin_f32(float x) {
 float cos_f32(float x) {
   return std::cos(x);
 }
-float rsqrt_f32(float x) {
+[[maybe_unused]] float rsqrt_f32(float x) {
   return 1.0f / std::sqrt(x);
 }
 
@@ -185,13 +215,13 @@ extern const NodeOps kSquareRootOps = {"square_root", read_node_1x1, infer_same_
 extern const NodeOps kEluOps = {"elu", read_elu, infer_same_as_input, define_elu, nullptr, false, kNone, kNone};
 extern const NodeOps kLeakyReluOps = {"leaky_relu", read_leaky_relu, infer_same_as_input, define_leaky_relu, nullptr, false, kNone, kNone};
 
-extern const NodeOps kTanhOps = {"tanh", read_node_1x1, infer_host_unary, nullptr, run_unary<tanh_f32>, false, kNone, kNone};
-extern const NodeOps kGeluOps = {"gelu", read_node_1x1, infer_host_unary, nullptr, run_unary<gelu_f32>, false, kNone, kNone};
-extern const NodeOps kExpOps = {"exp", read_node_1x1, infer_host_unary, nullptr, run_unary<exp_f32>, false, kNone, kNone};
+extern const NodeOps kTanhOps = {"tanh", read_node_1x1, infer_host_unary, nullptr, HOST_UNARY(tanh_f32, kTanh), false, kNone, kNone};
+extern const NodeOps kGeluOps = {"gelu", read_node_1x1, infer_host_unary, nullptr, HOST_UNARY(gelu_f32, kGeluErf), false, kNone, kNone};
+extern const NodeOps kExpOps = {"exp", read_node_1x1, infer_host_unary, nullptr, HOST_UNARY(exp_f32, kExp), false, kNone, kNone};
 extern const NodeOps kLogOps = {"log", read_node_1x1, infer_host_unary, nullptr, run_unary<log_f32>, false, kNone, kNone};
 extern const NodeOps kSinOps = {"sin", read_node_1x1, infer_host_unary, nullptr, run_unary<sin_f32>, false, kNone, kNone};
 extern const NodeOps kCosOps = {"cos", read_node_1x1, infer_host_unary, nullptr, run_unary<cos_f32>, false, kNone, kNone};
-extern const NodeOps kReciprocalSquareRootOps = {"reciprocal_square_root", read_node_1x1, infer_host_unary, nullptr, run_unary<rsqrt_f32>, false, kNone, kNone};
+extern const NodeOps kReciprocalSquareRootOps = {"reciprocal_square_root", read_node_1x1, infer_host_unary, nullptr, HOST_UNARY(rsqrt_f32, kRsqrt), false, kNone, kNone};
 
 extern const NodeOps kAddOps = {"add", read_node_2x1, infer_broadcast, define_binary_clamped<xnn_define_add2>, nullptr, true, kNone, kNone};
 extern const NodeOps kSubtractOps = {"subtract", read_node_2x1, infer_broadcast, define_binary_clamped<xnn_define_subtract>, nullptr, true, kNone, kNone};

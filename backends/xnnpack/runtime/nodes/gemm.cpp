@@ -1,12 +1,21 @@
 // Matrix products: fully connected layers (constant weights, packed by
 // XNNPACK when a runtime is created) and batch matrix multiply of two
 // computed operands, which Debian's 2022 XNNPACK has no subgraph node for:
-// it runs on the host with XNNPACK's fully connected operator per batch.
+// it runs on the host, on the optimized kernels' GEMM when they are built
+// (else XNNPACK's fully connected operator per batch).
 
+#include <atomic>
 #include <limits>
 
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+#include <executorch/kernels/optimized/blas/gemm.h>
+#include <executorch/kernels/optimized/cpu/scratch.h>
+#ifdef ET_USE_THREADPOOL
+#include <executorch/extension/threadpool/threadpool_guard.h>
+#endif
+#endif
 
 namespace executorch {
 namespace backends {
@@ -106,6 +115,70 @@ Error infer_batch_matmul(const NodeCheck& check, Dims* outputs) {
   return Error::Ok;
 }
 
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+// Rows of one batch per task: enough to amortize packing b[p] per task.
+constexpr size_t kBatchMatmulRows = 64;
+
+// out[p] = a[p] @ b[p] for each batch p, on the optimized kernels' packed
+// GEMM. The tasks (a block of rows of one batch) are split across the
+// delegate's pool, each GEMM running on its task's thread: the
+// process-wide pool may have another size than the delegate's.
+Error run_batch_matmul(const HostContext& context, const Node& node) {
+  namespace opt = kernels::optimized;
+  const Dims& a_dims = context.graph.values[node.inputs[0]].dims;
+  const size_t rank = a_dims.size();
+  const size_t batch = product(a_dims, 0, rank - 2);
+  const size_t m = a_dims[rank - 2];
+  const size_t k = a_dims[rank - 1];
+  const size_t n = context.graph.values[node.outputs[0]].dims.back();
+  const auto* a = static_cast<const float*>(context.data[node.inputs[0]]);
+  const auto* b = static_cast<const float*>(context.data[node.inputs[1]]);
+  auto* out = static_cast<float*>(context.data[node.outputs[0]]);
+  std::atomic<bool> failed{false};
+  auto task = [&](size_t p, size_t row, size_t rows) {
+#ifdef ET_USE_THREADPOOL
+    extension::threadpool::NoThreadPoolGuard single_thread;
+#endif
+    const size_t bytes = opt::sgemm_scratch_bytes(rows, n, k);
+    void* scratch = opt::thread_scratch(bytes);
+    const float* a_rows = a + (p * m + row) * k;
+    const bool ok = scratch != nullptr &&
+        opt::sgemm(rows,
+                   n,
+                   k,
+                   opt::MatrixView{a_rows, static_cast<int64_t>(k), 1},
+                   opt::GemmB::matrix_of(
+                       {b + p * k * n, static_cast<int64_t>(n), 1}),
+                   out + (p * m + row) * n,
+                   n,
+                   opt::GemmEpilogue{},
+                   scratch,
+                   bytes);
+    if (!ok) {
+      failed = true;
+    }
+  };
+  pthreadpool_parallelize_2d_tile_1d(
+      pool_for(batch * m * k * n, kMinParallelMacs, context.pool),
+      [](void* context, size_t p, size_t row, size_t rows) {
+        (*static_cast<decltype(task)*>(context))(p, row, rows);
+      },
+      &task,
+      batch,
+      m,
+      kBatchMatmulRows,
+      0);
+  ET_CHECK_OR_RETURN_ERROR(!failed,
+                           MemoryAllocationFailed,
+                           "batch matmul [%zu, %zu] x [%zu, %zu]: no memory "
+                           "for GEMM scratch",
+                           m,
+                           k,
+                           k,
+                           n);
+  return Error::Ok;
+}
+#else
 // out[p] = a[p] @ b[p] for each batch p: b[p] ([K, N]) is the transposed
 // weight of a fully connected operator, created per batch and call since
 // XNNPACK packs weights when an operator is created.
@@ -154,6 +227,7 @@ Error run_batch_matmul(const HostContext& context, const Node& node) {
   }
   return Error::Ok;
 }
+#endif
 
 Error read_attention(const void* table, Node* node, size_t /*index*/) {
   const auto* t =

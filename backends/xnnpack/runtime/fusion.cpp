@@ -1,0 +1,336 @@
+#include <executorch/backends/xnnpack/runtime/fusion.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+
+#include <executorch/backends/xnnpack/runtime/host_util.h>
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+#include <executorch/kernels/optimized/simd/isa.h>
+#endif
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+using fb_xnnpack::XNodeUnion;
+using runtime::Error;
+
+const char* Fusion::name() const {
+  return kind == Kind::kLayerNorm ? "layer_norm" : "safe_softmax";
+}
+
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+
+namespace {
+
+// reduction()'s weight for a mean: 1/C.
+constexpr float kMeanWeight = 0.0f;
+
+// Matches the lowering's node sequences (backends/xnnpack/lowering/norm.py)
+// starting at one node; each match() returns the fusion or false.
+class Matcher {
+ public:
+  explicit Matcher(const Graph& graph) : graph_(graph) {
+    uses_.assign(graph.values.size(), 0);
+    for (const Node& node : graph.nodes) {
+      for (uint32_t v : node.inputs) {
+        if (v != kNoValue) {
+          ++uses_[v];
+        }
+      }
+    }
+  }
+
+  bool match_layer_norm(size_t first, Fusion* out) {
+    begin(first);
+    uint32_t x = kNoValue, mean, centered, squares, variance, std_dev, cur;
+    if (!reduction(&x, &mean, kMeanWeight, false)) {
+      return false;
+    }
+    float eps = 0.0f;
+    if (!next(XNodeUnion::XNNSubtract, {x, mean}, &centered) ||
+        !next(XNodeUnion::XNNSquare, {centered}, &squares) ||
+        !reduction(&squares, &variance, kMeanWeight, false, &eps) ||
+        !next(XNodeUnion::XNNSquareRoot, {variance}, &std_dev) ||
+        !next(XNodeUnion::XNNDiv, {centered, std_dev}, &cur)) {
+      return false;
+    }
+    const size_t channels = graph_.values[x].dims.back();
+    uint32_t weight = kNoValue, bias = kNoValue;
+    if (peek(XNodeUnion::XNNMultiply) &&
+        channel_constant(node().inputs[1], channels)) {
+      weight = node().inputs[1];
+      next(XNodeUnion::XNNMultiply, {cur, weight}, &cur);
+    }
+    if (peek(XNodeUnion::XNNAdd) &&
+        channel_constant(node().inputs[1], channels)) {
+      bias = node().inputs[1];
+      next(XNodeUnion::XNNAdd, {cur, bias}, &cur);
+    }
+    if (!closed(x, cur)) {
+      return false;
+    }
+    *out =
+        Fusion{Fusion::Kind::kLayerNorm, first, at_, x, cur, weight, bias, eps};
+    return true;
+  }
+
+  bool match_safe_softmax(size_t first, Fusion* out) {
+    begin(first);
+    if (!peek(XNodeUnion::XNNMaximum) || node().inputs.size() != 2) {
+      return false;
+    }
+    const uint32_t x = node().inputs[0];
+    const float* floor = scalar_constant(node().inputs[1]);
+    if (floor == nullptr || *floor != -FLT_MAX) {
+      return false;
+    }
+    uint32_t finite, gap, present, row_mask, probabilities, result;
+    if (!next(XNodeUnion::XNNMaximum, {x, node().inputs[1]}, &finite) ||
+        !next(XNodeUnion::XNNSubtract, {x, finite}, &gap) ||
+        !next(XNodeUnion::XNNExp, {gap}, &present) ||
+        !reduction(&present, &row_mask, 1.0f, true) ||
+        !next(XNodeUnion::XNNSoftmax, {finite}, &probabilities) ||
+        !next(XNodeUnion::XNNMultiply, {probabilities, row_mask}, &result) ||
+        !closed(x, result)) {
+      return false;
+    }
+    *out = Fusion{Fusion::Kind::kSafeSoftmax, first, at_, x, result};
+    return true;
+  }
+
+ private:
+  void begin(size_t first) {
+    at_ = first;
+    inside_.clear();
+  }
+  const Node& node() const {
+    return graph_.nodes[at_];
+  }
+  bool fp32(uint32_t v) const {
+    const ValueInfo& info = graph_.values[v];
+    return info.datatype == fb_xnnpack::XNNDatatype::xnn_datatype_fp32 &&
+           info.quant.scheme == Quantization::Scheme::None;
+  }
+  // The current node is of `kind`, with one fp32 output and no clamp.
+  bool peek(XNodeUnion kind) const {
+    return at_ < graph_.nodes.size() && node().kind == kind &&
+           node().outputs.size() == 1 && fp32(node().outputs[0]) &&
+           !node().has_output_clamp;
+  }
+  // Takes the current node if it is `kind` reading exactly `inputs`.
+  bool next(XNodeUnion kind,
+            std::initializer_list<uint32_t> inputs,
+            uint32_t* output) {
+    if (!peek(kind) || node().inputs.size() != inputs.size() ||
+        !std::equal(inputs.begin(), inputs.end(), node().inputs.begin())) {
+      return false;
+    }
+    return take(output);
+  }
+  bool take(uint32_t* output) {
+    *output = node().outputs[0];
+    inside_.push_back(*output);
+    ++at_;
+    return true;
+  }
+  // A row reduction: a fully connected node over `*input` (taken from the
+  // node when kNoValue) with a constant [1, C] filter of `weight` in every
+  // entry (kMeanWeight: 1/C), a constant [1] bias exactly when `bias` is
+  // asked for, and a [0, 1] clamp exactly when `clamped`.
+  bool reduction(uint32_t* input,
+                 uint32_t* output,
+                 float weight,
+                 bool clamped,
+                 float* bias = nullptr) {
+    if (at_ >= graph_.nodes.size()) {
+      return false;
+    }
+    const Node& n = node();
+    if (n.kind != XNodeUnion::XNNFullyConnected || n.inputs.size() != 3 ||
+        n.flags != 0 || n.outputs.size() != 1 || !fp32(n.outputs[0]) ||
+        n.has_output_clamp != clamped ||
+        (clamped && (n.output_min != 0.0f || n.output_max != 1.0f)) ||
+        (*input != kNoValue && n.inputs[0] != *input) || !fp32(n.inputs[0])) {
+      return false;
+    }
+    const Dims& x = graph_.values[n.inputs[0]].dims;
+    if (x.empty() || x.back() == 0) {
+      return false;
+    }
+    const size_t channels = x.back();
+    const float expected =
+        weight == kMeanWeight
+            ? static_cast<float>(1.0 / static_cast<double>(channels))
+            : weight;
+    const float* filter = constant(n.inputs[1], Dims{1, channels});
+    if (filter == nullptr) {
+      return false;
+    }
+    for (size_t c = 0; c < channels; ++c) {
+      if (filter[c] != expected) {
+        return false;
+      }
+    }
+    if (bias == nullptr) {
+      if (n.inputs[2] != kNoValue) {
+        return false;
+      }
+    } else {
+      const float* b = constant(n.inputs[2], Dims{1});
+      if (b == nullptr) {
+        return false;
+      }
+      *bias = *b;
+    }
+    *input = n.inputs[0];
+    return take(output);
+  }
+  const float* constant(uint32_t v, const Dims& dims) const {
+    if (v == kNoValue || v >= graph_.values.size()) {
+      return nullptr;
+    }
+    const ValueInfo& info = graph_.values[v];
+    return info.role == ValueInfo::Role::Constant && fp32(v) &&
+                   info.dims == dims
+               ? static_cast<const float*>(info.constant)
+               : nullptr;
+  }
+  const float* scalar_constant(uint32_t v) const {
+    if (v == kNoValue || v >= graph_.values.size() ||
+        graph_.values[v].numel != 1) {
+      return nullptr;
+    }
+    return constant(v, graph_.values[v].dims);
+  }
+  bool channel_constant(uint32_t v, size_t channels) const {
+    return constant(v, Dims{channels}) != nullptr;
+  }
+  // The run is self-contained: fp32 input, every value it made but the
+  // last is an intermediate read only inside it.
+  bool closed(uint32_t input, uint32_t result) const {
+    if (!fp32(input) || inside_.empty() || inside_.back() != result) {
+      return false;
+    }
+    for (size_t k = 0; k + 1 < inside_.size(); ++k) {
+      const uint32_t v = inside_[k];
+      if (graph_.values[v].role != ValueInfo::Role::Intermediate) {
+        return false;
+      }
+      size_t inner_uses = 0;
+      for (size_t i = first_node(); i < at_; ++i) {
+        for (uint32_t in : graph_.nodes[i].inputs) {
+          inner_uses += in == v;
+        }
+      }
+      if (inner_uses != uses_[v]) {
+        return false;
+      }
+    }
+    return graph_.values[result].dims == graph_.values[input].dims;
+  }
+  size_t first_node() const {
+    return at_ - inside_.size();
+  }
+
+  const Graph& graph_;
+  std::vector<size_t> uses_;
+  size_t at_ = 0;
+  std::vector<uint32_t> inside_;
+};
+
+// Calls f(row) for `rows` rows of `cols` elements, split across the pool.
+template <typename F>
+void for_rows(pthreadpool_t pool, size_t rows, size_t cols, F f) {
+  auto tile = [&](size_t start, size_t count) {
+    for (size_t r = start; r < start + count; ++r) {
+      f(r);
+    }
+  };
+  parallelize_tiles(
+      pool_for(rows * cols, kMinParallelElements, pool),
+      rows,
+      std::max<size_t>(1, kElementTile / std::max<size_t>(cols, 1)),
+      tile);
+}
+
+} // namespace
+
+std::vector<Fusion> find_fusions(const Graph& graph) {
+  std::vector<Fusion> fusions;
+  Matcher matcher(graph);
+  for (size_t i = 0; i < graph.nodes.size();) {
+    Fusion fusion;
+    if (matcher.match_layer_norm(i, &fusion) ||
+        matcher.match_safe_softmax(i, &fusion)) {
+      fusions.push_back(fusion);
+      i = fusion.end_node;
+    } else {
+      ++i;
+    }
+  }
+  return fusions;
+}
+
+Error run_fusion(const Fusion& fusion, const HostContext& context) {
+  const kernels::optimized::SimdKernels& simd = kernels::optimized::simd();
+  const ValueInfo& x = context.graph.values[fusion.input];
+  const size_t cols = x.dims.back();
+  if (x.numel == 0) {
+    return Error::Ok;
+  }
+  const size_t rows = x.numel / cols;
+  const auto* in = static_cast<const float*>(context.data[fusion.input]);
+  auto* out = static_cast<float*>(context.data[fusion.output]);
+  const auto n = static_cast<int64_t>(cols);
+  if (fusion.kind == Fusion::Kind::kLayerNorm) {
+    auto param = [&](uint32_t v) {
+      return v == kNoValue ? nullptr
+                           : static_cast<const float*>(context.data[v]);
+    };
+    const float* weight = param(fusion.weight);
+    const float* bias = param(fusion.bias);
+    for_rows(context.pool, rows, cols, [&](size_t r) {
+      float mean, rstd;
+      simd.layer_norm_row(in + r * cols,
+                          out + r * cols,
+                          n,
+                          weight,
+                          bias,
+                          fusion.eps,
+                          &mean,
+                          &rstd);
+    });
+    return Error::Ok;
+  }
+  for_rows(context.pool, rows, cols, [&](size_t r) {
+    const float* row = in + r * cols;
+    size_t j = 0;
+    while (j < cols && row[j] == -INFINITY) {
+      ++j;
+    }
+    if (j == cols) {
+      std::memset(out + r * cols, 0, cols * sizeof(float));
+    } else {
+      simd.softmax_row(row, out + r * cols, n, /*log=*/false);
+    }
+  });
+  return Error::Ok;
+}
+
+#else // EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+
+std::vector<Fusion> find_fusions(const Graph& /*graph*/) {
+  return {};
+}
+
+Error run_fusion(const Fusion& /*fusion*/, const HostContext& /*context*/) {
+  return Error::NotSupported;
+}
+
+#endif // EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch
