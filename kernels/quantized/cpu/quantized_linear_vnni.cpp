@@ -113,38 +113,68 @@ struct Scratch {
   }
 };
 
-// Lays out the input rows in slot order with their sums.
-void prepare_rows(const Geometry& g,
-                  const PackedWeights& w,
-                  const QuantizedRows& x,
-                  const Scratch& s) {
+// Lays out the input rows in slot order with their sums, a chunk (16
+// units) at a time: 8-bit rows are copied; 4-bit ones have each 8-value
+// unit split into its even and odd values (a shuffle within 128-bit
+// lanes, then a permute of 64-bit pieces across the chunk's two vectors).
+ET_VNNI void prepare_rows(const Geometry& g,
+                          const PackedWeights& w,
+                          const QuantizedRows& x,
+                          const Scratch& s) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  // Per 16 bytes (two units a, b): a's even values, b's, a's odd, b's.
+  const __m512i split = _mm512_broadcast_i32x4(
+      _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+  const __m512i evens = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14);
+  const __m512i odds = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+  const int64_t chunk_values = kLanes * g.unit;
   for (int64_t m = 0; m < x.rows; ++m) {
     const int8_t* q = x.values + m * w.cols;
-    int8_t* out = reinterpret_cast<int8_t*>(s.rows + m * g.row_bytes);
+    uint8_t* out = s.rows + m * g.row_bytes;
     int32_t* unit_sums = s.unit_sums + m * 2 * g.chunks * kLanes;
-    int32_t* group_sums = s.group_sums + m * g.groups;
-    std::memset(out, 0, g.row_bytes);
-    std::fill(unit_sums, unit_sums + 2 * g.chunks * kLanes, 0);
-    std::fill(group_sums, group_sums + g.groups, 0);
-    const int32_t offset = static_cast<int32_t>(g.unit) * x.zero_points[m];
-    for (int64_t u = 0; u < g.units; ++u) {
-      const int8_t* in = q + u * g.unit;
-      int32_t sum = 0;
+    int32_t* start = unit_sums + g.chunks * kLanes;
+    const __m512i offset =
+        _mm512_set1_epi32(static_cast<int32_t>(g.unit) * x.zero_points[m]);
+    for (int64_t c = 0; c < g.chunks; ++c) {
+      const int64_t values = std::min(chunk_values, w.cols - c * chunk_values);
+      const int8_t* in = q + c * chunk_values;
+      __m512i sums;
       if (g.four_bit) {
-        int8_t* even = out + even_slot(g, u) * 4;
-        for (int j = 0; j < 4; ++j) {
-          even[j] = in[2 * j];
-          even[64 + j] = in[2 * j + 1];
-          sum += in[2 * j] + in[2 * j + 1];
-        }
+        const auto mask_of = [](int64_t n) {
+          return n >= 64 ? ~__mmask64{0}
+                         : (n <= 0 ? __mmask64{0} : (__mmask64{1} << n) - 1);
+        };
+        const __m512i a = _mm512_shuffle_epi8(
+            _mm512_maskz_loadu_epi8(mask_of(values), in), split);
+        const __m512i b = _mm512_shuffle_epi8(
+            _mm512_maskz_loadu_epi8(mask_of(values - 64), in + 64), split);
+        const __m512i even = _mm512_permutex2var_epi64(a, evens, b);
+        const __m512i odd = _mm512_permutex2var_epi64(a, odds, b);
+        _mm512_store_si512(out + c * 128, even);
+        _mm512_store_si512(out + c * 128 + 64, odd);
+        sums = _mm512_dpbusd_epi32(
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), ones, even), ones, odd);
       } else {
-        std::memcpy(out + u * 4, in, 4);
-        sum = in[0] + in[1] + in[2] + in[3];
+        const __mmask64 mask =
+            values >= 64 ? ~__mmask64{0} : (__mmask64{1} << values) - 1;
+        const __m512i v = _mm512_maskz_loadu_epi8(mask, in);
+        _mm512_store_si512(out + c * 64, v);
+        sums = _mm512_dpbusd_epi32(_mm512_setzero_si512(), ones, v);
       }
-      unit_sums[u] = sum - offset;
-      unit_sums[g.chunks * kLanes + u] =
-          -(g.four_bit ? 8 : 128) * (sum - offset);
-      group_sums[u / g.units_per_group] += sum - offset;
+      // Sums of (xq - x_zp) over the chunk's units; 0 past the row's end.
+      const int64_t units = values / g.unit;
+      const __m512i unit_sum = _mm512_maskz_sub_epi32(
+          static_cast<__mmask16>((1u << units) - 1), sums, offset);
+      _mm512_store_si512(unit_sums + c * kLanes, unit_sum);
+      _mm512_store_si512(
+          start + c * kLanes,
+          _mm512_sub_epi32(_mm512_setzero_si512(),
+                           _mm512_slli_epi32(unit_sum, g.four_bit ? 3 : 7)));
+    }
+    int32_t* group_sums = s.group_sums + m * g.groups;
+    std::fill(group_sums, group_sums + g.groups, 0);
+    for (int64_t u = 0; u < g.units; ++u) {
+      group_sums[u / g.units_per_group] += unit_sums[u];
     }
   }
   // Chunk c's lanes hold units 16c..16c+15: their groups relative to the
