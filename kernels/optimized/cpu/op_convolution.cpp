@@ -6,9 +6,11 @@
 // portable kernel, which also reports bad arguments.
 
 #include <algorithm>
+#include <cstring>
 
 #include <executorch/kernels/optimized/blas/gemm.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
+#include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/kernels/portable/util/spatial.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
@@ -24,8 +26,11 @@ namespace {
 
 using ::executorch::kernels::optimized::GemmB;
 using ::executorch::kernels::optimized::GemmEpilogue;
+using ::executorch::kernels::optimized::kWeightedRowsOverread;
 using ::executorch::kernels::optimized::Im2colView;
 using ::executorch::kernels::optimized::MatrixView;
+using ::executorch::kernels::optimized::simd;
+using ::executorch::kernels::optimized::SimdKernels;
 using ::executorch::kernels::optimized::sgemm;
 using ::executorch::kernels::optimized::sgemm_scratch_bytes;
 using ::executorch::kernels::optimized::thread_scratch;
@@ -98,10 +103,71 @@ bool fast_geometry(const Tensor& input,
   return g->out_h > 0 && g->out_w > 0;
 }
 
-// Depthwise: each channel convolved with its own kernel. The inner loop
-// runs along an output row, contiguous in the output (and in the input
-// for unit stride), so it vectorizes.
-void depthwise(const Geometry& g,
+// Depthwise: each channel convolved with its own kernel. A plane's input
+// is first copied into scratch with its left and right padding as zeros
+// and its columns split by phase modulo the stride (phase r of a row holds
+// padded columns r, r + stride_w, ...), so that every kernel tap reads a
+// contiguous run of the copy for a whole output row. An output row is then
+// the weighted sum of kernel_h * kernel_w such runs (weighted_rows, with
+// the accumulators in registers); taps above or below the image are
+// skipped.
+struct DepthwisePlane {
+  int64_t phase_len; // floats per phase of a row
+  int64_t row_floats; // stride_w phases
+
+  explicit DepthwisePlane(const Geometry& g) {
+    // Padded columns any tap reads: up to the last output's last tap, and
+    // at least the image itself.
+    const int64_t padded_w =
+        std::max(g.pad_w + g.in_w,
+                 (g.out_w - 1) * g.stride_w +
+                     (g.kernel_w - 1) * g.dilation_w + 1);
+    phase_len = (padded_w + g.stride_w - 1) / g.stride_w;
+    row_floats = phase_len * g.stride_w;
+  }
+
+  // Copies input channel `src` into `dst` (floats() floats): per phase r,
+  // zeros, the image columns r - pad_w, r - pad_w + stride_w, ... that
+  // exist (a memcpy at unit strides), zeros.
+  void fill(const Geometry& g, const float* src, float* dst) const {
+    for (int64_t y = 0; y < g.in_h; ++y) {
+      const float* in_row = src + y * g.in_sh;
+      float* row = dst + y * row_floats;
+      for (int64_t r = 0; r < g.stride_w; ++r) {
+        float* phase = row + r * phase_len;
+        // Entries i with 0 <= r + i * stride_w - pad_w < in_w.
+        const int64_t first =
+            std::min(phase_len,
+                     std::max<int64_t>(0, g.pad_w - r + g.stride_w - 1) /
+                         g.stride_w);
+        const int64_t last_x = g.in_w - 1 + g.pad_w - r;
+        const int64_t last = last_x < 0
+            ? first
+            : std::clamp<int64_t>(last_x / g.stride_w + 1, first, phase_len);
+        std::fill(phase, phase + first, 0.0f);
+        const int64_t x0 = r + first * g.stride_w - g.pad_w;
+        if (g.stride_w == 1 && g.in_sw == 1) {
+          std::memcpy(
+              phase + first, in_row + x0, (last - first) * sizeof(float));
+        } else {
+          for (int64_t i = first; i < last; ++i) {
+            phase[i] = in_row[(x0 + (i - first) * g.stride_w) * g.in_sw];
+          }
+        }
+        std::fill(phase + last, phase + phase_len, 0.0f);
+      }
+    }
+    // weighted_rows reads up to a vector past a row's end.
+    std::fill(dst + g.in_h * row_floats, dst + floats(g), 0.0f);
+  }
+
+  int64_t floats(const Geometry& g) const {
+    return g.in_h * row_floats + kWeightedRowsOverread;
+  }
+};
+
+bool depthwise(KernelRuntimeContext& ctx,
+               const Geometry& g,
                const float* in,
                const float* w,
                const float* bias,
@@ -109,53 +175,63 @@ void depthwise(const Geometry& g,
   const int64_t planes = g.batch * g.out_c;
   const int64_t plane = g.out_h * g.out_w;
   const int64_t multiplier = g.out_c / g.in_c;
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  const DepthwisePlane layout(g);
+  const size_t copy_floats = static_cast<size_t>(layout.floats(g));
+  // Per thread: the plane's copy, then the taps' row pointers.
+  const size_t scratch_bytes =
+      copy_floats * sizeof(float) + taps * sizeof(const float*);
+  const SimdKernels& kernels = simd();
+  bool out_of_memory = false;
   ::executorch::extension::parallel_for(
       0,
       planes,
       std::max<int64_t>(1, 8192 / std::max<int64_t>(plane, 1)),
       [&](int64_t begin, int64_t end) {
+        void* scratch = thread_scratch(scratch_bytes);
+        if (scratch == nullptr) {
+          out_of_memory = true;
+          return;
+        }
+        float* copy = static_cast<float*>(scratch);
+        const float** rows = reinterpret_cast<const float**>(
+            static_cast<char*>(scratch) + copy_floats * sizeof(float));
         for (int64_t p = begin; p < end; ++p) {
           const int64_t n = p / g.out_c;
           const int64_t oc = p % g.out_c;
-          const float* src = in + n * g.in_sn + oc / multiplier * g.in_sc;
-          const float* kernel = w + oc * g.kernel_h * g.kernel_w;
-          float* dst = out + p * plane;
-          std::fill(dst, dst + plane, bias != nullptr ? bias[oc] : 0.0f);
+          layout.fill(g, in + n * g.in_sn + oc / multiplier * g.in_sc, copy);
+          const float* kernel = w + oc * taps;
           for (int64_t oy = 0; oy < g.out_h; ++oy) {
-            float* row = dst + oy * g.out_w;
             for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
               const int64_t y = oy * g.stride_h - g.pad_h + ky * g.dilation_h;
-              if (y < 0 || y >= g.in_h) {
-                continue;
-              }
-              const float* src_row = src + y * g.in_sh;
               for (int64_t kx = 0; kx < g.kernel_w; ++kx) {
-                const float k = kernel[ky * g.kernel_w + kx];
-                const int64_t shift = kx * g.dilation_w - g.pad_w;
-                // Output columns whose input column is inside the row:
-                // 0 <= ox * stride_w + shift < in_w.
-                const int64_t first =
-                    shift >= 0 ? 0 : (-shift + g.stride_w - 1) / g.stride_w;
-                const int64_t last =
-                    g.in_w - 1 - shift < 0
-                        ? 0
-                        : std::min<int64_t>(
-                              g.out_w, (g.in_w - 1 - shift) / g.stride_w + 1);
-                if (g.stride_w == 1 && g.in_sw == 1) {
-                  const float* s = src_row + shift;
-                  for (int64_t ox = first; ox < last; ++ox) {
-                    row[ox] += k * s[ox];
-                  }
-                } else {
-                  for (int64_t ox = first; ox < last; ++ox) {
-                    row[ox] += k * src_row[(ox * g.stride_w + shift) * g.in_sw];
-                  }
-                }
+                // Padded column ox * stride_w + kx * dilation_w is phase
+                // (kx * dilation_w) % stride_w, index ox + shift / stride_w.
+                const int64_t shift = kx * g.dilation_w;
+                rows[ky * g.kernel_w + kx] = y < 0 || y >= g.in_h
+                    ? nullptr
+                    : copy + y * layout.row_floats +
+                        shift % g.stride_w * layout.phase_len +
+                        shift / g.stride_w;
               }
             }
+            kernels.weighted_rows(rows,
+                                  kernel,
+                                  taps,
+                                  bias != nullptr ? bias[oc] : 0.0f,
+                                  out + p * plane + oy * g.out_w,
+                                  g.out_w);
           }
         }
       });
+  if (out_of_memory) {
+    fail_arg(ctx,
+             "convolution.out",
+             "out of memory for the depthwise convolution's %zu-byte scratch",
+             scratch_bytes);
+    return false;
+  }
+  return true;
 }
 
 bool gemm_convolution(KernelRuntimeContext& ctx,
@@ -298,7 +374,8 @@ Tensor& opt_convolution_out(KernelRuntimeContext& ctx,
     return out;
   }
   if (g.groups == g.in_c && g.groups > 1) {
-    depthwise(g,
+    depthwise(ctx,
+              g,
               input.const_data_ptr<float>(),
               weight.const_data_ptr<float>(),
               bias_data,

@@ -39,6 +39,9 @@ enum class UnaryOp : uint8_t {
   kReciprocal,
 };
 
+// The widest vector, in floats: how far weighted_rows may read past a row.
+constexpr int64_t kWeightedRowsOverread = 16;
+
 struct SimdKernels {
   const char* isa_name;
 
@@ -96,6 +99,18 @@ struct SimdKernels {
                          float eps,
                          float* mean,
                          float* rstd);
+
+  // out[x] = bias + sum over t < taps of weights[t] * rows[t][x], x < n: one
+  // output row of a depthwise convolution, a tap per kernel entry. A null
+  // row adds nothing (the tap falls outside the image). Each row must be
+  // readable for kWeightedRowsOverread floats past n (the last vector is
+  // loaded whole); only out[0, n) is written.
+  void (*weighted_rows)(const float* const* rows,
+                        const float* weights,
+                        int64_t taps,
+                        float bias,
+                        float* out,
+                        int64_t n);
 };
 
 } // namespace optimized

@@ -399,6 +399,51 @@ void layer_norm_row(const float* in,
   }
 }
 
+// The accumulators of kUnroll vectors of the output stay in registers
+// across all taps: each output is stored once. The last vector is loaded
+// whole from every row (the caller leaves room) and stored in part.
+void weighted_rows(const float* const* rows,
+                   const float* weights,
+                   int64_t taps,
+                   float bias,
+                   float* out,
+                   int64_t n) {
+  static_assert(kLanes <= kWeightedRowsOverread, "rows read past n");
+  constexpr int kUnroll = 2;
+  int64_t x = 0;
+  for (; x + kUnroll * kLanes <= n; x += kUnroll * kLanes) {
+    Vec acc[kUnroll];
+    for (int u = 0; u < kUnroll; ++u) {
+      acc[u] = broadcast(bias);
+    }
+    for (int64_t t = 0; t < taps; ++t) {
+      if (rows[t] == nullptr) {
+        continue;
+      }
+      const Vec w = broadcast(weights[t]);
+      for (int u = 0; u < kUnroll; ++u) {
+        acc[u] += w * load(rows[t] + x + u * kLanes);
+      }
+    }
+    for (int u = 0; u < kUnroll; ++u) {
+      store(out + x + u * kLanes, acc[u]);
+    }
+  }
+  for (; x < n; x += kLanes) {
+    Vec acc = broadcast(bias);
+    for (int64_t t = 0; t < taps; ++t) {
+      if (rows[t] != nullptr) {
+        acc += broadcast(weights[t]) * load(rows[t] + x);
+      }
+    }
+    if (n - x >= kLanes) {
+      store(out + x, acc);
+    } else {
+      store_partial(out + x, acc, n - x);
+    }
+  }
+}
+
 } // namespace
 
 } // namespace ET_OPT_ISA_NAMESPACE
@@ -422,6 +467,7 @@ const SimdKernels& ET_OPT_CONCAT(simd_kernels_, ET_OPT_ISA_NAMESPACE)() {
       simd::softmax_row,
       simd::softmax_lanes,
       simd::layer_norm_row,
+      simd::weighted_rows,
   };
   return kernels;
 }
