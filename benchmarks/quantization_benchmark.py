@@ -119,11 +119,23 @@ class Ours:
         )
         buffer = edge.to_executorch().buffer
         self.bytes = len(buffer)
+        self.threads = threads
+        self._use_threads()  # before loading: the delegate shares the pool then
         self.module = _load_for_executorch_from_buffer(buffer)
         self.inputs = list(inputs)
         self.module.forward(self.inputs)
 
+    def _use_threads(self) -> None:
+        # The kernels outside the delegate (the et_quantized linears) run
+        # on the process-wide pool: give it the row's thread count, as the
+        # upstream worker does with its own.
+        from executorch.extension.pybindings import portable_lib
+
+        if portable_lib._get_threadpool_thread_count() != self.threads:
+            portable_lib._unsafe_reset_threadpool(self.threads)
+
     def run(self, iterations: int) -> Tuple[List[float], List[float]]:
+        self._use_threads()
         return timed(lambda: self.module.forward(self.inputs), iterations)
 
 
