@@ -1,8 +1,10 @@
 """The Python lowering (backends/xnnpack/lowering/) against eager PyTorch:
 each module is exported, lowered whole to one XNNPACK blob, run by the C++
-backend (the xnnpack_run_blob tool from the CMake build) and compared.
-Tolerances: 1e-5 relative for elementwise and data movement, 1e-4 where
-long sums or approximations (convolutions, sigmoid, softmax) are involved."""
+backend (the xnnpack_run_blob tool from the CMake build) and compared with
+the staged harness's tolerance table (executorch.backends.test.harness):
+"pointwise" for elementwise ops and data movement, "accumulating" where long
+sums or XNNPACK's own approximations (convolutions, sigmoid, softmax) are
+involved."""
 
 import os
 import subprocess
@@ -12,6 +14,8 @@ import numpy as np
 import pytest
 import torch
 
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ACCUMULATING, POINTWISE
 from executorch.backends.xnnpack.lowering import (
     XnnpackLoweringError,
     lower_to_xnnpack,
@@ -46,7 +50,14 @@ def export(module, inputs, keep=()):
     return torch.export.export(module.eval(), inputs).run_decompositions(table)
 
 
-def run_blob(blob, inputs, num_outputs, threads=None):
+def run_blob(blob, inputs, threads=None):
+    """The blob's outputs for `inputs`, run by xnnpack_run_blob, as tensors
+    of the dims the blob declares for them."""
+    graph = deserialize_xnnpack_blob(blob).graph
+    outputs = sorted(
+        (graph.xvalues[i].xvalueUnion for i in graph.outputIds),
+        key=lambda value: value.externalId,
+    )
     with tempfile.TemporaryDirectory() as tmp:
         blob_path = os.path.join(tmp, "graph.xnb")
         with open(blob_path, "wb") as f:
@@ -61,24 +72,20 @@ def run_blob(blob, inputs, num_outputs, threads=None):
             command += ["--threads", str(threads)]
         subprocess.run(command + paths, check=True, capture_output=True)
         return [
-            np.fromfile(os.path.join(tmp, f"out{j}.bin"), dtype=np.float32)
-            for j in range(num_outputs)
+            torch.from_numpy(
+                np.fromfile(os.path.join(tmp, f"out{j}.bin"), dtype=np.float32)
+            ).reshape(tuple(int(d) for d in value.dims))
+            for j, value in enumerate(outputs)
         ]
 
 
-def check(module, inputs, rtol=1e-5, atol=1e-5, keep=()):
-    """Lowers `module` whole, runs it and compares every output with eager;
-    returns the parsed blob."""
-    ep = export(module, inputs, keep)
-    blob = lower_to_xnnpack(ep)
-    with torch.no_grad():
-        expected = module(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    outputs = run_blob(blob, inputs, len(expected))
-    for got, want in zip(outputs, expected):
-        np.testing.assert_allclose(
-            got.reshape(want.shape), want.numpy(), rtol=rtol, atol=atol
-        )
+def check(module, inputs, precision=POINTWISE, keep=()):
+    """Lowers `module` whole, runs it and compares every output with eager
+    at the harness's `precision`; returns the parsed blob."""
+    blob = lower_to_xnnpack(export(module, inputs, keep))
+    Tester(module, inputs).compare_outputs(
+        lambda: run_blob(blob, inputs), precision=precision
+    )
     return deserialize_xnnpack_blob(blob).graph
 
 
@@ -88,31 +95,31 @@ def kinds(graph):
 
 F = torch.nn.functional
 UNARY = {
-    "relu": (torch.relu, 1e-5),
-    "relu6": (F.relu6, 1e-5),
-    "hardtanh": (lambda x: F.hardtanh(x, -0.5, 0.75), 1e-5),
-    "clamp": (lambda x: torch.clamp(x, min=-0.25), 1e-5),
-    "sigmoid": (torch.sigmoid, 1e-4),
-    "tanh": (torch.tanh, 1e-5),
-    "gelu": (F.gelu, 1e-5),
-    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), 1e-5),
-    "hardswish": (F.hardswish, 1e-5),
-    "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), 1e-5),
-    "elu": (lambda x: F.elu(x, 0.7), 1e-4),
-    "abs": (torch.abs, 1e-5),
-    "neg": (torch.neg, 1e-5),
-    "sqrt": (lambda x: torch.sqrt(x.abs()), 1e-5),
-    "square": (lambda x: x**2, 1e-5),
-    "floor": (torch.floor, 1e-5),
-    "ceil": (torch.ceil, 1e-5),
-    "softmax": (lambda x: torch.softmax(x, -1), 1e-4),
+    "relu": (torch.relu, POINTWISE),
+    "relu6": (F.relu6, POINTWISE),
+    "hardtanh": (lambda x: F.hardtanh(x, -0.5, 0.75), POINTWISE),
+    "clamp": (lambda x: torch.clamp(x, min=-0.25), POINTWISE),
+    "sigmoid": (torch.sigmoid, ACCUMULATING),
+    "tanh": (torch.tanh, POINTWISE),
+    "gelu": (F.gelu, POINTWISE),
+    "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), POINTWISE),
+    "hardswish": (F.hardswish, POINTWISE),
+    "leaky_relu": (lambda x: F.leaky_relu(x, 0.2), POINTWISE),
+    "elu": (lambda x: F.elu(x, 0.7), ACCUMULATING),
+    "abs": (torch.abs, POINTWISE),
+    "neg": (torch.neg, POINTWISE),
+    "sqrt": (lambda x: torch.sqrt(x.abs()), POINTWISE),
+    "square": (lambda x: x**2, POINTWISE),
+    "floor": (torch.floor, POINTWISE),
+    "ceil": (torch.ceil, POINTWISE),
+    "softmax": (lambda x: torch.softmax(x, -1), ACCUMULATING),
 }
 
 
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_unary(name):
-    fn, tol = UNARY[name]
-    check(Lambda(fn), (torch.randn(2, 3, 4, 5) * 3,), rtol=tol, atol=tol)
+    fn, precision = UNARY[name]
+    check(Lambda(fn), (torch.randn(2, 3, 4, 5) * 3,), precision)
 
 
 BINARY = {
@@ -155,7 +162,7 @@ def test_binary_broadcasting(name):
     ],
 )
 def test_convolution(conv):
-    check(conv, (torch.randn(2, 4 if conv.in_channels == 4 else 3, 9, 8),), 1e-4, 1e-4)
+    check(conv, (torch.randn(2, 4 if conv.in_channels == 4 else 3, 9, 8),), ACCUMULATING)
 
 
 def test_conv_batch_norm_relu_folds_into_one_node():
@@ -166,7 +173,7 @@ def test_conv_batch_norm_relu_folds_into_one_node():
         model[1].running_mean.uniform_(-1, 1)
         model[1].running_var.uniform_(0.5, 2)
         model[1].weight.uniform_(0.5, 1.5)
-    graph = check(model, (torch.randn(1, 3, 8, 8),), 1e-4, 1e-4)
+    graph = check(model, (torch.randn(1, 3, 8, 8),), ACCUMULATING)
     assert kinds(graph).count(Kind.XNNConv2d) == 1
     conv = next(n for n in graph.xnodes if n.xnodeUnionType == Kind.XNNConv2d)
     assert conv.outputMinMax is not None and conv.outputMinMax.outputMin == 0.0
@@ -185,13 +192,13 @@ def test_linear_and_mm():
     linear = torch.nn.Linear(5, 4)
     w = torch.randn(5, 3)
     graph = check(
-        Lambda(lambda x: (linear(x), x @ w)), (torch.randn(6, 5),), 1e-5, 1e-5
+        Lambda(lambda x: (linear(x), x @ w)), (torch.randn(6, 5),)
     )
     assert kinds(graph).count(Kind.XNNFullyConnected) == 2
 
 
 def test_linear_with_leading_dims():
-    check(torch.nn.Linear(5, 4), (torch.randn(2, 3, 5),), 1e-5, 1e-5)
+    check(torch.nn.Linear(5, 4), (torch.randn(2, 3, 5),))
 
 
 def test_bmm_and_dynamic_mm():
@@ -292,7 +299,7 @@ def test_layout_transposes_are_shared_and_minimal():
         torch.nn.Hardswish(),
         torch.nn.MaxPool2d(2),
     )
-    graph = check(model, (torch.randn(1, 3, 8, 8),), 1e-4, 1e-4)
+    graph = check(model, (torch.randn(1, 3, 8, 8),), ACCUMULATING)
     assert kinds(graph).count(Kind.XNNStaticTranspose) == 2
     # relu is fused into the first convolution, hardswish's clamps into add.
     assert Kind.XNNClamp not in kinds(graph)
@@ -310,13 +317,12 @@ def test_small_classifier_with_threads():
         torch.nn.Linear(16, 10),
     )
     x = torch.randn(2, 3, 32, 32)
-    ep = export(model, (x,))
-    blob = lower_to_xnnpack(ep)
-    with torch.no_grad():
-        want = model(x).numpy()
+    blob = lower_to_xnnpack(export(model, (x,)))
+    tester = Tester(model, (x,))
     for threads in (1, 2):
-        (got,) = run_blob(blob, [x], 1, threads=threads)
-        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-4)
+        tester.compare_outputs(
+            lambda: run_blob(blob, [x], threads=threads), precision=ACCUMULATING
+        )
 
 
 def test_unsupported_operator_is_named():
@@ -448,8 +454,7 @@ def test_small_cnns_lower_whole_with_one_layout_change(name):
     graph = check(
         model,
         (torch.randn(2, 3, 32, 32),),
-        1e-4,
-        1e-4,
+        ACCUMULATING,
         keep=[torch.ops.aten.hardswish.default],
     )
     # Only the input changes layout; batch norms are folded away, so the
@@ -487,8 +492,7 @@ def test_transformer_encoder_lowers_whole():
     graph = check(
         encoder,
         (torch.randn(2, 10, 32),),
-        1e-4,
-        1e-4,
+        ACCUMULATING,
         keep=[torch.ops.aten._safe_softmax.default],
     )
     assert Kind.XNNSoftmax in kinds(graph)

@@ -7,11 +7,12 @@ fully delegated, thread counts, and executor_runner on a delegated .pte.
 Inputs are drawn from the ranges the ops see in real models: activations
 get pre-activation values spread over their saturating regions (N(0, 3)),
 sqrt gets positive magnitudes up to 100, divisors stay away from zero,
-softmax gets logits of spread 4, images are N(0, 1). Tolerances (fp32):
-1e-5 for data movement and exact elementwise ops; 1e-4 where XNNPACK uses
-polynomial approximations (sigmoid, elu, softmax, hardswish) or sums in
-another order (convolutions, matrix products, pooling); 2e-4 for whole
-networks, whose depth accumulates those differences."""
+softmax gets logits of spread 4, images are N(0, 1). Programs go through
+the staged harness (executorch.backends.test.harness.Tester) and its
+tolerance table: "pointwise" for data movement and exact elementwise ops,
+"accumulating" where XNNPACK uses polynomial approximations (sigmoid, elu,
+softmax, hardswish) or sums in another order (convolutions, matrix
+products, pooling, whole networks)."""
 
 import os
 import subprocess
@@ -20,15 +21,16 @@ import sys
 import pytest
 import torch
 
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ACCUMULATING, POINTWISE
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
     XnnpackPartitioner,
 )
-from executorch.exir import to_edge_transform_and_lower
 from executorch.exir._serialize._flatbuffer import InstructionArguments
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_xnnpack_lowering import BINARY, UNARY, Lambda  # noqa: E402
-from test_xnnpack_partitioner import Split, run_program  # noqa: E402
+from test_xnnpack_partitioner import Split  # noqa: E402
 
 
 def _runtime_has_xnnpack() -> bool:
@@ -50,19 +52,19 @@ F = torch.nn.functional
 
 
 def lower(model, inputs, **partitioner_options):
-    """Exports `model`, delegates what XNNPACK supports and returns the
-    ExecutorchProgramManager."""
-    ep = torch.export.export(model.eval(), tuple(inputs))
-    edge = to_edge_transform_and_lower(
-        ep, partitioner=[XnnpackPartitioner(**partitioner_options)]
+    """A Tester of `model` with what XNNPACK supports delegated, through
+    to_executorch."""
+    return (
+        Tester(model, inputs)
+        .to_edge_transform_and_lower([XnnpackPartitioner(**partitioner_options)])
+        .to_executorch()
     )
-    return edge.to_executorch()
 
 
-def delegate_calls_and_operators(manager):
+def delegate_calls_and_operators(tester):
     """The number of DelegateCall instructions and the names of the
     operators the program still calls on portable kernels."""
-    (plan,) = manager.executorch_program.executionPlan
+    (plan,) = tester.get_artifact("to_executorch").executorch_program.executionPlan
     calls = sum(
         1
         for chain in plan.chains
@@ -72,20 +74,14 @@ def delegate_calls_and_operators(manager):
     return calls, [op.name for op in plan.operators]
 
 
-def check(model, inputs, tol, delegates=1, **partitioner_options):
+def check(model, inputs, precision, delegates=1, **partitioner_options):
     """Runs `model` delegated through the runtime and compares every output
-    with eager; the program must consist of `delegates` delegate calls and
-    nothing else."""
-    manager = lower(model, inputs, **partitioner_options)
-    calls, operators = delegate_calls_and_operators(manager)
+    with eager at the harness's `precision`; the program must consist of
+    `delegates` delegate calls and nothing else."""
+    tester = lower(model, inputs, **partitioner_options)
+    calls, operators = delegate_calls_and_operators(tester)
     assert (calls, operators) == (delegates, [])
-    with torch.no_grad():
-        expected = model(*inputs)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    outputs = run_program(manager, inputs)
-    assert len(outputs) == len(expected)
-    for got, want in zip(outputs, expected):
-        torch.testing.assert_close(got, want, rtol=tol, atol=tol)
+    tester.run_method_and_compare_outputs(precision=precision)
 
 
 # Inputs of the ops whose realistic domain is not N(0, 3).
@@ -97,10 +93,10 @@ UNARY_INPUTS = {
 
 @pytest.mark.parametrize("name", sorted(UNARY))
 def test_unary(name):
-    fn, tol = UNARY[name]
+    fn, precision = UNARY[name]
     shape = (2, 8, 6, 6)
     x = UNARY_INPUTS.get(name, lambda s: torch.randn(s) * 3)(shape)
-    check(Lambda(fn), (x,), tol)
+    check(Lambda(fn), (x,), precision)
 
 
 @pytest.mark.parametrize("name", sorted(BINARY))
@@ -108,7 +104,7 @@ def test_binary(name):
     # A feature map and a per-channel operand (divisors away from zero).
     a = torch.randn(2, 8, 5, 5)
     b = (torch.rand(8, 1, 1) + 0.5) * torch.sign(torch.randn(8, 1, 1))
-    check(Lambda(BINARY[name]), (a, b), 1e-5)
+    check(Lambda(BINARY[name]), (a, b), POINTWISE)
 
 
 CONVOLUTIONS = {
@@ -128,7 +124,7 @@ CONVOLUTIONS = {
 @pytest.mark.parametrize("name", sorted(CONVOLUTIONS))
 def test_convolution(name):
     conv = CONVOLUTIONS[name]
-    check(conv, (torch.randn(1, conv.in_channels, 12, 12),), 1e-4)
+    check(conv, (torch.randn(1, conv.in_channels, 12, 12),), ACCUMULATING)
 
 
 LAYERS = {
@@ -164,20 +160,17 @@ def test_layer(name):
         with torch.no_grad():
             layer.running_mean.uniform_(-1, 1)
             layer.running_var.uniform_(0.5, 2)
-    check(layer, (torch.randn(shape),), 1e-4)
+    check(layer, (torch.randn(shape),), ACCUMULATING)
 
 
 def test_partial_delegation_around_an_unsupported_op():
     """conv -> relu | cumsum on portable kernels | linear -> tanh."""
     model, x = Split(), torch.randn(2, 3, 8, 8)
-    manager = lower(model, (x,))
-    calls, operators = delegate_calls_and_operators(manager)
+    tester = lower(model, (x,))
+    calls, operators = delegate_calls_and_operators(tester)
     assert calls == 2
     assert operators and all("cumsum" in op or "slice" in op for op in operators)
-    with torch.no_grad():
-        torch.testing.assert_close(
-            run_program(manager, (x,))[0], model(x), rtol=1e-4, atol=1e-4
-        )
+    tester.run_method_and_compare_outputs(precision=ACCUMULATING)
 
 
 class TwoBranches(torch.nn.Module):
@@ -201,15 +194,12 @@ class TwoBranches(torch.nn.Module):
 def test_two_delegated_subgraphs_with_a_portable_op_between():
     model = TwoBranches()
     inputs = (torch.randn(2, 3, 6, 6), torch.randn(2, 5, 16))
-    manager = lower(model, inputs)
-    calls, operators = delegate_calls_and_operators(manager)
+    tester = lower(model, inputs)
+    calls, operators = delegate_calls_and_operators(tester)
     assert calls >= 2
     assert any("sort" in op for op in operators)
     assert not any("convolution" in op or "addmm" in op for op in operators)
-    with torch.no_grad():
-        expected = model(*inputs)
-    for got, want in zip(run_program(manager, inputs), expected):
-        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    tester.run_method_and_compare_outputs(precision=ACCUMULATING)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -217,7 +207,7 @@ def test_thread_counts_give_the_same_result(threads):
     model = torch.nn.Sequential(
         torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.Conv2d(16, 8, 1)
     )
-    check(model, (torch.randn(1, 3, 16, 16),), 1e-4, num_threads=threads)
+    check(model, (torch.randn(1, 3, 16, 16),), ACCUMULATING, num_threads=threads)
 
 
 def test_host_kernels_split_across_threads():
@@ -235,7 +225,7 @@ def test_host_kernels_split_across_threads():
         )
     )
     inputs = (torch.randn(2, 64, 32, 32), torch.randn(4, 128, 64))
-    check(model, inputs, 1e-4, num_threads=2)
+    check(model, inputs, ACCUMULATING, num_threads=2)
 
 
 def _step_names(manager, inputs, tmp_path):
@@ -299,7 +289,7 @@ def test_example_models_fully_delegated(name):
     from executorch.examples.models import get_model
 
     model, _ = get_model(name)
-    check(model, (torch.randn(1, 3, 64, 64),), 2e-4)
+    check(model, (torch.randn(1, 3, 64, 64),), ACCUMULATING)
 
 
 def test_example_transformer_encoder():
@@ -308,15 +298,11 @@ def test_example_transformer_encoder():
     from executorch.examples.models import get_model
 
     model, (tokens,) = get_model("transformer_encoder")
-    manager = lower(model, (tokens,))
-    calls, operators = delegate_calls_and_operators(manager)
+    tester = lower(model, (tokens,))
+    calls, operators = delegate_calls_and_operators(tester)
     assert calls == 1
     assert all("embedding" in op for op in operators), operators
-    with torch.no_grad():
-        expected = model(tokens)
-    torch.testing.assert_close(
-        run_program(manager, (tokens,))[0], expected, rtol=2e-4, atol=2e-4
-    )
+    tester.run_method_and_compare_outputs(precision=ACCUMULATING)
 
 
 def test_executor_runner_runs_a_delegated_program(build_dir, tmp_path):

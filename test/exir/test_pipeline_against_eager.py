@@ -1,11 +1,14 @@
 """The whole pipeline (to_edge -> to_executorch -> emitted program) checked
 against eager PyTorch, by running the emitted program in the reference
-interpreter (which honours the memory plan byte for byte)."""
+interpreter (which honours the memory plan byte for byte), through the
+staged harness's stages and tolerance table."""
 
 import pytest
 import torch
 from program_interpreter import PlanInterpreter
 
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ACCUMULATING, POINTWISE, compare
 from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir.passes import MemoryPlanningPass
 from executorch.test.modules import Lambda
@@ -137,14 +140,11 @@ def run_emitted(manager, inputs, method="forward"):
 
 
 def check(module, inputs, config=None):
-    with torch.no_grad():
-        expected = module.eval()(*inputs)
-    expected = torch.utils._pytree.tree_leaves(expected)
-    manager = to_edge(torch.export.export(module, inputs)).to_executorch(config)
-    actual = run_emitted(manager, inputs)
-    assert len(actual) == len(expected)
-    for got, want in zip(actual, expected):
-        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    """The emitted program run by the interpreter against eager, at the
+    harness's "accumulating" precision (the cases include convolutions)."""
+    tester = Tester(module, inputs).to_executorch(config)
+    manager = tester.get_artifact()
+    tester.compare_outputs(lambda: run_emitted(manager, inputs), precision=ACCUMULATING)
     return manager
 
 
@@ -180,4 +180,4 @@ def test_repeated_runs_with_new_inputs():
     interpreter = PlanInterpreter(plan, manager.constant_data)
     for seed in range(3):
         x = randn(5, seed=seed)
-        torch.testing.assert_close(interpreter.run((x,))[0], torch.tanh(x) * 3)
+        compare(interpreter.run((x,))[0], torch.tanh(x) * 3, POINTWISE, "output 0")

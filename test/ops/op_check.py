@@ -19,22 +19,11 @@ Outcomes:
   became. Also when torch cannot export the sample at all (torch.export or
   its own Core ATen decomposition raises).
 
-Tolerances (rtol, atol), applied as |actual - expected| <= atol + rtol *
-|expected|, with NaN equal to NaN and infinities equal only to themselves:
-- bool and every integer dtype: exact. Integer arithmetic has one right
-  answer and kernels must produce it.
-- float32: 1e-5 / 1e-5. One float32 ulp is 1.2e-7 relative; our kernels use
-  plain C++ loops and libm while eager uses vectorised code with a different
-  summation order and its own transcendental approximations, which differ
-  by a few ulp per element and by O(n * ulp) over an n-term reduction.
-- float64: 1e-12 / 1e-12, the same argument with a 2.2e-16 ulp.
-- complex64 and complex128 (FFT results): float32's and float64's, on the
-  complex difference.
-- float16: 1e-3 / 1e-3, about one half-precision ulp (9.8e-4): both sides
-  compute in float32 and round once, so a rounding tie or a different
-  accumulation order can move the last bit.
-- bfloat16: 1.6e-2 / 1e-2, two bfloat16 ulps (7.8e-3 each) for the same
-  reason with an 8-bit mantissa.
+Tolerances are the staged harness's table (executorch.backends.test.harness)
+at its "one_op" precision, where the reasoning is written: integer and bool
+results exact, floating results within (rtol, atol) per dtype, applied as
+|actual - expected| <= atol + rtol * |expected| in double precision, with
+NaN equal to NaN and infinities equal only to themselves.
 
 Operators with random or uninitialised results (rand, dropout, empty, ...)
 are checked on output count, dtypes and shapes; the caller says which.
@@ -47,44 +36,19 @@ input.
 
 import dataclasses
 import re
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence
 
 import torch
 from torch.utils._pytree import tree_flatten, tree_unflatten
 
-from executorch.exir import EdgeCompileConfig, to_edge
+from executorch.backends.test.harness import Tester
+from executorch.backends.test.harness.tester import ONE_OP, TOLERANCES
+from executorch.exir import EdgeCompileConfig
 from executorch.exir.kernel_check import MissingKernelError
-from executorch.extension.pybindings.portable_lib import (
-    _load_for_executorch_from_buffer,
-)
 from executorch.test.ops.random_check import check_properties
 
 PASS, FAIL, UNSUPPORTED, EXPORT = "pass", "fail", "unsupported", "export"
 MISSING_KERNEL = "missing kernel: "
-
-# The dtypes the sweep covers, by ExecuTorch ScalarType name.
-DTYPES: Dict[str, torch.dtype] = {
-    "Bool": torch.bool,
-    "Byte": torch.uint8,
-    "Char": torch.int8,
-    "Short": torch.int16,
-    "Int": torch.int32,
-    "Long": torch.int64,
-    "Half": torch.float16,
-    "BFloat16": torch.bfloat16,
-    "Float": torch.float32,
-    "Double": torch.float64,
-}
-
-# (rtol, atol) per floating dtype; every other dtype compares exactly.
-TOLERANCES: Dict[torch.dtype, Tuple[float, float]] = {
-    torch.float16: (1e-3, 1e-3),
-    torch.bfloat16: (1.6e-2, 1e-2),
-    torch.float32: (1e-5, 1e-5),
-    torch.float64: (1e-12, 1e-12),
-    torch.complex64: (1e-5, 1e-5),
-    torch.complex128: (1e-12, 1e-12),
-}
 
 
 def _widened(t: torch.Tensor) -> torch.Tensor:
@@ -213,13 +177,12 @@ def _mismatch(expected: torch.Tensor, actual: torch.Tensor) -> Optional[str]:
     """Why `actual` differs from `expected` (same dtype and shape), or None."""
     if expected.numel() == 0:
         return None
-    tolerance = TOLERANCES.get(expected.dtype)
-    if tolerance is None:
+    if expected.dtype not in TOLERANCES:
         if torch.equal(expected, actual):
             return None
         close = expected == actual
     else:
-        rtol, atol = tolerance
+        rtol, atol = TOLERANCES[expected.dtype][ONE_OP]
         close = torch.isclose(
             _widened(actual),
             _widened(expected),
@@ -354,17 +317,16 @@ def _check_together(
                 for k, t in enumerate(module.example_inputs)
             ),
         )
-    try:
-        exported = torch.export.export(
-            module, module.fresh_inputs(), dynamic_shapes=shapes
-        )
-    except Exception as error:
-        return Outcome(EXPORT, f"torch.export failed: {_first_line(error)}")
     core = hasattr(op, "tags") and torch.Tag.core in op.tags
     keep = [op] if preserve or not core else []
     config = EdgeCompileConfig(_core_aten_ops_exception_list=keep, _preserve_ops=keep)
+    tester = Tester(module, module.fresh_inputs(), shapes, config)
     try:
-        edge = to_edge(exported, compile_config=config)
+        tester.export()
+    except Exception as error:
+        return Outcome(EXPORT, f"torch.export failed: {_first_line(error)}")
+    try:
+        edge = tester.to_edge().get_artifact()
     except Exception as error:
         if not _torch_decomposes(module, shapes):
             return Outcome(
@@ -382,18 +344,18 @@ def _check_together(
                 detail += f"; preserved from decomposition: {kept.status} {kept.detail}"
         return Outcome(EXPORT, detail.strip())
     try:
-        program = edge.to_executorch().buffer
+        tester.to_executorch().serialize()
     except MissingKernelError as error:
         missing = re.findall(r"^  (\S+) \(method", str(error), flags=re.MULTILINE)
         return Outcome(FAIL, MISSING_KERNEL + ", ".join(sorted(set(missing))))
     except Exception as error:
         return Outcome(FAIL, f"to_executorch error: {_first_line(error)}")
     try:
-        method = _load_for_executorch_from_buffer(program)
+        tester.load()
     except Exception as error:
         return Outcome(FAIL, f"load error: {_first_line(error)}")
     try:
-        actual = method.run_method("forward", module.fresh_inputs())
+        actual = tester.run_method("forward", module.fresh_inputs())
     except Exception as error:
         # The bindings load a method lazily, on its first run.
         stage = "load" if "Loading method" in str(error) else "run"

@@ -25,10 +25,11 @@ from typing import List, Optional
 
 import torch
 
+from executorch.exir.dialects.edge.dtype_table import DTYPES
 from executorch.exir.kernel_check import KernelLibrary
 from executorch.extension.progress import ProgressBar
 from executorch.extension.pybindings.portable_lib import _get_operator_names
-from executorch.test.ops.op_check import DTYPES, EXPORT, FAIL, PASS, UNSUPPORTED
+from executorch.test.ops.op_check import EXPORT, FAIL, PASS, UNSUPPORTED
 from executorch.test.ops.op_samples import opinfo_index, targets
 from executorch.test.ops.random_check import PROPERTY_CHECKS
 from executorch.test.ops.sweep_runner import NO_SAMPLE, run_sweep

@@ -23,6 +23,8 @@ from typing import Callable, Dict, List, Optional, Sequence
 
 import torch
 
+from executorch.backends.test.harness.tester import ONE_OP, tolerance_for
+
 # Standard errors a sample statistic may stray from its expectation.
 SIGMAS = 5.0
 
@@ -81,13 +83,11 @@ def _dropout(args, outputs) -> Optional[str]:
         if not (torch.equal(out, source) and bool(mask.all())):
             return "at inference dropout must return its input and an all-true mask"
         return None
-    # Imported here: op_check imports this module.
-    from executorch.test.ops.op_check import TOLERANCES
-
-    rtol, atol = TOLERANCES.get(source.dtype, (0.0, 0.0))
     scaled = (source.double() / (1 - p)) if p < 1 else torch.zeros_like(source.double())
     expected = torch.where(mask, scaled, torch.zeros_like(scaled))
-    close = torch.isclose(out.double(), expected, rtol=rtol, atol=atol, equal_nan=True)
+    close = torch.isclose(
+        out.double(), expected, **tolerance_for(source.dtype, ONE_OP), equal_nan=True
+    )
     if not bool(close.all()):
         where = (~close).nonzero()[0].tolist()
         return (

@@ -24,8 +24,8 @@ from typing import Callable, List, Optional
 
 import torch
 
+from executorch.exir.dialects.edge.dtype_table import DTYPES
 from executorch.test.ops.op_check import (
-    DTYPES,
     FAIL,
     MISSING_KERNEL,
     Outcome,
