@@ -4,17 +4,20 @@ each side's program runs on the other side's runtime; outputs are compared
 with eager PyTorch.
 
     python -m executorch.backends.xnnpack.scripts.cross_run \
-        --upstream-python /path/to/upstream/venv/bin/python [model ...]
+        --upstream-python /path/to/upstream/venv/bin/python \
+        [--image-size 64] [model ...]
 
 Upstream ExecuTorch lives in its own environment (`--upstream-python`, or
 EXECUTORCH_UPSTREAM_PYTHON); it gets the exported programs as
-`torch.export.save` files and runs in one subprocess. Without model names
-every model in MODELS runs. test/backends/test_xnnpack_upstream_interop.py
-runs a few of them.
+`torch.export.save` files and runs in one subprocess, exporting while we
+do. Without model names every model in MODELS runs;
+test/backends/test_xnnpack_upstream_interop.py runs them all, the ImageNet
+models at 64x64.
 """
 
 import argparse
 import dataclasses
+import functools
 import os
 import subprocess
 import sys
@@ -47,8 +50,12 @@ class Case:
     dynamic_shapes: Optional[tuple] = None
 
 
-def _example(name: str) -> Case:
+def _example(name: str, image_size: Optional[int] = None) -> Case:
     model, inputs = get_model(name)
+    if image_size and inputs[0].shape[-1] == 224:
+        # The ImageNet models take any size >= 32; a small one runs cheaply.
+        torch.manual_seed(0)
+        inputs = (torch.randn(1, 3, image_size, image_size),)
     return Case(model, [inputs])
 
 
@@ -63,20 +70,25 @@ def _dynamic_mlp() -> Case:
     )
 
 
-MODELS: Dict[str, Callable[[], Case]] = {
-    "cnn": lambda: _example("cnn"),
-    "mobilenet_v2": lambda: _example("mobilenet_v2"),
-    "mobilenet_v3_small": lambda: _example("mobilenet_v3_small"),
-    "resnet18": lambda: _example("resnet18"),
-    "transformer_encoder": lambda: _example("transformer_encoder"),
-    "dynamic_mlp": _dynamic_mlp,
+_EXAMPLES = [
+    "cnn",
+    "mobilenet_v2",
+    "mobilenet_v3_small",
+    "resnet18",
+    "transformer_encoder",
+]
+# name -> Case factory, given the image size (None: the model's own).
+MODELS: Dict[str, Callable[[Optional[int]], Case]] = {
+    **{name: functools.partial(_example, name) for name in _EXAMPLES},
+    "dynamic_mlp": lambda image_size: _dynamic_mlp(),
 }
 
 # Runs in upstream's environment. argv: a directory, then model names. For
-# each name: exports <name>.pt2 with upstream's XnnpackPartitioner into
-# <name>.upstream.pte, and runs <name>.ours.pte on upstream's runtime with
-# each input tuple of <name>.in, saving the outputs (or the error text) to
-# <name>.ours_on_upstream.out.
+# each name with a <name>.pt2: exports it with upstream's XnnpackPartitioner
+# into <name>.upstream.pte. Then, once a line arrives on stdin (our programs are
+# written; upstream's slow export overlaps ours), runs <name>.ours.pte on
+# upstream's runtime with each input tuple of <name>.in, saving the outputs
+# (or the error text) to <name>.ours_on_upstream.out.
 _UPSTREAM_SCRIPT = textwrap.dedent("""
     import os, sys, torch
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
@@ -87,12 +99,17 @@ _UPSTREAM_SCRIPT = textwrap.dedent("""
     directory = sys.argv[1]
     for name in sys.argv[2:]:
         path = os.path.join(directory, name)
+        if not os.path.exists(path + ".pt2"):
+            continue
         ep = torch.export.load(path + ".pt2")
         manager = to_edge_transform_and_lower(
             ep, partitioner=[XnnpackPartitioner()]
         ).to_executorch()
         with open(path + ".upstream.pte", "wb") as f:
             f.write(manager.buffer)
+    sys.stdin.readline()
+    for name in sys.argv[2:]:
+        path = os.path.join(directory, name)
         try:
             module = _load_for_executorch(path + ".ours.pte")
             result = [
@@ -112,8 +129,9 @@ class CrossRun:
 
     expected: List[List[torch.Tensor]]
     ours_pte: bytes
-    upstream_pte: bytes
     ours_on_upstream: object
+    # None when upstream did not export the model.
+    upstream_pte: Optional[bytes]
     upstream_on_ours: object
 
 
@@ -140,33 +158,55 @@ def run_on_ours(pte: bytes, inputs: Sequence[tuple]):
 
 
 def cross_run(
-    names: Sequence[str], upstream_python: str, directory: str
+    names: Sequence[str],
+    upstream_python: str,
+    directory: str,
+    image_size: Optional[int] = None,
+    upstream_exports: Optional[Sequence[str]] = None,
 ) -> Dict[str, CrossRun]:
-    cases = {name: MODELS[name]() for name in names}
-    ours = {}
+    """Cross-runs the models `names` (keys of MODELS), image models at
+    `image_size` x `image_size` when given, with files in `directory`.
+    Upstream exports the models `upstream_exports` (default: all; its
+    export of an ImageNet model takes 10-20 s of CPU)."""
+    cases = {name: MODELS[name](image_size) for name in names}
+    if upstream_exports is None:
+        upstream_exports = names
+    exported = {}
     for name, case in cases.items():
         path = os.path.join(directory, name)
-        ep = torch.export.export(
+        exported[name] = torch.export.export(
             case.model, case.inputs[0], dynamic_shapes=case.dynamic_shapes
         )
-        torch.export.save(ep, path + ".pt2")
+        if name in upstream_exports:
+            torch.export.save(exported[name], path + ".pt2")
         torch.save(case.inputs, path + ".in")
-        ours[name] = export_ours(ep)
-        with open(path + ".ours.pte", "wb") as f:
-            f.write(ours[name])
-    result = subprocess.run(
+    upstream = subprocess.Popen(
         [upstream_python, "-c", _UPSTREAM_SCRIPT, directory, *names],
-        capture_output=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=1800,
     )
-    if result.returncode != 0:
-        raise RuntimeError(f"upstream ExecuTorch failed:\n{result.stderr[-4000:]}")
+    try:
+        ours = {}
+        for name, ep in exported.items():
+            ours[name] = export_ours(ep)
+            with open(os.path.join(directory, name) + ".ours.pte", "wb") as f:
+                f.write(ours[name])
+        _, stderr = upstream.communicate("\n", timeout=1800)
+    finally:
+        if upstream.poll() is None:
+            upstream.kill()
+            upstream.wait()
+    if upstream.returncode != 0:
+        raise RuntimeError(f"upstream ExecuTorch failed:\n{stderr[-4000:]}")
     runs = {}
     for name, case in cases.items():
         path = os.path.join(directory, name)
-        with open(path + ".upstream.pte", "rb") as f:
-            upstream_pte = f.read()
+        upstream_pte = None
+        if name in upstream_exports:
+            with open(path + ".upstream.pte", "rb") as f:
+                upstream_pte = f.read()
         with torch.no_grad():
             expected = [
                 torch.utils._pytree.tree_leaves(case.model(*x)) for x in case.inputs
@@ -176,7 +216,9 @@ def cross_run(
             ours_pte=ours[name],
             upstream_pte=upstream_pte,
             ours_on_upstream=torch.load(path + ".ours_on_upstream.out"),
-            upstream_on_ours=run_on_ours(upstream_pte, case.inputs),
+            upstream_on_ours=(
+                None if upstream_pte is None else run_on_ours(upstream_pte, case.inputs)
+            ),
         )
     return runs
 
@@ -199,11 +241,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--upstream-python", default=os.environ.get("EXECUTORCH_UPSTREAM_PYTHON")
     )
+    parser.add_argument(
+        "--image-size",
+        type=int,
+        help="run the ImageNet models at this size instead of 224x224",
+    )
     args = parser.parse_args(argv)
     if not args.upstream_python:
         parser.error("--upstream-python (or EXECUTORCH_UPSTREAM_PYTHON) is needed")
     with tempfile.TemporaryDirectory() as directory:
-        runs = cross_run(args.models, args.upstream_python, directory)
+        runs = cross_run(
+            args.models, args.upstream_python, directory, args.image_size
+        )
     failed = False
     header = ("model", "ours->upstream", "upstream->ours", "size ratio")
     print(f"{header[0]:<22}{header[1]:>16}{header[2]:>16}{header[3]:>12}")
