@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#include <xmmintrin.h>
+#endif
+
 #include <executorch/kernels/portable/util/elementwise.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
@@ -92,6 +97,57 @@ void copy_rows(const char* in,
       });
 }
 
+// out[b * out_j + a] = in[a * in_l + b] for a in [a0, a1), b in [b0, b1):
+// one tile of a transposing copy. Reads along the input's contiguous dim,
+// writes along the output's.
+template <typename T>
+void transpose_tile(const T* in,
+                    int64_t in_l,
+                    T* out,
+                    int64_t out_j,
+                    int64_t a0,
+                    int64_t a1,
+                    int64_t b0,
+                    int64_t b1) {
+  int64_t a = a0;
+#if defined(__SSE2__)
+  if constexpr (sizeof(T) == 4) {
+    // 4 x 4 blocks transposed in registers: four loads and four stores of
+    // 16 bytes instead of sixteen scattered element stores.
+    for (; a + 4 <= a1; a += 4) {
+      int64_t b = b0;
+      for (; b + 4 <= b1; b += 4) {
+        const T* src = in + a * in_l + b;
+        __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(src));
+        __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(src + in_l));
+        __m128 r2 =
+            _mm_loadu_ps(reinterpret_cast<const float*>(src + 2 * in_l));
+        __m128 r3 =
+            _mm_loadu_ps(reinterpret_cast<const float*>(src + 3 * in_l));
+        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+        T* dst = out + b * out_j + a;
+        _mm_storeu_ps(reinterpret_cast<float*>(dst), r0);
+        _mm_storeu_ps(reinterpret_cast<float*>(dst + out_j), r1);
+        _mm_storeu_ps(reinterpret_cast<float*>(dst + 2 * out_j), r2);
+        _mm_storeu_ps(reinterpret_cast<float*>(dst + 3 * out_j), r3);
+      }
+      for (; b < b1; ++b) {
+        for (int64_t i = 0; i < 4; ++i) {
+          out[b * out_j + a + i] = in[(a + i) * in_l + b];
+        }
+      }
+    }
+  }
+#endif
+  for (; a < a1; ++a) {
+    const T* src = in + a * in_l;
+    T* dst = out + a;
+    for (int64_t b = b0; b < b1; ++b) {
+      dst[b * out_j] = src[b];
+    }
+  }
+}
+
 // Dim `j` is contiguous in the input, the last dim `l` in the output: tiles
 // of kTile x kTile over (j, l), for every index of the other dims.
 template <typename T>
@@ -136,14 +192,14 @@ void copy_tiles(const T* in,
           const int64_t j1 = std::min(sizes[j], j0 + kTile);
           const int64_t l0 = lt * kTile;
           const int64_t l1 = std::min(sizes[l], l0 + kTile);
-          for (int64_t a = l0; a < l1; ++a) {
-            // Reads along the input's contiguous dim, writes a column.
-            const T* src = in + in_offset + a * in_l;
-            T* dst = out + out_offset + a;
-            for (int64_t b = j0; b < j1; ++b) {
-              dst[b * out_j] = src[b];
-            }
-          }
+          transpose_tile(in + in_offset,
+                         in_l,
+                         out + out_offset,
+                         out_j,
+                         l0,
+                         l1,
+                         j0,
+                         j1);
         }
       });
 }

@@ -675,6 +675,7 @@ TEST_P(OptimizedKernels, PermuteTransposeClone) {
                           std::vector<int64_t>>;
   const std::vector<Case> cases = {
       {{576, 192}, {}, {1, 0}}, // a linear's weight
+      {{37, 45}, {}, {1, 0}}, // ragged 4 x 4 blocks and tiles
       {{197, 3, 64}, {}, {1, 0, 2}}, // heads: rows stay contiguous
       {{3, 197, 64}, {}, {0, 2, 1}}, // keys transposed for q @ k^T
       {{2, 3, 4, 5}, {}, {3, 1, 0, 2}},
