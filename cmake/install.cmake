@@ -18,6 +18,7 @@ set(_executorch_installed_targets
     executorch_codegen_unboxing
     portable_kernels_impl
     portable_kernels
+    optimized_kernels
     quantized_kernels_impl
     quantized_kernels
     prim_ops
