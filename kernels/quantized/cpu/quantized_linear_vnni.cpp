@@ -82,7 +82,7 @@ struct Scratch {
   int32_t* group_sums;   // [rows_x, groups]: the same per group
   int32_t* chunk_groups; // [chunks, 32]: group of each lane minus the
                          // chunk's first, then the first, then the count
-  uint8_t* panels;       // [slices] of panel_bytes
+  uint8_t* panels;       // [slices][2] of panel_bytes
 
   struct Sizes {
     size_t rows, unit_sums, group_sums, chunk_groups, panel;
@@ -99,7 +99,7 @@ struct Scratch {
             round_up(rows_x * 2 * g.chunks * kLanes * sizeof(int32_t)),
             round_up(rows_x * g.groups * sizeof(int32_t)),
             round_up(g.chunks * 32 * sizeof(int32_t)),
-            rows_x >= kGemmMinRows ? panel_bytes(g) * scratch_slices() : 0};
+            rows_x >= kGemmMinRows ? 2 * panel_bytes(g) * scratch_slices() : 0};
   }
 
   Scratch(const Geometry& g, int64_t rows_x, void* memory) {
@@ -351,6 +351,12 @@ ET_VNNI void pack_panel(const Geometry& g,
     const int64_t units = std::min(kLanes, g.units - u0);
     const __mmask16 unit_mask = static_cast<__mmask16>((1u << units) - 1);
     __m512i v[16];
+    for (int i = 0; i < count; ++i) {
+      // 16 rows are 16 streams: fetch two blocks ahead.
+      _mm_prefetch(reinterpret_cast<const char*>(base + i * g.row_stride +
+                                                 (u0 + 2 * kLanes) * 4),
+                   _MM_HINT_T0);
+    }
     for (int i = 0; i < 16; ++i) {
       v[i] = i < count ? _mm512_maskz_loadu_epi32(
                              unit_mask, base + i * g.row_stride + u0 * 4)
@@ -391,75 +397,88 @@ ET_VNNI void pack_panel(const Geometry& g,
   }
 }
 
-// y[m0 + i, n0 + l] for i < kRows, l < count, from a packed panel.
-template <int kRows>
+// y[m0 + i, n0 + l] for i < kRows, l < count, from kPanels packed panels
+// side by side (count <= 16 kPanels): each broadcast input word feeds
+// kPanels products, each weight vector kRows.
+template <int kRows, int kPanels>
 ET_VNNI void gemm_tile(const Geometry& g,
                        const Scratch& s,
                        const QuantizedRows& x,
                        int64_t m0,
-                       const uint8_t* panel,
+                       const uint8_t* panels,
                        int64_t n0,
                        int64_t count,
                        const float* bias,
                        float* y,
                        int64_t y_stride) {
-  const uint8_t* per_group = panel + round_up(kLanes * g.row_bytes);
+  const size_t panel_bytes = Scratch::panel_bytes(g);
+  const size_t weight_bytes = round_up(kLanes * g.row_bytes);
   const uint8_t* xrows = s.rows + m0 * g.row_bytes;
-  __m512 totals[kRows];
+  __m512 totals[kRows][kPanels];
   for (int i = 0; i < kRows; ++i) {
-    totals[i] = _mm512_setzero_ps();
+    for (int p = 0; p < kPanels; ++p) {
+      totals[i][p] = _mm512_setzero_ps();
+    }
   }
   for (int64_t grp = 0; grp < g.groups; ++grp) {
-    __m512i acc[kRows];
+    __m512i acc[kRows][kPanels];
     for (int i = 0; i < kRows; ++i) {
-      acc[i] = _mm512_setzero_si512();
-    }
-    for (int64_t u = grp * g.units_per_group; u < (grp + 1) * g.units_per_group;
-         ++u) {
-      const int64_t slot = g.four_bit ? even_slot(g, u) : u;
-      const __m512i weights = _mm512_load_si512(panel + slot * 64);
-      for (int i = 0; i < kRows; ++i) {
-        acc[i] = _mm512_dpbusd_epi32(
-            acc[i],
-            weights,
-            broadcast_slot(xrows + i * g.row_bytes + slot * 4));
+      for (int p = 0; p < kPanels; ++p) {
+        acc[i][p] = _mm512_setzero_si512();
       }
-      if (g.four_bit) {
-        const int64_t odd = slot + kLanes;
-        const __m512i odd_weights = _mm512_load_si512(panel + odd * 64);
+    }
+    const int64_t first = grp * g.units_per_group;
+    for (int64_t u = first; u < first + g.units_per_group; ++u) {
+      const int64_t even = g.four_bit ? even_slot(g, u) : u;
+      // 8-bit: one slot per unit; 4-bit: its even values, then its odd.
+      for (int64_t slot = even; slot <= even + (g.four_bit ? kLanes : 0);
+           slot += kLanes) {
+        __m512i weights[kPanels];
+        for (int p = 0; p < kPanels; ++p) {
+          weights[p] = _mm512_load_si512(panels + p * panel_bytes + slot * 64);
+        }
         for (int i = 0; i < kRows; ++i) {
-          acc[i] = _mm512_dpbusd_epi32(
-              acc[i],
-              odd_weights,
-              broadcast_slot(xrows + i * g.row_bytes + odd * 4));
+          const __m512i words =
+              broadcast_slot(xrows + i * g.row_bytes + slot * 4);
+          for (int p = 0; p < kPanels; ++p) {
+            acc[i][p] = _mm512_dpbusd_epi32(acc[i][p], weights[p], words);
+          }
         }
       }
     }
-    const int32_t* entry =
-        reinterpret_cast<const int32_t*>(per_group + grp * 3 * 64);
-    const __m512i weight_sums = _mm512_load_si512(entry);
-    const __m512i c = _mm512_load_si512(entry + kLanes);
-    const __m512 scales = _mm512_load_ps(entry + 2 * kLanes);
-    for (int i = 0; i < kRows; ++i) {
-      const int64_t m = m0 + i;
-      __m512i exact = _mm512_sub_epi32(
-          acc[i],
-          _mm512_mullo_epi32(weight_sums, _mm512_set1_epi32(x.zero_points[m])));
-      exact = _mm512_sub_epi32(
-          exact,
-          _mm512_mullo_epi32(
-              c, _mm512_set1_epi32(s.group_sums[m * g.groups + grp])));
-      totals[i] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(exact), scales, totals[i]);
+    for (int p = 0; p < kPanels; ++p) {
+      const int32_t* entry = reinterpret_cast<const int32_t*>(
+          panels + p * panel_bytes + weight_bytes + grp * 3 * 64);
+      const __m512i weight_sums = _mm512_load_si512(entry);
+      const __m512i c = _mm512_load_si512(entry + kLanes);
+      const __m512 scales = _mm512_load_ps(entry + 2 * kLanes);
+      for (int i = 0; i < kRows; ++i) {
+        const int64_t m = m0 + i;
+        __m512i exact = _mm512_sub_epi32(
+            acc[i][p],
+            _mm512_mullo_epi32(weight_sums,
+                               _mm512_set1_epi32(x.zero_points[m])));
+        exact = _mm512_sub_epi32(
+            exact,
+            _mm512_mullo_epi32(
+                c, _mm512_set1_epi32(s.group_sums[m * g.groups + grp])));
+        totals[i][p] =
+            _mm512_fmadd_ps(_mm512_cvtepi32_ps(exact), scales, totals[i][p]);
+      }
     }
   }
-  const __mmask16 mask = static_cast<__mmask16>((1u << count) - 1);
-  const __m512 b = bias != nullptr ? _mm512_maskz_loadu_ps(mask, bias + n0)
-                                   : _mm512_setzero_ps();
-  for (int i = 0; i < kRows; ++i) {
-    _mm512_mask_storeu_ps(
-        y + (m0 + i) * y_stride + n0,
-        mask,
-        _mm512_fmadd_ps(totals[i], _mm512_set1_ps(x.scales[m0 + i]), b));
+  for (int p = 0; p < kPanels; ++p) {
+    const int64_t columns = std::min<int64_t>(kLanes, count - p * kLanes);
+    const __mmask16 mask = static_cast<__mmask16>((1u << columns) - 1);
+    const int64_t n = n0 + p * kLanes;
+    const __m512 b = bias != nullptr ? _mm512_maskz_loadu_ps(mask, bias + n)
+                                     : _mm512_setzero_ps();
+    for (int i = 0; i < kRows; ++i) {
+      _mm512_mask_storeu_ps(
+          y + (m0 + i) * y_stride + n,
+          mask,
+          _mm512_fmadd_ps(totals[i][p], _mm512_set1_ps(x.scales[m0 + i]), b));
+    }
   }
 }
 
@@ -474,14 +493,23 @@ using TileFn = void (*)(const Geometry&,
                         float*,
                         int64_t);
 
-constexpr TileFn kTiles[kTileRows] = {gemm_tile<1>,
-                                      gemm_tile<2>,
-                                      gemm_tile<3>,
-                                      gemm_tile<4>,
-                                      gemm_tile<5>,
-                                      gemm_tile<6>,
-                                      gemm_tile<7>,
-                                      gemm_tile<8>};
+// Tiles by input rows: 8 rows x one panel, 6 rows x two panels (the
+// registers hold 12 accumulators and their float sums).
+constexpr int64_t kWideRows = 6;
+constexpr TileFn kNarrowTiles[kTileRows] = {gemm_tile<1, 1>,
+                                            gemm_tile<2, 1>,
+                                            gemm_tile<3, 1>,
+                                            gemm_tile<4, 1>,
+                                            gemm_tile<5, 1>,
+                                            gemm_tile<6, 1>,
+                                            gemm_tile<7, 1>,
+                                            gemm_tile<8, 1>};
+constexpr TileFn kWideTiles[kWideRows] = {gemm_tile<1, 2>,
+                                          gemm_tile<2, 2>,
+                                          gemm_tile<3, 2>,
+                                          gemm_tile<4, 2>,
+                                          gemm_tile<5, 2>,
+                                          gemm_tile<6, 2>};
 
 } // namespace
 
@@ -512,19 +540,31 @@ void linear_dynamic(const QuantizedRows& x,
         });
     return;
   }
-  const int64_t panels = (w.rows + kLanes - 1) / kLanes;
+  // Pairs of panels: 32 output features, packed then multiplied with
+  // every input row.
+  const int64_t pairs = (w.rows + 2 * kLanes - 1) / (2 * kLanes);
   split_over_threads(
-      panels,
-      kLanes * w.cols * x.rows,
+      pairs,
+      2 * kLanes * w.cols * x.rows,
       [&](int64_t begin, int64_t end, int64_t slice) {
-        uint8_t* panel = s.panels + slice * Scratch::panel_bytes(g);
-        for (int64_t p = begin; p < end; ++p) {
-          const int64_t n0 = p * kLanes;
-          const int64_t count = std::min(kLanes, w.rows - n0);
-          pack_panel(g, w, n0, count, panel);
-          for (int64_t m0 = 0; m0 < x.rows; m0 += kTileRows) {
-            const int64_t rows = std::min(kTileRows, x.rows - m0);
-            kTiles[rows - 1](g, s, x, m0, panel, n0, count, bias, y, w.rows);
+        uint8_t* panels = s.panels + slice * 2 * Scratch::panel_bytes(g);
+        for (int64_t pair = begin; pair < end; ++pair) {
+          const int64_t n0 = pair * 2 * kLanes;
+          const int64_t count = std::min(2 * kLanes, w.rows - n0);
+          pack_panel(g, w, n0, std::min(kLanes, count), panels);
+          const bool wide = count > kLanes;
+          if (wide) {
+            pack_panel(g,
+                       w,
+                       n0 + kLanes,
+                       count - kLanes,
+                       panels + Scratch::panel_bytes(g));
+          }
+          const int64_t tile_rows = wide ? kWideRows : kTileRows;
+          for (int64_t m0 = 0; m0 < x.rows; m0 += tile_rows) {
+            const int64_t rows = std::min(tile_rows, x.rows - m0);
+            (wide ? kWideTiles : kNarrowTiles)[rows - 1](
+                g, s, x, m0, panels, n0, count, bias, y, w.rows);
           }
         }
       });

@@ -258,7 +258,7 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
 // stay exact.
 TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
   for (int bits : {4, 8}) {
-    const Case c{bits, 18, 1024, bits == 4 ? 128 : 1024, false};
+    const Case c{bits, 18, 512, bits == 4 ? 128 : 512, false};
     Weights w(c);
     const int32_t lo = bits == 4 ? -8 : -128, hi = bits == 4 ? 7 : 127;
     w.packed.clear();
@@ -279,7 +279,7 @@ TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
         x[i] = shift +
                (i % 2 == 0 ? -3.f : 2.f + 0.001f * static_cast<float>(i % 7));
       }
-      TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), 1024}, x);
+      TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), 512}, x);
       TestTensor wt(ScalarType::Byte,
                     {18, static_cast<int32_t>(w.packed.size() / 18)},
                     w.packed);
