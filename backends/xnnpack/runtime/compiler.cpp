@@ -4,6 +4,7 @@
 #include <limits>
 #include <new>
 
+#include <executorch/backends/xnnpack/runtime/host_kernels.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -44,16 +45,17 @@ xnn_status define_value(xnn_subgraph_t subgraph,
                                                flags,
                                                &id);
     case Quantization::Scheme::PerChannel:
-      return xnn_define_channelwise_quantized_tensor_value(subgraph,
-                                                           datatype,
-                                                           info.quant.scales,
-                                                           info.dims.size(),
-                                                           info.quant.channel_dim,
-                                                           info.dims.data(),
-                                                           info.constant,
-                                                           v,
-                                                           flags,
-                                                           &id);
+      return xnn_define_channelwise_quantized_tensor_value(
+          subgraph,
+          datatype,
+          info.quant.scales,
+          info.dims.size(),
+          info.quant.channel_dim,
+          info.dims.data(),
+          info.constant,
+          v,
+          flags,
+          &id);
     case Quantization::Scheme::None:
       return xnn_define_tensor_value(subgraph,
                                      datatype,
@@ -115,15 +117,15 @@ Error CompiledGraph::plan_steps() {
   size_t next_fusion = 0;
   for (size_t i = 0; i < num_nodes; ++i) {
     const Node& node = graph.nodes[i];
-    const Fusion* fusion = next_fusion < fusions.size() &&
-            fusions[next_fusion].first_node == i
-        ? &fusions[next_fusion++]
-        : nullptr;
-    const bool on_host = fusion != nullptr || node.ops->define == nullptr;
+    const Fusion* fusion =
+        next_fusion < fusions.size() && fusions[next_fusion].first_node == i
+            ? &fusions[next_fusion++]
+            : nullptr;
+    const bool on_host = fusion != nullptr || node.ops->define == nullptr ||
+                         node.host_run != nullptr;
     const bool in_fusion = !steps.empty() && steps.back().fusion != nullptr &&
-        i < steps.back().end_node;
-    if (!in_fusion &&
-        (on_host || steps.empty() || steps.back().on_host)) {
+                           i < steps.back().end_node;
+    if (!in_fusion && (on_host || steps.empty() || steps.back().on_host)) {
       Step step;
       step.first_node = i;
       step.on_host = on_host;
@@ -131,8 +133,8 @@ Error CompiledGraph::plan_steps() {
       steps.push_back(std::move(step));
     }
     Step& step = steps.back();
-    step.end_node = fusion != nullptr ? fusion->end_node
-                                      : std::max(step.end_node, i + 1);
+    step.end_node =
+        fusion != nullptr ? fusion->end_node : std::max(step.end_node, i + 1);
     node_step_[i] = steps.size() - 1;
     for (uint32_t v : node.outputs) {
       producer_[v] = i;
@@ -142,12 +144,12 @@ Error CompiledGraph::plan_steps() {
     const std::string first = std::to_string(step.first_node);
     const std::string last = std::to_string(step.end_node - 1);
     if (step.fusion != nullptr) {
-      step.event_name = "host " + std::string(step.fusion->name()) +
-          " nodes " + first + "-" + last;
+      step.event_name = "host " + std::string(step.fusion->name()) + " nodes " +
+                        first + "-" + last;
     } else if (step.on_host) {
       step.event_name = "host " +
-          std::string(graph.nodes[step.first_node].ops->name) + " node " +
-          first;
+                        std::string(graph.nodes[step.first_node].ops->name) +
+                        " node " + first;
     } else {
       step.event_name = "XNNPACK nodes " + first + "-" + last;
     }
@@ -212,13 +214,13 @@ Error CompiledGraph::plan_arena() {
     const ValueInfo& info = graph.values[v];
     if (crosses_steps_[v] && info.role == ValueInfo::Role::Intermediate) {
       const size_t first = node_step_[producer_[v]];
-      blocks.push_back({v,
-                        first,
-                        std::max(first, last_step[v]),
-                        align_up(info.max_numel * info.element_size +
-                                     XNN_EXTRA_BYTES,
-                                 kBufferAlignment),
-                        0});
+      blocks.push_back(
+          {v,
+           first,
+           std::max(first, last_step[v]),
+           align_up(info.max_numel * info.element_size + XNN_EXTRA_BYTES,
+                    kBufferAlignment),
+           0});
     }
   }
   std::stable_sort(
@@ -340,6 +342,7 @@ Error CompiledGraph::create_runtime(Step* step, pthreadpool_t pool) {
 }
 
 Error compile(CompiledGraph* compiled) {
+  take_nodes_on_host(&compiled->graph);
   ET_CHECK_OK_OR_RETURN_ERROR(compiled->plan_steps());
   return compiled->plan_arena();
 }

@@ -148,12 +148,13 @@ Error XnnpackExecutor::resize_outputs(Span<EValue*> args) {
     const std::vector<int32_t>& sizes = output_sizes_[j];
     ET_CHECK_OK_OR_RETURN_ERROR(runtime::resize_tensor(
         t, runtime::ArrayRef<int32_t>(sizes.data(), sizes.size())));
-    ET_CHECK_OR_RETURN_ERROR(static_cast<size_t>(t.dim()) == dims.size(),
-                             InvalidArgument,
-                             "XnnpackBackend output %zu: rank %zd, expected %zu",
-                             j,
-                             static_cast<ssize_t>(t.dim()),
-                             dims.size());
+    ET_CHECK_OR_RETURN_ERROR(
+        static_cast<size_t>(t.dim()) == dims.size(),
+        InvalidArgument,
+        "XnnpackBackend output %zu: rank %zd, expected %zu",
+        j,
+        static_cast<ssize_t>(t.dim()),
+        dims.size());
     for (size_t d = 0; d < dims.size(); ++d) {
       ET_CHECK_OR_RETURN_ERROR(
           static_cast<size_t>(t.size(d)) == dims[d],
@@ -210,8 +211,7 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
   if (shape_stale_) {
     ET_CHECK_OK_OR_RETURN_ERROR(infer_dims(&graph));
     ET_CHECK_OK_OR_RETURN_ERROR(refresh_output_sizes());
-    ET_CHECK_OK_OR_RETURN_ERROR(
-        build_runtimes(&compiled_, threadpool_.get()));
+    ET_CHECK_OK_OR_RETURN_ERROR(build_runtimes(&compiled_, threadpool_.get()));
     shape_stale_ = false;
   }
   ET_CHECK_OK_OR_RETURN_ERROR(resize_outputs(args));
@@ -239,7 +239,8 @@ Error XnnpackExecutor::run_step(Step& step, const HostContext& host) {
   }
   if (step.on_host) {
     const Node& node = compiled_.graph.nodes[step.first_node];
-    return node.ops->run(host, node);
+    return node.host_run != nullptr ? node.host_run(host, node)
+                                    : node.ops->run(host, node);
   }
   {
     // Setting up a runtime is cheap but not free; the planned memory of a

@@ -20,10 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
-#include <executorch/backends/xnnpack/schema_generated.h>
 #include <executorch/backends/xnnpack/runtime/blob.h>
+#include <executorch/backends/xnnpack/schema_generated.h>
 #include <executorch/runtime/core/error.h>
 #include <executorch/runtime/core/freeable_buffer.h>
 #include <executorch/runtime/core/named_data_map.h>
@@ -88,6 +89,7 @@ struct ValueInfo {
 };
 
 struct NodeOps;
+struct HostContext;
 
 struct Node {
   fb_xnnpack::XNodeUnion kind = fb_xnnpack::XNodeUnion::NONE;
@@ -103,6 +105,12 @@ struct Node {
   float output_max = std::numeric_limits<float>::infinity();
   bool has_output_clamp = false;
   uint32_t debug_handle = 0;
+  // Set for a node of an XNNPACK kind the backend runs on the host instead,
+  // with a faster kernel of its own (host_kernels.h); host_state holds what
+  // that kernel prepared (packed weights).
+  runtime::Error (*host_run)(const HostContext& context,
+                             const Node& node) = nullptr;
+  std::shared_ptr<const void> host_state;
 };
 
 struct Graph {

@@ -1,0 +1,24 @@
+#pragma once
+
+// Nodes of XNNPACK kinds that the backend runs with kernels of its own, where
+// those beat Debian's 2022 XNNPACK on this CPU: static int8 convolutions on
+// CPUs with AVX512-VNNI (qs8_conv.h says why). The blob is unchanged (it is
+// upstream's format); only where a node runs differs.
+//
+// EXECUTORCH_XNNPACK_HOST_KERNELS=0 in the environment keeps every node on
+// XNNPACK (for comparisons).
+
+#include <executorch/backends/xnnpack/runtime/graph.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+// Gives each node that qualifies its host_run and host_state (packed
+// weights). A node whose kernel cannot be prepared (memory, a reduction too
+// long for its tiles) stays on XNNPACK.
+void take_nodes_on_host(Graph* graph);
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

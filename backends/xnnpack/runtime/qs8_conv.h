@@ -1,0 +1,109 @@
+#pragma once
+
+// Static int8 convolution (one group) of an NHWC int8 tensor with per-channel
+// int8 weights, int32 biases and a per-tensor int8 output: what PT2E's static
+// quantization makes of conv2d, on the host.
+//
+// Why: Debian's 2022 XNNPACK multiplies int8 in 16-bit lanes (its best x86
+// kernel widens with vpmovsxbw and accumulates with vpmaddwd); that kernel
+// was 99% of ResNet-18's int8 time. With AVX512-VNNI, vpdpbusd multiplies
+// and accumulates four byte pairs per 32-bit lane in one instruction. So on
+// CPUs with VNNI the backend runs these convolutions here
+// (host_kernels.h); elsewhere XNNPACK's kernels stay faster than the
+// portable loop below, which exists for other CPUs' tests and as the
+// reference the vector kernel matches bit for bit.
+//
+// Arithmetic: activations become unsigned (x + 128) so that vpdpbusd can
+// take them; each output channel's bias absorbs -(128 + input zero point)
+// times the sum of its weights, so the integer sum is exactly
+// bias + sum((x - zero_point) * w). Padding reads the input zero point (a
+// zero). Requantization as XNNPACK's fp32 scheme: acc * (input scale *
+// filter scale / output scale), clamped, rounded to nearest even, plus the
+// output zero point.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <pthreadpool.h>
+
+namespace executorch {
+namespace backends {
+namespace xnnpack {
+
+struct Qs8ConvShape {
+  size_t kernel_h = 1, kernel_w = 1;
+  size_t stride_h = 1, stride_w = 1;
+  size_t dilation_h = 1, dilation_w = 1;
+  size_t pad_top = 0, pad_left = 0;
+  size_t in_channels = 0, out_channels = 0;
+};
+
+struct Qs8ConvQuant {
+  float input_scale = 1.0f;
+  int32_t input_zero_point = 0;
+  // out_channels scales, one per filter row.
+  const float* filter_scales = nullptr;
+  float output_scale = 1.0f;
+  int32_t output_zero_point = 0;
+  // The output clamp in quantized values (-128..127 without one).
+  int32_t output_min = -128;
+  int32_t output_max = 127;
+};
+
+class Qs8Conv {
+ public:
+  // Whether this CPU (and this build) runs the AVX512-VNNI kernel.
+  static bool vnni_available();
+
+  // Packs `filter` ([out_channels, kernel_h, kernel_w, in_channels]) and
+  // `bias` ([out_channels] int32 on scale input_scale * filter_scale, or
+  // null) for run(). False when the reduction is too long for the kernel's
+  // row tiles (kMaxReduction); the caller keeps the convolution on XNNPACK.
+  bool init(const Qs8ConvShape& shape,
+            const Qs8ConvQuant& quant,
+            const int8_t* filter,
+            const int32_t* bias);
+
+  // out [batch, out_h, out_w, out_channels] = conv(in [batch, in_h, in_w,
+  // in_channels]); out_h and out_w are the caller's (checked at load). Rows
+  // of output pixels are split across `pool` (null: this thread). `vnni`
+  // picks the vector kernel (only if vnni_available()).
+  void run(const int8_t* in,
+           size_t batch,
+           size_t in_h,
+           size_t in_w,
+           int8_t* out,
+           size_t out_h,
+           size_t out_w,
+           pthreadpool_t pool,
+           bool vnni) const;
+
+  // Longest reduction (kernel_h * kernel_w * in_channels, rounded up to 4)
+  // one row tile holds: the tile lives on the worker's stack.
+  static constexpr size_t kMaxReduction = 8192;
+
+ private:
+  struct Task;
+  static void run_rows(void* task, size_t tile);
+
+  Qs8ConvShape shape_;
+  // kernel_h * kernel_w * in_channels, and that rounded up to 4.
+  size_t reduction_ = 0;
+  size_t reduction4_ = 0;
+  // Filter in blocks of 16 output channels: block j holds, for each group
+  // of 4 reduction steps, 16 channels x 4 bytes (zero past the ends).
+  std::vector<int8_t> packed_;
+  // Per output channel (padded to 16): the adjusted bias and the
+  // requantization scale.
+  std::vector<int32_t> bias_;
+  std::vector<float> scale_;
+  int32_t pad_value_ = 0;
+  int32_t output_zero_point_ = 0;
+  int32_t output_min_ = -128;
+  int32_t output_max_ = 127;
+};
+
+} // namespace xnnpack
+} // namespace backends
+} // namespace executorch

@@ -1,0 +1,209 @@
+// The host int8 convolution (runtime/qs8_conv.h) against a direct scalar
+// convolution with the same requantization: the portable and the VNNI
+// kernels must equal it exactly, on one thread and several, with padding,
+// strides, dilation, reductions and channel counts that are not multiples of
+// the kernel's tiles, ties at .5 and saturation.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <pthreadpool.h>
+
+#include <executorch/backends/xnnpack/runtime/qs8_conv.h>
+
+namespace {
+
+using executorch::backends::xnnpack::Qs8Conv;
+using executorch::backends::xnnpack::Qs8ConvQuant;
+using executorch::backends::xnnpack::Qs8ConvShape;
+
+struct Case {
+  const char* name;
+  Qs8ConvShape shape;
+  size_t batch, in_h, in_w;
+};
+
+size_t out_size(
+    size_t in, size_t pad, size_t kernel, size_t stride, size_t dilation) {
+  return (in + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+// The convolution one output at a time: sum((x - zero point) * w) over the
+// window (padding contributes nothing), plus the bias, requantized.
+std::vector<int8_t> reference(const Case& c,
+                              const Qs8ConvQuant& q,
+                              const std::vector<int8_t>& in,
+                              const std::vector<int8_t>& filter,
+                              const std::vector<int32_t>& bias,
+                              size_t oh,
+                              size_t ow) {
+  const Qs8ConvShape& s = c.shape;
+  std::vector<int8_t> out(c.batch * oh * ow * s.out_channels);
+  size_t i = 0;
+  for (size_t b = 0; b < c.batch; ++b)
+    for (size_t y = 0; y < oh; ++y)
+      for (size_t x = 0; x < ow; ++x)
+        for (size_t n = 0; n < s.out_channels; ++n) {
+          int64_t acc = bias[n];
+          for (size_t ky = 0; ky < s.kernel_h; ++ky)
+            for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+              const int64_t iy = int64_t(y * s.stride_h + ky * s.dilation_h) -
+                                 int64_t(s.pad_top);
+              const int64_t ix = int64_t(x * s.stride_w + kx * s.dilation_w) -
+                                 int64_t(s.pad_left);
+              if (iy < 0 || ix < 0 || iy >= int64_t(c.in_h) ||
+                  ix >= int64_t(c.in_w)) {
+                continue;
+              }
+              for (size_t ch = 0; ch < s.in_channels; ++ch) {
+                const int64_t v =
+                    in[((b * c.in_h + iy) * c.in_w + ix) * s.in_channels + ch];
+                const int64_t w =
+                    filter[((n * s.kernel_h + ky) * s.kernel_w + kx) *
+                               s.in_channels +
+                           ch];
+                acc += (v - q.input_zero_point) * w;
+              }
+            }
+          const float scale =
+              q.input_scale * q.filter_scales[n] / q.output_scale;
+          float v = static_cast<float>(acc) * scale;
+          v = std::fmin(std::fmax(v, float(q.output_min - q.output_zero_point)),
+                        float(q.output_max - q.output_zero_point));
+          out[i++] = static_cast<int8_t>(int32_t(std::nearbyint(v)) +
+                                         q.output_zero_point);
+        }
+  return out;
+}
+
+class Qs8ConvTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Qs8ConvTest, KernelsEqualTheScalarReference) {
+  const Case& c = GetParam();
+  const Qs8ConvShape& s = c.shape;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  std::vector<int8_t> in(c.batch * c.in_h * c.in_w * s.in_channels);
+  std::vector<int8_t> filter(s.out_channels * s.kernel_h * s.kernel_w *
+                             s.in_channels);
+  std::vector<int32_t> bias(s.out_channels);
+  std::vector<float> scales(s.out_channels);
+  for (auto& v : in)
+    v = static_cast<int8_t>(byte(rng));
+  for (auto& v : filter)
+    v = static_cast<int8_t>(byte(rng));
+  for (auto& v : bias)
+    v = std::uniform_int_distribution<int32_t>(-20000, 20000)(rng);
+  for (auto& v : scales)
+    v = std::uniform_real_distribution<float>(0.001f, 0.02f)(rng);
+  Qs8ConvQuant q;
+  q.input_scale = 0.05f;
+  q.input_zero_point = 13;
+  q.filter_scales = scales.data();
+  q.output_scale = 0.15f;
+  q.output_zero_point = -7;
+  q.output_min = -100;
+  q.output_max = 120;
+  const size_t oh =
+      out_size(c.in_h, s.pad_top, s.kernel_h, s.stride_h, s.dilation_h);
+  const size_t ow =
+      out_size(c.in_w, s.pad_left, s.kernel_w, s.stride_w, s.dilation_w);
+  const std::vector<int8_t> want = reference(c, q, in, filter, bias, oh, ow);
+  // Both clamp ends are reached, so saturation is checked too.
+  EXPECT_NE(std::find(want.begin(), want.end(), int8_t(-100)), want.end());
+  EXPECT_NE(std::find(want.begin(), want.end(), int8_t(120)), want.end());
+
+  Qs8Conv conv;
+  ASSERT_TRUE(conv.init(s, q, filter.data(), bias.data()));
+  pthreadpool_t pool = pthreadpool_create(3);
+  for (bool vnni : {false, true}) {
+    if (vnni && !Qs8Conv::vnni_available()) {
+      continue;
+    }
+    for (pthreadpool_t p : {pthreadpool_t(nullptr), pool}) {
+      std::vector<int8_t> got(want.size(), 0);
+      conv.run(in.data(), c.batch, c.in_h, c.in_w, got.data(), oh, ow, p, vnni);
+      EXPECT_EQ(got, want) << (vnni ? "vnni" : "portable")
+                           << (p ? ", 3 threads" : "");
+    }
+  }
+  pthreadpool_destroy(pool);
+}
+
+Qs8ConvShape shape(size_t k,
+                   size_t stride,
+                   size_t dilation,
+                   size_t pad,
+                   size_t ic,
+                   size_t oc) {
+  Qs8ConvShape s;
+  s.kernel_h = s.kernel_w = k;
+  s.stride_h = s.stride_w = stride;
+  s.dilation_h = s.dilation_w = dilation;
+  s.pad_top = s.pad_left = pad;
+  s.in_channels = ic;
+  s.out_channels = oc;
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes,
+    Qs8ConvTest,
+    ::testing::Values(
+        // 27-long reduction (not a multiple of 4), 20 channels (a partial
+        // second block), 70 pixels (a partial row tile).
+        Case{"k3_pad1_ic3_oc20", shape(3, 1, 1, 1, 3, 20), 2, 7, 5},
+        // 1x1: three blocks of 16 (a pair, then one).
+        Case{"k1_ic64_oc48", shape(1, 1, 1, 0, 64, 48), 1, 6, 6},
+        Case{"k3_stride2_dilation2_pad2_ic5_oc33",
+             shape(3, 2, 2, 2, 5, 33),
+             1,
+             11,
+             9},
+        // ResNet's stem.
+        Case{"k7_stride2_pad3_ic3_oc64", shape(7, 2, 1, 3, 3, 64), 1, 20, 20}),
+    [](const ::testing::TestParamInfo<Case>& info) {
+      return std::string(info.param.name);
+    });
+
+// acc * scale exactly halfway between two integers rounds to the even one,
+// as torch's quantize does.
+TEST(Qs8ConvRoundingTest, TiesRoundToEven) {
+  const Qs8ConvShape s = shape(1, 1, 1, 0, 1, 6);
+  const std::vector<int8_t> filter(6, 1);
+  // x - zero point = 0, so each output is bias * 0.5.
+  const std::vector<int32_t> bias = {1, 3, 5, -1, -3, -5};
+  const std::vector<float> scales(6, 0.5f);
+  Qs8ConvQuant q;
+  q.input_zero_point = 4;
+  q.filter_scales = scales.data();
+  const int8_t in[1] = {4};
+  Qs8Conv conv;
+  ASSERT_TRUE(conv.init(s, q, filter.data(), bias.data()));
+  for (bool vnni : {false, true}) {
+    if (vnni && !Qs8Conv::vnni_available()) {
+      continue;
+    }
+    int8_t out[6];
+    conv.run(in, 1, 1, 1, out, 1, 1, nullptr, vnni);
+    EXPECT_EQ(std::vector<int8_t>(out, out + 6),
+              (std::vector<int8_t>{0, 2, 2, 0, -2, -2}))
+        << (vnni ? "vnni" : "portable");
+  }
+}
+
+TEST(Qs8ConvInitTest, RefusesAReductionLongerThanItsTiles) {
+  const Qs8ConvShape s = shape(3, 1, 1, 1, Qs8Conv::kMaxReduction / 9 + 1, 4);
+  const std::vector<int8_t> filter(4 * 9 * s.in_channels, 1);
+  const std::vector<float> scales(4, 1.0f);
+  Qs8ConvQuant q;
+  q.filter_scales = scales.data();
+  Qs8Conv conv;
+  EXPECT_FALSE(conv.init(s, q, filter.data(), nullptr));
+}
+
+} // namespace
