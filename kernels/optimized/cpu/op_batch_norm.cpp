@@ -9,10 +9,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 
 #include <executorch/kernels/optimized/cpu/scratch.h>
 #include <executorch/kernels/optimized/simd/isa.h>
+#include <executorch/kernels/portable/util/batch_norm.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
@@ -41,21 +41,8 @@ bool fits_channels(const Tensor* t, int64_t channels) {
                           ::executorch::runtime::tensor_is_contiguous(*t));
 }
 
-struct ChannelAffine {
-  const float* weight; // may be null (1)
-  const float* bias; // may be null (0)
-  const float* mean;
-  const float* var;
-  float eps;
-
-  // As the portable kernel computes them, in float.
-  float scale(int64_t c) const {
-    return (weight != nullptr ? weight[c] : 1.0f) / std::sqrt(var[c] + eps);
-  }
-  float shift(int64_t c, float scale) const {
-    return (bias != nullptr ? bias[c] : 0.0f) - mean[c] * scale;
-  }
-};
+// The portable kernel's per-channel scale and shift, in float.
+using ChannelAffine = BatchNormAffine<float>;
 
 // [N, C, inner] contiguous: plane p is channel p % C.
 void batch_norm_planes(const ChannelAffine& affine,

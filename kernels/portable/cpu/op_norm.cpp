@@ -7,6 +7,7 @@
 #include <cmath>
 #include <tuple>
 
+#include <executorch/kernels/portable/util/batch_norm.h>
 #include <executorch/kernels/portable/util/reduce.h>
 
 namespace torch {
@@ -260,19 +261,18 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_training_out(
   const int64_t channel_stride = input.strides()[1];
   ET_SWITCH_FLOATHBF16_TYPES(input.scalar_type(), ctx, op, T, [&] {
     using C = std::conditional_t<internal::is_16bit_float<T>, float, T>;
+    const BatchNormAffine<T, C> affine = {data_or_null<T>(weight),
+                                          data_or_null<T>(bias),
+                                          running_mean.const_data_ptr<T>(),
+                                          running_var.const_data_ptr<T>(),
+                                          static_cast<C>(eps)};
     const T* in = input.const_data_ptr<T>();
-    const T* w = data_or_null<T>(weight);
-    const T* b = data_or_null<T>(bias);
-    const T* mean = running_mean.const_data_ptr<T>();
-    const T* var = running_var.const_data_ptr<T>();
     T* o = out.mutable_data_ptr<T>();
     for (int64_t i = 0; i < input.numel(); ++i) {
       const int64_t c = (i / channel_stride) % channels;
-      const C scale = (w ? static_cast<C>(w[c]) : C(1)) /
-                      std::sqrt(static_cast<C>(var[c]) + static_cast<C>(eps));
-      const C shift =
-          (b ? static_cast<C>(b[c]) : C(0)) - static_cast<C>(mean[c]) * scale;
-      o[i] = static_cast<T>(static_cast<C>(in[i]) * scale + shift);
+      const C scale = affine.scale(c);
+      o[i] = static_cast<T>(static_cast<C>(in[i]) * scale +
+                            affine.shift(c, scale));
     }
   });
   return result;
