@@ -24,7 +24,8 @@
 // not have the kinds or the count of its operator's schema
 // (KernelArgumentOfWrongType, KernelCallWith*), a move that would change a
 // value's type (MoveChangesAValuesType), a tensor without memory
-// (TensorWithoutStorage), a loop that cannot make progress
+// (TensorWithoutStorage), tensor data not aligned to its element size
+// (PlannedOffsetMisaligned), a loop that cannot make progress
 // (JumpBackWithoutProgress) and execution past a budget (BudgetTest).
 
 #include <executorch/runtime/executor/method.h>
@@ -166,6 +167,10 @@ const MalformedCase kCases[] = {
      [](ProgramSpec& p) { forward(p).values[1].tensor.offset = 20; },
      Error::InvalidProgram,
      {"value 1", "memory_id 1, offset 20, 16 bytes"}},
+    {"PlannedOffsetMisaligned",
+     [](ProgramSpec& p) { forward(p).values[1].tensor.offset = 2; },
+     Error::InvalidProgram,
+     {"value 1", "not aligned to its 4-byte elements"}},
     {"PlannedMemoryIdOutOfRange",
      [](ProgramSpec& p) { tensor0(p).memory_id = 4; },
      Error::InvalidProgram,

@@ -322,7 +322,7 @@ Result<::executorch::aten::Tensor> parse_tensor(
                            where.value_index);
   if (dim_order_to_stride(sizes, dim_order, rank, strides) != Error::Ok) {
     ET_LOG(Error,
-           "Method '%s' value %zu: dim_order is not a permutation",
+           "Method '%s' value %zu: dim_order and sizes give no valid strides",
            where.method_name,
            where.value_index);
     return Error::InvalidProgram;
@@ -350,6 +350,18 @@ Result<::executorch::aten::Tensor> parse_tensor(
     ET_UNWRAP(data,
               tensor_data(program, memory_manager, s_tensor, nbytes, where));
   }
+  // Kernels load elements through typed pointers: an offset that is not a
+  // multiple of the element size would be a misaligned (undefined) access.
+  const size_t element_size = elementSize(type);
+  ET_CHECK_OR_RETURN_ERROR(
+      reinterpret_cast<uintptr_t>(data) % element_size == 0,
+      InvalidProgram,
+      "Method '%s' value %zu: data at address %p is not aligned to its "
+      "%zu-byte elements",
+      where.method_name,
+      where.value_index,
+      data,
+      element_size);
   new (impl) TensorImpl(type,
                         static_cast<ssize_t>(rank),
                         sizes,

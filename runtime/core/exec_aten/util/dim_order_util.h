@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include <executorch/runtime/core/error.h>
+#include <executorch/runtime/platform/compiler.h>
 
 namespace executorch {
 namespace runtime {
@@ -29,7 +30,8 @@ bool is_channels_last_dim_order(const DimOrderType* dim_order, size_t dims) {
 }
 
 // Fills `strides` for a dense tensor with `sizes` laid out in `dim_order`
-// (outermost dimension first). Fails if dim_order is not a permutation.
+// (outermost dimension first). Fails if dim_order is not a permutation or
+// a stride does not fit StridesType.
 template <typename SizesType, typename DimOrderType, typename StridesType>
 ET_NODISCARD Error dim_order_to_stride(const SizesType* sizes,
                                        const DimOrderType* dim_order,
@@ -54,8 +56,19 @@ ET_NODISCARD Error dim_order_to_stride(const SizesType* sizes,
   for (size_t i = dims; i-- > 0;) {
     const size_t d = static_cast<size_t>(dim_order[i]);
     strides[d] = stride;
+    if (i == 0) {
+      break; // The stride past the outermost dimension is never stored.
+    }
     // A zero-sized dimension still gets a stride as if it had size 1.
-    stride *= sizes[d] > 0 ? static_cast<StridesType>(sizes[d]) : 1;
+    const StridesType extent =
+        sizes[d] > 0 ? static_cast<StridesType>(sizes[d]) : 1;
+    ET_CHECK_OR_RETURN_ERROR(
+        !__builtin_mul_overflow(stride, extent, &stride),
+        InvalidArgument,
+        "strides overflow: dim %zu of size %lld times the inner stride "
+        "does not fit the stride type",
+        d,
+        static_cast<long long>(sizes[d]));
   }
   return Error::Ok;
 }
