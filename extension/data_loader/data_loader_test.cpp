@@ -17,6 +17,7 @@
 #include <executorch/runtime/testing/log_capture.h>
 #include <executorch/runtime/testing/managed_memory.h>
 #include <executorch/runtime/testing/owned_tensor.h>
+#include <executorch/runtime/testing/temp_file.h>
 #include <executorch/runtime/testing/test_kernels.h>
 #include <executorch/runtime/testing/test_programs.h>
 
@@ -38,6 +39,7 @@ using executorch::runtime::testing::float_tensor;
 using executorch::runtime::testing::LogCapture;
 using executorch::runtime::testing::ManagedMemory;
 using executorch::runtime::testing::register_test_kernels;
+using executorch::runtime::testing::TempFile;
 
 namespace {
 
@@ -51,29 +53,6 @@ std::vector<uint8_t> pattern(size_t size) {
   }
   return bytes;
 }
-
-// A file in the temp directory holding `bytes`, removed on destruction.
-class TempFile {
- public:
-  explicit TempFile(const std::vector<uint8_t>& bytes) {
-    char name[] = "/tmp/data_loader_test_XXXXXX";
-    const int fd = ::mkstemp(name);
-    EXPECT_GE(fd, 0);
-    EXPECT_EQ(::write(fd, bytes.data(), bytes.size()),
-              static_cast<ssize_t>(bytes.size()));
-    ::close(fd);
-    path_ = name;
-  }
-  ~TempFile() {
-    std::remove(path_.c_str());
-  }
-  const char* path() const {
-    return path_.c_str();
-  }
-
- private:
-  std::string path_;
-};
 
 // Checks a successful load of [offset, offset + size) against `expected`.
 void expect_loads(const DataLoader& loader,

@@ -1,17 +1,16 @@
 #include <executorch/extension/module/module.h>
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <executorch/devtools/etdump/etdump_gen.h>
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/data_loader/file_data_loader.h>
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/testing/log_capture.h>
+#include <executorch/runtime/testing/temp_file.h>
 #include <executorch/runtime/testing/test_kernels.h>
 #include <executorch/runtime/testing/test_programs.h>
 
@@ -46,29 +45,6 @@ std::vector<uint8_t> two_method_program(bool unplanned_output = false) {
   spec.constants = {float_bytes({1, 2, 3, 4})};
   return build_program(spec);
 }
-
-// The bytes in a temporary file, removed on destruction.
-class TempFile {
- public:
-  explicit TempFile(const std::vector<uint8_t>& bytes) {
-    char name[] = "/tmp/module_test_XXXXXX";
-    const int fd = ::mkstemp(name);
-    EXPECT_GE(fd, 0);
-    EXPECT_EQ(::write(fd, bytes.data(), bytes.size()),
-              static_cast<ssize_t>(bytes.size()));
-    ::close(fd);
-    path_ = name;
-  }
-  ~TempFile() {
-    std::remove(path_.c_str());
-  }
-  const std::string& path() const {
-    return path_;
-  }
-
- private:
-  std::string path_;
-};
 
 std::vector<float> floats(const EValue& value) {
   const auto& t = value.toTensor();

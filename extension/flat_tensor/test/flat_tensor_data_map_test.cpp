@@ -1,12 +1,10 @@
 #include <executorch/extension/flat_tensor/flat_tensor_data_map.h>
 
-#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <executorch/extension/data_loader/buffer_data_loader.h>
 #include <executorch/extension/flat_tensor/test/ptd_builder.h>
@@ -14,6 +12,7 @@
 #include <executorch/extension/tensor/tensor.h>
 #include <executorch/runtime/testing/log_capture.h>
 #include <executorch/runtime/testing/program_builder.h>
+#include <executorch/runtime/testing/temp_file.h>
 #include <executorch/runtime/testing/test_kernels.h>
 #include <executorch/runtime/testing/test_programs.h>
 
@@ -26,6 +25,7 @@ using executorch::extension::testing::build_ptd;
 using executorch::extension::testing::PtdEntry;
 using executorch::runtime::Error;
 using executorch::runtime::Result;
+using executorch::runtime::testing::TempFile;
 namespace rt = executorch::runtime::testing;
 
 namespace {
@@ -35,29 +35,6 @@ const std::vector<float> kWeight = {1, 2, 3, 4};
 std::vector<uint8_t> weight_bytes() {
   return executorch::extension::testing::float_bytes(kWeight);
 }
-
-// The bytes in a temporary file, removed on destruction.
-class TempFile {
- public:
-  explicit TempFile(const std::vector<uint8_t>& bytes) {
-    char name[] = "/tmp/flat_tensor_test_XXXXXX";
-    const int fd = ::mkstemp(name);
-    EXPECT_GE(fd, 0);
-    EXPECT_EQ(::write(fd, bytes.data(), bytes.size()),
-              static_cast<ssize_t>(bytes.size()));
-    ::close(fd);
-    path_ = name;
-  }
-  ~TempFile() {
-    std::remove(path_.c_str());
-  }
-  const std::string& path() const {
-    return path_;
-  }
-
- private:
-  std::string path_;
-};
 
 // "forward": x + 2 * weight, where weight ([2, 2] float) is stored outside
 // the .pte as "linear.weight".
