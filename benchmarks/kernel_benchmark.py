@@ -23,15 +23,22 @@ thread per core); `--threads N` sets the pool of the binding runs. Before the ta
 GEMM's fraction of the peak float32 FMA rate at 1 thread, the peak computed
 from the instruction set in use and the measured clock.
 
+`--clock cpu` counts CPU time instead of wall-clock time (the process's,
+all threads; executor_runner's by its resource usage, per execution): on a
+machine shared with other work, preemption then does not count. On a quiet
+machine the two agree at one thread.
+
 Outputs are checked against eager first; a kernel that fails to lower or
 run is listed with the reason instead of a time. A script, not a test:
 nothing asserts on wall-clock time.
 
-    .venv/bin/python benchmarks/kernel_benchmark.py [--only conv2d] [--budget 0.5] [--threads 1]
+    .venv/bin/python benchmarks/kernel_benchmark.py [--only conv2d] [--budget 0.5] \
+        [--threads 1] [--clock wall|cpu]
 """
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -84,6 +91,24 @@ KERNELS: List[Tuple[str, str, Callable, Callable[[], tuple]]] = [
         ),
     ),
     (
+        "conv2d 1x1",
+        "x 1x32x56x56, w 192x32x1x1",
+        lambda x, w: F.conv2d(x, w),
+        lambda: (torch.randn(1, 32, 56, 56), torch.randn(192, 32, 1, 1)),
+    ),
+    (
+        "conv2d 7x7 s2",
+        "x 1x3x224x224, w 64x3x7x7, pad 3",
+        lambda x, w: F.conv2d(x, w, stride=2, padding=3),
+        lambda: (torch.randn(1, 3, 224, 224), torch.randn(64, 3, 7, 7)),
+    ),
+    (
+        "conv2d deep",
+        "x 1x256x14x14, w 256x256x3x3, pad 1",
+        lambda x, w: F.conv2d(x, w, padding=1),
+        lambda: (torch.randn(1, 256, 14, 14), torch.randn(256, 256, 3, 3)),
+    ),
+    (
         "mm",
         "256x512 @ 512x256",
         torch.mm,
@@ -94,6 +119,12 @@ KERNELS: List[Tuple[str, str, Callable, Callable[[], tuple]]] = [
         "x 1x96x56x56, w 96x1x3x3, pad 1",
         lambda x, w: F.conv2d(x, w, padding=1, groups=96),
         lambda: (torch.randn(1, 96, 56, 56), torch.randn(96, 1, 3, 3)),
+    ),
+    (
+        "depthwise s2",
+        "x 1x144x56x56, w 144x1x3x3, s 2, pad 1",
+        lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=144),
+        lambda: (torch.randn(1, 144, 56, 56), torch.randn(144, 1, 3, 3)),
     ),
     (
         "linear",
@@ -196,25 +227,48 @@ KERNELS: List[Tuple[str, str, Callable, Callable[[], tuple]]] = [
 OVERHEAD_PROBE = ("add 1 element", torch.add, lambda: (torch.ones(1), torch.ones(1)))
 
 
+# What the timings count: wall-clock seconds, or the CPU seconds of this
+# process (all its threads), which preemption on a shared machine does not
+# inflate. Set by --clock.
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+_clock = CLOCKS["wall"]
+
+
 def _per_call(fn: Callable[[], object], budget: float) -> float:
     """Median seconds per call of `fn` over repeated batches within about
-    `budget` seconds (after one warm-up call)."""
+    `budget` seconds (after one warm-up call), on the chosen clock."""
     fn()
-    start = time.perf_counter()
+    start = _clock()
     fn()
-    single = max(time.perf_counter() - start, 1e-7)
+    single = max(_clock() - start, 1e-7)
     batch = max(1, int(budget / 5 / single))
     samples = []
     for _ in range(5):
-        start = time.perf_counter()
+        start = _clock()
         for _ in range(batch):
             fn()
-        samples.append((time.perf_counter() - start) / batch)
+        samples.append((_clock() - start) / batch)
     return statistics.median(samples)
 
 
-def _runtime_time(program: bytes, inputs: tuple, budget: float, single: float) -> float:
-    """Median seconds of `Method::execute()` measured by executor_runner."""
+def _runner_cpu_seconds(command: List[str], pin: bool) -> float:
+    """CPU seconds (user + system) executor_runner spends on `command`,
+    pinned to one core when `pin` (its pool then has one thread)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        command, capture_output=True, check=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}))
+        if pin else None,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def _runtime_time(program: bytes, inputs: tuple, budget: float, single: float,
+                  pin: bool = False) -> float:
+    """Seconds of `Method::execute()` measured by executor_runner: the
+    median run it reports (wall clock), or with --clock cpu its CPU time per
+    execution (N + 1 executions minus one, so loading does not count)."""
     runs = max(5, min(2000, int(budget / max(single, 1e-6))))
     with tempfile.TemporaryDirectory(prefix="kernel_bench_") as tmp:
         model = os.path.join(tmp, "model.pte")
@@ -225,9 +279,15 @@ def _runtime_time(program: bytes, inputs: tuple, budget: float, single: float) -
             path = os.path.join(tmp, f"input{k}.bin")
             tensor.contiguous().numpy().tofile(path)
             files.append(path)
-        command = [RUNNER, "--model_path", model, "--num_executions", str(runs)]
+        command = [RUNNER, "--model_path", model]
         if files:
             command += ["--inputs", ",".join(files)]
+        if _clock is CLOCKS["cpu"]:
+            once = _runner_cpu_seconds(command + ["--num_executions", "1"], pin)
+            many = _runner_cpu_seconds(
+                command + ["--num_executions", str(runs + 1)], pin)
+            return max(many - once, 0.0) / runs
+        command += ["--num_executions", str(runs)]
         result = subprocess.run(command, capture_output=True, text=True, check=True)
     times = [
         float(line.split(":")[1].split()[0]) / 1e3
@@ -242,7 +302,9 @@ def _runtime_time(program: bytes, inputs: tuple, budget: float, single: float) -
 _PORTABLE_WORKER = """
 import sys, torch
 sys.path.insert(0, sys.argv[1])
+import kernel_benchmark
 from kernel_benchmark import _per_call
+kernel_benchmark._clock = kernel_benchmark.CLOCKS[sys.argv[6]]
 from executorch.extension.pybindings.portable_lib import (
     _get_kernel_library, _load_for_executorch_from_buffer, _unsafe_reset_threadpool)
 assert _get_kernel_library() == "portable", _get_kernel_library()
@@ -265,7 +327,8 @@ def _portable_time(program: bytes, inputs: tuple, budget: float, threads: int) -
         torch.save(tuple(inputs), os.path.join(tmp, "inputs.pt"))
         result = subprocess.run(
             [sys.executable, "-c", _PORTABLE_WORKER, os.path.dirname(__file__), path,
-             os.path.join(tmp, "inputs.pt"), str(threads), str(budget)],
+             os.path.join(tmp, "inputs.pt"), str(threads), str(budget),
+             "cpu" if _clock is CLOCKS["cpu"] else "wall"],
             capture_output=True, text=True, check=True, cwd=REPO,
             env={**os.environ, "EXECUTORCH_KERNELS": "portable"},
         )
@@ -308,7 +371,7 @@ def _measure(fn: Callable, make_inputs: Callable, budget: float, threads: int,
     if not torch.allclose(outputs[0], expected, rtol=1e-4, atol=1e-4):
         return "output differs from eager"
     bindings = _per_call(lambda: method.run_method("forward", inputs), budget)
-    runtime = _runtime_time(program, inputs, budget, bindings)
+    runtime = _runtime_time(program, inputs, budget, bindings, pin=pool_threads == 1)
     try:
         portable = _portable_time(program, inputs, budget, pool_threads)
     except subprocess.CalledProcessError as error:
@@ -331,10 +394,18 @@ def main() -> int:
         "--budget", type=float, default=0.5, help="seconds of timing per measurement"
     )
     parser.add_argument(
+        "--clock", choices=sorted(CLOCKS), default="wall",
+        help="wall: wall-clock time (a quiet machine); cpu: CPU time of the "
+        "process, all threads (a shared machine; with --threads 1 "
+        "executor_runner is pinned to one core so its pool has one thread)",
+    )
+    parser.add_argument(
         "--threads", type=int, default=0,
         help="threads of the pool in the binding runs (0: one per core)",
     )
     args = parser.parse_args()
+    global _clock
+    _clock = CLOCKS[args.clock]
     warnings.filterwarnings("ignore")
     if not os.path.exists(RUNNER):
         print(f"executor_runner not found at {RUNNER}; run scripts/setup.sh")
@@ -346,7 +417,8 @@ def main() -> int:
     print(
         f"torch {torch.__version__}; eager default threads: {threads}; kernel "
         f"library: {_get_kernel_library()}; load average "
-        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; times in µs"
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; times in µs "
+        f"of {'CPU time' if args.clock == 'cpu' else 'wall-clock time'}"
     )
 
     probe = _measure(OVERHEAD_PROBE[1], OVERHEAD_PROBE[2], args.budget, threads, args.threads)
@@ -381,8 +453,8 @@ def main() -> int:
             flush=True,
         )
     print(
-        "\nruntime: Method::execute() in executor_runner (median run, default "
-        "kernels); optimized / portable: run_method from Python, including the "
+        "\nruntime: Method::execute() in executor_runner (default kernels; "
+        "median run, or CPU time per execution with --clock cpu); optimized / portable: run_method from Python, including the "
         "overhead above; speed-up = portable / optimized; ratio = runtime / "
         "eager with that many threads (>1: ours is slower)."
     )

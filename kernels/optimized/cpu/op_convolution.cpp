@@ -8,6 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 #include <executorch/kernels/optimized/blas/gemm.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
 #include <executorch/kernels/optimized/simd/isa.h>
@@ -146,13 +150,28 @@ struct DepthwisePlane {
             : std::clamp<int64_t>(last_x / g.stride_w + 1, first, phase_len);
         std::fill(phase, phase + first, 0.0f);
         const int64_t x0 = r + first * g.stride_w - g.pad_w;
+        int64_t i = first;
         if (g.stride_w == 1 && g.in_sw == 1) {
           std::memcpy(
               phase + first, in_row + x0, (last - first) * sizeof(float));
-        } else {
-          for (int64_t i = first; i < last; ++i) {
-            phase[i] = in_row[(x0 + (i - first) * g.stride_w) * g.in_sw];
+          i = last;
+        }
+#if defined(__SSE2__)
+        if (g.stride_w == 2 && g.in_sw == 1) {
+          // Every other column: the even lanes of two 4-float loads.
+          for (; i + 4 <= last &&
+               x0 + 2 * (i - first) + 8 <= g.in_w;
+               i += 4) {
+            const float* src = in_row + x0 + 2 * (i - first);
+            const __m128 lo = _mm_loadu_ps(src);
+            const __m128 hi = _mm_loadu_ps(src + 4);
+            _mm_storeu_ps(phase + i,
+                          _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
           }
+        }
+#endif
+        for (; i < last; ++i) {
+          phase[i] = in_row[(x0 + (i - first) * g.stride_w) * g.in_sw];
         }
         std::fill(phase + last, phase + phase_len, 0.0f);
       }
