@@ -242,8 +242,11 @@ ET_VNNI void gemv_tile(const Geometry& g,
     const __mmask16 group_mask = static_cast<__mmask16>((1u << entry[17]) - 1);
     for (int r = 0; r < kRows; ++r) {
       const int64_t n = n0 + r;
-      const __m512i packed =
-          _mm512_maskz_loadu_epi8(mask, w.data + n * g.row_stride + c * 64);
+      const uint8_t* chunk = w.data + n * g.row_stride + c * 64;
+      // The rows after this tile's, as far ahead as these are read.
+      _mm_prefetch(reinterpret_cast<const char*>(chunk + kRows * g.row_stride),
+                   _MM_HINT_T0);
+      const __m512i packed = _mm512_maskz_loadu_epi8(mask, chunk);
       __m512i acc, stored;
       if (g.four_bit) {
         const __m512i high =
