@@ -50,6 +50,13 @@ struct TileArgs {
   size_t channels;
 };
 
+// dst = src + 128 as unsigned bytes (the sign bit flipped).
+void flip_signs(const int8_t* src, uint8_t* dst, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    dst[i] = static_cast<uint8_t>(src[i]) ^ 0x80;
+  }
+}
+
 int8_t requantize(int32_t acc, float scale, const TileArgs& t) {
   const float v =
       std::min(std::max(static_cast<float>(acc) * scale, t.low), t.high);
@@ -215,20 +222,30 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
     const size_t ox = m % task.out_w;
     const size_t oy = (m / task.out_w) % task.out_h;
     const size_t b = m / (task.out_w * task.out_h);
+    const size_t window = s.kernel_w * ic;
     for (size_t ky = 0; ky < s.kernel_h; ++ky) {
-      // Unsigned wrap-around makes a position in the top padding huge.
+      // Unsigned wrap-around makes a position in the top or left padding
+      // huge, so one comparison tests both ends.
       const size_t iy = oy * s.stride_h + ky * s.dilation_h - s.pad_top;
+      uint8_t* dst = row + ky * window;
+      if (iy >= task.in_h) {
+        std::memset(dst, conv.pad_value_, window);
+        continue;
+      }
+      const int8_t* in_row = task.in + (b * task.in_h + iy) * task.in_w * ic;
+      const size_t ix0 = ox * s.stride_w - s.pad_left;
+      if (s.dilation_w == 1 && ix0 < task.in_w &&
+          task.in_w - ix0 >= s.kernel_w) {
+        // The window's pixels are adjacent in NHWC: one run of bytes.
+        flip_signs(in_row + ix0 * ic, dst, window);
+        continue;
+      }
       for (size_t kx = 0; kx < s.kernel_w; ++kx) {
-        const size_t ix = ox * s.stride_w + kx * s.dilation_w - s.pad_left;
-        uint8_t* dst = row + (ky * s.kernel_w + kx) * ic;
-        if (iy < task.in_h && ix < task.in_w) {
-          const int8_t* src =
-              task.in + ((b * task.in_h + iy) * task.in_w + ix) * ic;
-          for (size_t c = 0; c < ic; ++c) {
-            dst[c] = static_cast<uint8_t>(src[c]) ^ 0x80;
-          }
+        const size_t ix = ix0 + kx * s.dilation_w;
+        if (ix < task.in_w) {
+          flip_signs(in_row + ix * ic, dst + kx * ic, ic);
         } else {
-          std::memset(dst, conv.pad_value_, ic);
+          std::memset(dst + kx * ic, conv.pad_value_, ic);
         }
       }
     }
