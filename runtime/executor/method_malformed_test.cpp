@@ -203,6 +203,15 @@ const MalformedCase kCases[] = {
      },
      Error::InvalidProgram,
      {"value 0", "dim_order"}},
+    {"StrideOverflowsInt32",
+     // Found by fuzz_program (UBSan: 3 * 1610612739 in int32 strides): the
+     // byte count fits a size_t, the outer stride does not fit an int32.
+     [](ProgramSpec& p) {
+       tensor0(p).sizes = {2, 3, 1610612739};
+       tensor0(p).dim_order = {0, 1, 2};
+     },
+     Error::InvalidProgram,
+     {"strides overflow", "dim 1 of size 3"}},
     {"DimOrderLengthMismatch",
      [](ProgramSpec& p) {
        tensor0(p).dim_order = {0, 1, 2};
