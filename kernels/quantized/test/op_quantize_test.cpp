@@ -38,8 +38,9 @@ int32_t reference_quantize(float x,
                            bool zero_point_before_round) {
   const float scaled = x * inv_scale;
   const double v = zero_point_before_round
-      ? round_half_even(static_cast<double>(scaled + static_cast<float>(zp)))
-      : round_half_even(scaled) + static_cast<double>(zp);
+                       ? round_half_even(static_cast<double>(
+                             scaled + static_cast<float>(zp)))
+                       : round_half_even(scaled) + static_cast<double>(zp);
   return static_cast<int32_t>(v < lo ? lo : (v > hi ? hi : v));
 }
 
@@ -55,10 +56,10 @@ std::vector<float> ramp(size_t n, float step, float start) {
 
 TEST(QuantizePerTensorTest, TiesRoundToEvenThenAddZeroPoint) {
   KernelRuntimeContext ctx;
-  TestTensor x(ScalarType::Float,
-               {8},
-               std::vector<float>{0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f,
-                                  3.49f, -3.51f});
+  TestTensor x(
+      ScalarType::Float,
+      {8},
+      std::vector<float>{0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 3.49f, -3.51f});
   TestTensor out(ScalarType::Char, {8}, zeros(8));
   native::quantize_per_tensor_out(
       ctx, x, 1.0, 1, -128, 127, ScalarType::Char, out);
@@ -80,7 +81,8 @@ TEST(QuantizePerTensorTest, SaturatesAtTheLimitsOfEachDtype) {
     KernelRuntimeContext ctx;
     TestTensor x(ScalarType::Float, {5}, values);
     TestTensor out(c.dtype, {5}, zeros(5));
-    native::quantize_per_tensor_out(ctx, x, 0.05, c.zp, c.lo, c.hi, c.dtype, out);
+    native::quantize_per_tensor_out(
+        ctx, x, 0.05, c.zp, c.lo, c.hi, c.dtype, out);
     ASSERT_EQ(ctx.failure_state(), Error::Ok);
     const float inv = static_cast<float>(1.0 / 0.05);
     std::vector<int32_t> expected;
@@ -146,8 +148,7 @@ TEST(QuantizePerChannelTest, AxisOneOfThreeDims) {
   const std::vector<float> back = y.values<float>();
   for (size_t i = 0; i < xs.size(); ++i) {
     const size_t c = (i / 4) % 3;
-    EXPECT_EQ(back[i],
-              static_cast<float>(expected[i] - zps[c]) * scales[c])
+    EXPECT_EQ(back[i], static_cast<float>(expected[i] - zps[c]) * scales[c])
         << "at " << i;
   }
 }
@@ -156,7 +157,8 @@ TEST(QuantizePerTokenTest, ZeroPointIsAddedBeforeRounding) {
   KernelRuntimeContext ctx;
   // 0.5 with zero point 1: per token rounds 1.5 to 2; per tensor would
   // round 0.5 to 0 and then add 1.
-  TestTensor x(ScalarType::Float, {2, 2}, std::vector<float>{0.5f, 2.5f, 1.0f, -300.f});
+  TestTensor x(
+      ScalarType::Float, {2, 2}, std::vector<float>{0.5f, 2.5f, 1.0f, -300.f});
   TestTensor s(ScalarType::Double, {2, 1}, std::vector<double>{1.0, 0.5});
   TestTensor z(ScalarType::Long, {2, 1}, std::vector<int64_t>{1, 0});
   TestTensor q(ScalarType::Char, {2, 2}, zeros(4));
@@ -205,15 +207,18 @@ TEST(QuantizePerChannelGroupTest, GroupsOfTheLastDim) {
   ASSERT_EQ(ctx.failure_state(), Error::Ok);
   const std::vector<float> back = y.values<float>();
   for (size_t i = 0; i < xs.size(); ++i) {
-    EXPECT_EQ(back[i], static_cast<float>(expected[i] - zps[i / 4]) * scales[i / 4]);
+    EXPECT_EQ(back[i],
+              static_cast<float>(expected[i] - zps[i / 4]) * scales[i / 4]);
   }
 }
 
 TEST(QuantizeTest, EmptyTensorsProduceEmptyResults) {
   KernelRuntimeContext ctx;
-  TestTensor x(ScalarType::Float, {0, 4}, std::vector<float>{}, DYN::DYNAMIC_BOUND);
+  TestTensor x(
+      ScalarType::Float, {0, 4}, std::vector<float>{}, DYN::DYNAMIC_BOUND);
   TestTensor q(ScalarType::Char, {0, 4}, zeros(0), DYN::DYNAMIC_BOUND);
-  native::quantize_per_tensor_out(ctx, x, 0.1, 0, -128, 127, ScalarType::Char, q);
+  native::quantize_per_tensor_out(
+      ctx, x, 0.1, 0, -128, 127, ScalarType::Char, q);
   ASSERT_EQ(ctx.failure_state(), Error::Ok);
   EXPECT_EQ(q.sizes(), (std::vector<int32_t>{0, 4}));
   TestTensor y(ScalarType::Float, {0, 4}, zeros(0), DYN::DYNAMIC_BOUND);
@@ -231,25 +236,84 @@ TEST(QuantizeTest, EmptyTensorsProduceEmptyResults) {
   EXPECT_EQ(zp.values<int64_t>()[0], 0);
 }
 
+// The per-channel, per-token and per-group layouts with no rows: empty
+// results, parameters still checked against the channel count.
+TEST(QuantizeTest, EmptyTensorsOfEachLayoutProduceEmptyResults) {
+  KernelRuntimeContext ctx;
+  TestTensor x(ScalarType::Float, {0, 8}, std::vector<float>{});
+  TestTensor q(ScalarType::Char, {0, 8}, zeros(0));
+  TestTensor y(ScalarType::Float, {0, 8}, zeros(0));
+  // Per channel along the non-empty axis 1: eight scales.
+  TestTensor s8(ScalarType::Float, {8}, std::vector<float>(8, 0.5f));
+  TestTensor z8(ScalarType::Long, {8}, std::vector<int64_t>(8, 1));
+  native::quantize_per_channel_out(
+      ctx, x, s8, z8, 1, -128, 127, ScalarType::Char, q);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  native::dequantize_per_channel_out(ctx,
+                                     q,
+                                     s8,
+                                     std::optional<Tensor>(z8.tensor()),
+                                     1,
+                                     -128,
+                                     127,
+                                     ScalarType::Char,
+                                     std::nullopt,
+                                     y);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  // Per token and per group: no rows, so no parameters.
+  TestTensor s0(ScalarType::Double, {0, 1}, std::vector<double>{});
+  TestTensor z0(ScalarType::Long, {0, 1}, std::vector<int64_t>{});
+  native::choose_qparams_per_token_asymmetric_out(
+      ctx, x, ScalarType::Char, s0, z0);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  native::quantize_per_token_out(
+      ctx, x, s0, z0, -128, 127, ScalarType::Char, q);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  native::dequantize_per_token_out(
+      ctx, q, s0, z0, -128, 127, ScalarType::Char, ScalarType::Float, y);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  TestTensor sg(ScalarType::Float, {0, 2}, std::vector<float>{});
+  TestTensor zg(ScalarType::Long, {0, 2}, std::vector<int64_t>{});
+  native::quantize_per_channel_group_out(
+      ctx, x, sg, zg, -8, 7, ScalarType::Char, 4, q);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  native::dequantize_per_channel_group_out(ctx,
+                                           q,
+                                           sg,
+                                           std::optional<Tensor>(zg.tensor()),
+                                           -8,
+                                           7,
+                                           ScalarType::Char,
+                                           4,
+                                           ScalarType::Float,
+                                           y);
+  ASSERT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(q.sizes(), (std::vector<int32_t>{0, 8}));
+  EXPECT_EQ(y.sizes(), (std::vector<int32_t>{0, 8}));
+}
+
 TEST(QuantizeTest, BadParametersFailNamingTheProblem) {
   TestTensor x(ScalarType::Float, {4}, ramp(4, 1.f, 0.f));
   TestTensor q(ScalarType::Char, {4}, zeros(4));
   for (double scale : {0.0,
-                        -1.0,
-                        std::numeric_limits<double>::quiet_NaN(),
-                        std::numeric_limits<double>::infinity()}) {
+                       -1.0,
+                       std::numeric_limits<double>::quiet_NaN(),
+                       std::numeric_limits<double>::infinity()}) {
     KernelRuntimeContext ctx;
-    native::quantize_per_tensor_out(ctx, x, scale, 0, -128, 127, ScalarType::Char, q);
+    native::quantize_per_tensor_out(
+        ctx, x, scale, 0, -128, 127, ScalarType::Char, q);
     EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument) << scale;
   }
   {
     KernelRuntimeContext ctx; // zero point out of range
-    native::quantize_per_tensor_out(ctx, x, 0.1, 200, -128, 127, ScalarType::Char, q);
+    native::quantize_per_tensor_out(
+        ctx, x, 0.1, 200, -128, 127, ScalarType::Char, q);
     EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
   }
   {
     KernelRuntimeContext ctx; // quant range wider than the dtype
-    native::quantize_per_tensor_out(ctx, x, 0.1, 0, -300, 127, ScalarType::Char, q);
+    native::quantize_per_tensor_out(
+        ctx, x, 0.1, 0, -300, 127, ScalarType::Char, q);
     EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
   }
   {
@@ -258,7 +322,8 @@ TEST(QuantizeTest, BadParametersFailNamingTheProblem) {
     TestTensor s(ScalarType::Float, {2}, std::vector<float>{0.1f, 0.f});
     TestTensor z(ScalarType::Long, {2}, std::vector<int64_t>{0, 0});
     TestTensor q2(ScalarType::Char, {2, 2}, zeros(4));
-    native::quantize_per_channel_out(ctx, x2, s, z, 0, -128, 127, ScalarType::Char, q2);
+    native::quantize_per_channel_out(
+        ctx, x2, s, z, 0, -128, 127, ScalarType::Char, q2);
     EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
   }
   {
@@ -307,11 +372,14 @@ TEST(ChooseQParamsTest, PerTokenAsymmetricPicksTheBetterZeroPoint) {
   ASSERT_EQ(ctx.failure_state(), Error::Ok);
   // Row 0: range [-1, 3]; row 1: [0, 4] (widened to include 0).
   const float s0 = 4.f / 255.f, s1 = 4.f / 255.f;
-  EXPECT_EQ(scale.values<double>(),
-            (std::vector<double>{static_cast<double>(s0), static_cast<double>(s1)}));
+  EXPECT_EQ(
+      scale.values<double>(),
+      (std::vector<double>{static_cast<double>(s0), static_cast<double>(s1)}));
   const float from_min0 = -128.f + (-1.f / s0), from_max0 = 127.f + 3.f / s0;
-  const float zp0 = from_min0 + from_max0 > 0 ? -128.f - (-1.f / s0) : 127.f - 3.f / s0;
-  EXPECT_EQ(zp.values<int64_t>()[0], static_cast<int64_t>(round_half_even(zp0)));
+  const float zp0 =
+      from_min0 + from_max0 > 0 ? -128.f - (-1.f / s0) : 127.f - 3.f / s0;
+  EXPECT_EQ(zp.values<int64_t>()[0],
+            static_cast<int64_t>(round_half_even(zp0)));
   EXPECT_EQ(zp.values<int64_t>()[1], -128);
 }
 
