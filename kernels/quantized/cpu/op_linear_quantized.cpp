@@ -78,12 +78,24 @@ bool prepare_weights(KernelRuntimeContext& ctx,
     return false;
   }
   const int64_t qmax = bits == 4 ? 7 : 127;
-  if (!quantized::check_qparams(
-          ctx,
-          op,
-          quantized::QParams::table(scales, zps, 1, rows * (cols / group_size)),
-          -qmax - 1,
-          qmax)) {
+  const int64_t count = rows * (cols / group_size);
+  // The tables are read on every call (a decode step's are ~1/32 of its
+  // weights): a branch-free pass first, the detailed check (which names
+  // the bad entry) only when it finds something.
+  const bool valid =
+      scales.numel() == count && (zps == nullptr || zps->numel() == count) &&
+      quantized::weight_qparams_valid(
+          scales.const_data_ptr<float>(),
+          zps != nullptr ? zps->const_data_ptr<int8_t>() : nullptr,
+          count,
+          static_cast<int32_t>(-qmax - 1),
+          static_cast<int32_t>(qmax));
+  if (!valid && !quantized::check_qparams(
+                    ctx,
+                    op,
+                    quantized::QParams::table(scales, zps, 1, count),
+                    -qmax - 1,
+                    qmax)) {
     return false;
   }
   if (bias.has_value() &&

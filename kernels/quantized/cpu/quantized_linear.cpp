@@ -437,6 +437,26 @@ void linear_dynamic(const QuantizedRows& x,
       });
 }
 
+bool weight_qparams_valid(const float* scales,
+                          const int8_t* zero_points,
+                          int64_t n,
+                          int32_t qmin,
+                          int32_t qmax) {
+  // No early exit: the compiler vectorises the loops. NaN fails both
+  // comparisons.
+  bool valid = true;
+  const float largest = std::numeric_limits<float>::max();
+  for (int64_t i = 0; i < n; ++i) {
+    valid &= (scales[i] > 0.f) & (scales[i] <= largest);
+  }
+  if (zero_points != nullptr) {
+    for (int64_t i = 0; i < n; ++i) {
+      valid &= (zero_points[i] >= qmin) & (zero_points[i] <= qmax);
+    }
+  }
+  return valid;
+}
+
 bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {
 #ifdef ET_QUANTIZED_X86
   if (best_isa() == Isa::kAvx512Vnni) {

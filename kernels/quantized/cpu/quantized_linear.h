@@ -119,6 +119,14 @@ void linear_dynamic(const QuantizedRows& x,
                     float* y,
                     void* scratch);
 
+// Whether scales[0, n) are all finite and > 0 and zero_points[0, n) (when
+// not null) within [qmin, qmax]: a quick pass without messages.
+bool weight_qparams_valid(const float* scales,
+                          const int8_t* zero_points,
+                          int64_t n,
+                          int32_t qmin,
+                          int32_t qmax);
+
 // Minimum and maximum of x[0, n) (+inf and -inf when n == 0); false if one
 // is NaN.
 bool find_min_max(const float* x, int64_t n, float* lo, float* hi);

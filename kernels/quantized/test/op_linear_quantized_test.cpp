@@ -437,13 +437,29 @@ TEST(QuantizedLinearArgsTest, BadArgumentsFail) {
         ctx.get(), xt, wt, st, std::nullopt, 3, 16, std::nullopt, out);
     EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
   }
-  {
-    TempContext ctx; // a zero scale
+  // Scales that are zero, negative, NaN or infinite; a zero point outside
+  // the 4-bit range.
+  for (float scale : {0.f, -0.5f, NAN, INFINITY}) {
+    TempContext ctx;
     std::vector<float> scales = w.scales;
-    scales[3] = 0.f;
+    scales[3] = scale;
     TestTensor bad(ScalarType::Float, {2, 2}, scales);
     native::weight_only_linear_out(
         ctx.get(), xt, wt, bad, std::nullopt, 4, 16, std::nullopt, out);
+    EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument) << scale;
+  }
+  {
+    TempContext ctx;
+    TestTensor zps(ScalarType::Char, {2, 2}, std::vector<int8_t>{0, 0, 8, 0});
+    native::weight_only_linear_out(ctx.get(),
+                                   xt,
+                                   wt,
+                                   st,
+                                   std::optional<Tensor>(zps.tensor()),
+                                   4,
+                                   16,
+                                   std::nullopt,
+                                   out);
     EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
   }
   {
