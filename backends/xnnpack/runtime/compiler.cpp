@@ -5,6 +5,7 @@
 #include <new>
 
 #include <executorch/backends/xnnpack/runtime/host_kernels.h>
+#include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/runtime/platform/log.h>
 
@@ -71,6 +72,28 @@ xnn_status define_value(xnn_subgraph_t subgraph,
   }
 }
 
+bool is_plain_fp32(const ValueInfo& info) {
+  return info.datatype == fb_xnnpack::XNNDatatype::xnn_datatype_fp32 &&
+      info.quant.scheme == Quantization::Scheme::None;
+}
+
+// Whether `node` runs as an operator step: a fully connected node whose
+// values are all plain fp32 (load_graph() checked its filter and bias are
+// constants).
+bool runs_as_operator(const Graph& graph, const Node& node) {
+  if (node.kind != fb_xnnpack::XNodeUnion::XNNFullyConnected) {
+    return false;
+  }
+  for (const auto* list : {&node.inputs, &node.outputs}) {
+    for (uint32_t v : *list) {
+      if (v != kNoValue && !is_plain_fp32(graph.values[v])) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 } // namespace
 
 const char* status_name(xnn_status status) {
@@ -95,6 +118,11 @@ const char* status_name(xnn_status status) {
 
 CompiledGraph::~CompiledGraph() {
   delete_runtimes();
+  for (Step& step : steps) {
+    if (step.op != nullptr) {
+      xnn_delete_operator(step.op);
+    }
+  }
 }
 
 void CompiledGraph::delete_runtimes() {
@@ -125,10 +153,14 @@ Error CompiledGraph::plan_steps() {
                          node.host_run != nullptr;
     const bool in_fusion = !steps.empty() && steps.back().fusion != nullptr &&
                            i < steps.back().end_node;
-    if (!in_fusion && (on_host || steps.empty() || steps.back().on_host)) {
+    const bool operator_step =
+        !on_host && !in_fusion && runs_as_operator(graph, node);
+    if (!in_fusion && (on_host || operator_step || steps.empty() ||
+                       steps.back().on_host || steps.back().operator_step)) {
       Step step;
       step.first_node = i;
       step.on_host = on_host;
+      step.operator_step = operator_step;
       step.fusion = fusion;
       steps.push_back(std::move(step));
     }
@@ -143,20 +175,23 @@ Error CompiledGraph::plan_steps() {
   for (Step& step : steps) {
     const std::string first = std::to_string(step.first_node);
     const std::string last = std::to_string(step.end_node - 1);
+    const std::string single =
+        std::string(graph.nodes[step.first_node].ops->name) + " node " + first;
     if (step.fusion != nullptr) {
       step.event_name = "host " + std::string(step.fusion->name()) + " nodes " +
                         first + "-" + last;
     } else if (step.on_host) {
-      step.event_name = "host " +
-                        std::string(graph.nodes[step.first_node].ops->name) +
-                        " node " + first;
+      step.event_name = "host " + single;
+    } else if (step.operator_step) {
+      step.event_name = "XNNPACK " + single;
     } else {
       step.event_name = "XNNPACK nodes " + first + "-" + last;
     }
   }
   // A value crosses steps when it is an arg, when a host node touches it
   // (a fused step touches only its run's input and output), or when it is
-  // used in another step than the one producing it. Outputs
+  // used in another step than the one producing it (always so for an
+  // operator step's input and output). Outputs
   // nothing reads get memory of their own too: XNNPACK allocates no memory
   // for them and asserts when their node runs.
   crosses_steps_.assign(num_values, false);
@@ -341,6 +376,99 @@ Error CompiledGraph::create_runtime(Step* step, pthreadpool_t pool) {
   return Error::Ok;
 }
 
+Error CompiledGraph::create_operator(Step* step) {
+  const Node& node = graph.nodes[step->first_node];
+  const bool transposed = (node.flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
+  const Dims& w = graph.values[node.inputs[1]].dims;
+  const size_t k = transposed ? w[0] : w[1];
+  const size_t n = transposed ? w[1] : w[0];
+  const auto* bias =
+      node.inputs[2] == kNoValue
+          ? nullptr
+          : static_cast<const float*>(graph.values[node.inputs[2]].constant);
+  const xnn_status status = xnn_create_fully_connected_nc_f32(
+      k,
+      n,
+      k,
+      n,
+      static_cast<const float*>(graph.values[node.inputs[1]].constant),
+      bias,
+      node.output_min,
+      node.output_max,
+      node.flags,
+      &step->op);
+  ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                           InvalidProgram,
+                           "XNNPACK cannot create the fully connected operator "
+                           "of node %zu ([%zu] -> [%zu]): %s",
+                           step->first_node,
+                           k,
+                           n,
+                           status_name(status));
+  return Error::Ok;
+}
+
+void CompiledGraph::release_packed_constants() {
+  // Whether every reader of each value is an operator step's filter or bias.
+  std::vector<bool> only_packed(graph.values.size(), true);
+  for (const Step& step : steps) {
+    for (size_t i = step.first_node; i < step.end_node; ++i) {
+      const Node& node = graph.nodes[i];
+      for (size_t k = 0; k < node.inputs.size(); ++k) {
+        const uint32_t v = node.inputs[k];
+        if (v != kNoValue && !(step.operator_step && k >= 1)) {
+          only_packed[v] = false;
+        }
+      }
+    }
+  }
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    ValueInfo& info = graph.values[v];
+    if (only_packed[v] && info.role == ValueInfo::Role::Constant &&
+        info.named_buffer < graph.named_buffers.size()) {
+      graph.named_buffers[info.named_buffer].Free();
+      info.constant = nullptr;
+      data[v] = nullptr;
+    }
+  }
+}
+
+Error run_operator_step(CompiledGraph* compiled,
+                        Step* step,
+                        pthreadpool_t pool) {
+  const Node& node = compiled->graph.nodes[step->first_node];
+  const Dims& in = compiled->graph.values[node.inputs[0]].dims;
+  const size_t batch = product(in, 0, in.size() - 1);
+  const void* input = compiled->data[node.inputs[0]];
+  void* output = compiled->data[node.outputs[0]];
+  if (batch != step->op_batch || input != step->op_input ||
+      output != step->op_output) {
+    const xnn_status status =
+        xnn_setup_fully_connected_nc_f32(step->op,
+                                         batch,
+                                         static_cast<const float*>(input),
+                                         static_cast<float*>(output),
+                                         pool);
+    ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                             Internal,
+                             "XNNPACK setup of fully connected node %zu for "
+                             "%zu rows failed: %s",
+                             step->first_node,
+                             batch,
+                             status_name(status));
+    step->op_batch = batch;
+    step->op_input = input;
+    step->op_output = output;
+  }
+  const xnn_status status = xnn_run_operator(step->op, pool);
+  ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
+                           Internal,
+                           "XNNPACK run of fully connected node %zu failed: %s",
+                           step->first_node,
+                           status_name(status));
+  return Error::Ok;
+}
+
 Error compile(CompiledGraph* compiled) {
   take_nodes_on_host(&compiled->graph);
   ET_CHECK_OK_OR_RETURN_ERROR(compiled->plan_steps());
@@ -350,7 +478,11 @@ Error compile(CompiledGraph* compiled) {
 Error build_runtimes(CompiledGraph* compiled, pthreadpool_t pool) {
   compiled->delete_runtimes();
   for (Step& step : compiled->steps) {
-    if (!step.on_host) {
+    if (step.operator_step) {
+      if (step.op == nullptr) {
+        ET_CHECK_OK_OR_RETURN_ERROR(compiled->create_operator(&step));
+      }
+    } else if (!step.on_host) {
       ET_CHECK_OK_OR_RETURN_ERROR(compiled->create_runtime(&step, pool));
     }
   }

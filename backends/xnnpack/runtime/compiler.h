@@ -9,7 +9,12 @@
 //
 // Dynamic shapes: Debian's 2022 XNNPACK cannot reshape a runtime, so after
 // infer_dims() changes the dims, build_runtimes() defines and creates every
-// XNNPACK step anew (repacking its weights).
+// XNNPACK step anew. Repacking weights on every change of size (an LLM's
+// prompt, then each decoded token) would cost more than the products, so an
+// fp32 fully connected node is a step of its own run through XNNPACK's
+// operator API instead: its weights are packed once, at init, and each call
+// only sets the operator up for its batch (rows). Its unpacked weights are
+// then not needed any more (release_packed_constants).
 //
 // Threading: a CompiledGraph is used by one thread at a time.
 
@@ -33,10 +38,17 @@ struct Step {
   size_t first_node = 0;
   size_t end_node = 0;
   // A host step runs one node with its NodeOps::run, or a fused run of
-  // nodes (fusion.h); the others an xnn_runtime.
+  // nodes (fusion.h); an operator step one fp32 fully connected node with
+  // `op`; the others an xnn_runtime.
   bool on_host = false;
   const Fusion* fusion = nullptr;
+  bool operator_step = false;
   xnn_runtime_t runtime = nullptr;
+  xnn_operator_t op = nullptr;
+  // What `op` was last set up for (setup is skipped when unchanged).
+  size_t op_batch = 0;
+  const void* op_input = nullptr;
+  void* op_output = nullptr;
   // The runtime's external values; their data is refreshed from
   // CompiledGraph::data before each run, and setup skipped when unchanged.
   std::vector<xnn_external_value> externals;
@@ -63,6 +75,10 @@ class CompiledGraph final {
   // internal to one XNNPACK runtime.
   std::vector<void*> data;
 
+  // Frees the bytes of constants that only operator steps read (packed
+  // into their operators at init); their data becomes null.
+  void release_packed_constants();
+
  private:
   friend runtime::Error compile(CompiledGraph* compiled);
   friend runtime::Error build_runtimes(CompiledGraph* compiled,
@@ -71,6 +87,7 @@ class CompiledGraph final {
   runtime::Error plan_steps();
   runtime::Error plan_arena();
   runtime::Error create_runtime(Step* step, pthreadpool_t pool);
+  runtime::Error create_operator(Step* step);
   void delete_runtimes();
 
   // Node index that produces each value (SIZE_MAX if none).
@@ -88,8 +105,15 @@ class CompiledGraph final {
 runtime::Error compile(CompiledGraph* compiled);
 
 // (Re)creates every XNNPACK step's runtime at the graph's current dims, on
-// `pool`. Errors: InvalidProgram naming the node XNNPACK rejects.
+// `pool`, and the operator of each operator step that has none yet.
+// Errors: InvalidProgram naming the node XNNPACK rejects.
 runtime::Error build_runtimes(CompiledGraph* compiled, pthreadpool_t pool);
+
+// Sets `step`'s operator up for the current dims and the memory in
+// `compiled->data` (when either changed), then runs it on `pool`.
+runtime::Error run_operator_step(CompiledGraph* compiled,
+                                 Step* step,
+                                 pthreadpool_t pool);
 
 // XNNPACK's name for `status`, for log lines.
 const char* status_name(xnn_status status);

@@ -75,7 +75,9 @@ Error XnnpackExecutor::init(const void* blob,
   ET_CHECK_OK_OR_RETURN_ERROR(compile(&compiled_));
   // Built at the declared dims, so that a graph XNNPACK rejects fails here
   // rather than at the first call.
-  return build_runtimes(&compiled_, threadpool_.get());
+  ET_CHECK_OK_OR_RETURN_ERROR(build_runtimes(&compiled_, threadpool_.get()));
+  compiled_.release_packed_constants();
+  return Error::Ok;
 }
 
 Error XnnpackExecutor::refresh_output_sizes() {
@@ -241,6 +243,9 @@ Error XnnpackExecutor::run_step(Step& step, const HostContext& host) {
     const Node& node = compiled_.graph.nodes[step.first_node];
     return node.host_run != nullptr ? node.host_run(host, node)
                                     : node.ops->run(host, node);
+  }
+  if (step.operator_step) {
+    return run_operator_step(&compiled_, &step, threadpool_.get());
   }
   {
     // Setting up a runtime is cheap but not free; the planned memory of a

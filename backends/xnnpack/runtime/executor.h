@@ -39,7 +39,8 @@ class XnnpackExecutor final {
   // `blob` must stay valid until the executor is destroyed (the graph's
   // params and constants are read in place unless it had to be copied).
   // `named_data_map` (may be null) is only used during init: buffers taken
-  // from it are kept. `num_threads` 0 means the process default.
+  // from it are kept, except those of weights packed into fully connected
+  // operators, which are freed at the end of init. `num_threads` 0 means the process default.
   ET_NODISCARD runtime::Error init(const void* blob,
                                    size_t size,
                                    const runtime::NamedDataMap* named_data_map,

@@ -482,6 +482,7 @@ Result<const void*> GraphLoader::constant_bytes(uint32_t index,
                 data->size(),
                 nbytes);
     const void* bytes = data->data();
+    graph_.values[i].named_buffer = graph_.named_buffers.size();
     graph_.named_buffers.push_back(std::move(*data));
     return bytes;
   }

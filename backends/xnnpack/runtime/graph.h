@@ -79,8 +79,11 @@ struct ValueInfo {
   // max_numel elements.
   Dims max_dims;
   size_t max_numel = 1;
-  // Role::Constant: the value's bytes.
+  // Role::Constant: the value's bytes (null once released, see
+  // CompiledGraph::release_packed_constants).
   const void* constant = nullptr;
+  // Role::Constant from named data: its index in Graph::named_buffers.
+  size_t named_buffer = std::numeric_limits<size_t>::max();
   // Role::Input / Role::Output: position in the delegate call's args.
   uint32_t arg_index = 0;
   // The blob's id for the value (id_out), for log lines.

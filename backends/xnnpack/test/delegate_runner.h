@@ -58,11 +58,15 @@ class DelegateRunner {
   }
 
   // Keeps `blob` alive for the delegate's lifetime, as the runtime does.
+  // `named_data` (may be null) serves the blob's named constants.
   runtime::Error init(std::vector<uint8_t> blob,
-                      std::vector<runtime::CompileSpec> specs = {}) {
+                      std::vector<runtime::CompileSpec> specs = {},
+                      const runtime::NamedDataMap* named_data = nullptr) {
     blob_ = std::move(blob);
     runtime::FreeableBuffer buffer(blob_.data(), blob_.size(), nullptr);
-    runtime::BackendInitContext context(&allocator_);
+    runtime::BackendInitContext context(
+        &allocator_, /*event_tracer=*/nullptr, /*method_name=*/nullptr,
+        named_data);
     runtime::Result<runtime::DelegateHandle*> handle = backend_.init(
         context,
         &buffer,

@@ -4,6 +4,10 @@
 // errors naming what was wrong.
 
 #include <cmath>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -93,6 +97,95 @@ TEST(XnnpackDynamic, RunsAtEachSizeWithinTheBoundAndResizesOutputs) {
     ASSERT_EQ(runner.run({input_tensor({batch, 6}, x)}, out), Error::Ok);
     EXPECT_EQ(sizes_of(out[0]), std::vector<int32_t>{2 * batch});
     expect_near(values_of(out[0]), reference(x, batch), 1e-5f);
+  }
+}
+
+// Named constants by key, counting the buffers freed, as a program's
+// memory-mapped named data would be unmapped.
+class CountingDataMap final : public runtime::NamedDataMap {
+ public:
+  std::map<std::string, std::vector<float>> data;
+  mutable std::set<std::string> freed;
+
+  runtime::Result<const runtime::TensorLayout> get_tensor_layout(
+      std::string_view /*key*/) const override {
+    return Error::NotImplemented;
+  }
+  runtime::Result<runtime::FreeableBuffer> get_data(
+      std::string_view key) const override {
+    auto it = data.find(std::string(key));
+    if (it == data.end()) {
+      return Error::NotFound;
+    }
+    return runtime::FreeableBuffer(
+        it->second.data(),
+        it->second.size() * sizeof(float),
+        [](void* context, void*, size_t) {
+          auto* entry = static_cast<std::pair<const CountingDataMap*,
+                                              std::string>*>(context);
+          entry->first->freed.insert(entry->second);
+          delete entry;
+        },
+        new std::pair<const CountingDataMap*, std::string>(this,
+                                                           std::string(key)));
+  }
+  Error load_data_into(std::string_view, void*, size_t) const override {
+    return Error::NotImplemented;
+  }
+  runtime::Result<uint32_t> get_num_keys() const override {
+    return static_cast<uint32_t>(data.size());
+  }
+  runtime::Result<const char*> get_key(uint32_t index) const override {
+    auto it = data.begin();
+    std::advance(it, index);
+    return it->first.c_str();
+  }
+};
+
+// The weights of a fully connected node are packed once, at init, into an
+// operator that every batch size reuses (an LLM's prompt, then one token
+// at a time): the named buffers holding them are freed at the end of init,
+// and a named constant another node reads is kept.
+TEST(XnnpackDynamic, PackedWeightsAreFreedAtInitAndServeEveryBatchSize) {
+  // x [B <= 4, 6] -> fully_connected -> [B, 4] -> + offset [4] -> y.
+  const std::vector<float> offset = random_values(4, -1, 1, 9);
+  BlobBuilder b;
+  const uint32_t x = b.input({kMaxBatch, 6}, 0);
+  const uint32_t w = b.constant({4, 6}, kWeight);
+  const uint32_t bias = b.constant({4}, kBias);
+  const uint32_t c = b.constant({4}, offset);
+  b.values()[w].named_key = "weight";
+  b.values()[bias].named_key = "bias";
+  b.values()[c].named_key = "offset";
+  const uint32_t h = b.tensor({kMaxBatch, 4});
+  const uint32_t y = b.output({kMaxBatch, 4}, 1);
+  b.node(NodeKind::XNNFullyConnected,
+         {x, w, bias},
+         h,
+         fully_connected_params(false));
+  b.node(NodeKind::XNNAdd, {h, c}, y);
+  CountingDataMap map;
+  map.data = {{"weight", kWeight}, {"bias", kBias}, {"offset", offset}};
+  DelegateRunner runner;
+  ASSERT_EQ(runner.init(b.build(), {}, &map), Error::Ok);
+  EXPECT_EQ(map.freed, (std::set<std::string>{"weight", "bias"}));
+  for (int32_t batch : {4, 1, 3, 1}) {
+    SCOPED_TRACE(batch);
+    const std::vector<float> in = random_values(batch * 6, -2, 2, batch);
+    std::vector<TensorPtr> out{output_tensor({kMaxBatch, 4}, kDynamic)};
+    ASSERT_EQ(runner.run({input_tensor({batch, 6}, in)}, out), Error::Ok);
+    std::vector<float> expected;
+    for (int32_t n = 0; n < batch; ++n) {
+      for (size_t o = 0; o < 4; ++o) {
+        double sum = kBias[o] + offset[o];
+        for (size_t k = 0; k < 6; ++k) {
+          sum += double(in[n * 6 + k]) * kWeight[o * 6 + k];
+        }
+        expected.push_back(static_cast<float>(sum));
+      }
+    }
+    EXPECT_EQ(sizes_of(out[0]), (std::vector<int32_t>{batch, 4}));
+    expect_near(values_of(out[0]), expected, 1e-5f);
   }
 }
 
