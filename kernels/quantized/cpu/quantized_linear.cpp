@@ -1,5 +1,6 @@
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
 
+#include <executorch/kernels/quantized/cpu/affine.h>
 #include <executorch/kernels/quantized/cpu/quantized_linear_vnni.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
@@ -463,18 +464,7 @@ bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {
     return vnni::find_min_max(x, n, lo, hi);
   }
 #endif
-  float mn = std::numeric_limits<float>::infinity();
-  float mx = -std::numeric_limits<float>::infinity();
-  for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(x[i])) {
-      return false;
-    }
-    mn = x[i] < mn ? x[i] : mn;
-    mx = x[i] > mx ? x[i] : mx;
-  }
-  *lo = mn;
-  *hi = mx;
-  return true;
+  return min_max(x, n, lo, hi); // affine.h's scalar loop
 }
 
 void quantize_int8(const float* x,

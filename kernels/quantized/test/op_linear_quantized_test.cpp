@@ -379,6 +379,38 @@ std::vector<float> run_both(const Case& c, int64_t m) {
   return results;
 }
 
+// A NaN anywhere in a row (also in the vector loops' tail) fails the call
+// instead of quantizing to garbage.
+TEST_P(QuantizedLinearTest, NanInputFails) {
+  const Case c{8, 4, 40, 40, false};
+  const Weights w(c);
+  for (int64_t at : {0, 17, 39}) {
+    std::vector<float> x = inputs(2 * 40);
+    x[40 + at] = NAN;
+    TestTensor xt(ScalarType::Float, {2, 40}, x);
+    TestTensor wt(ScalarType::Byte, {4, 40}, w.packed);
+    TestTensor st(ScalarType::Float, {4, 1}, w.scales);
+    TestTensor out(ScalarType::Float, {2, 4}, zeros(8));
+    for (bool per_token : {true, false}) {
+      TempContext ctx;
+      native::dynamic_int8_linear_out(ctx.get(),
+                                      xt,
+                                      wt,
+                                      st,
+                                      std::nullopt,
+                                      8,
+                                      40,
+                                      std::nullopt,
+                                      per_token,
+                                      1e-6,
+                                      -128,
+                                      127,
+                                      out);
+      EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument) << at;
+    }
+  }
+}
+
 TEST(QuantizedLinearArgsTest, EmptyInputGivesEmptyOutput) {
   const Case c{8, 4, 32, 32, false};
   EXPECT_TRUE(run_both(c, 0).empty());
