@@ -1,6 +1,7 @@
-// Layout copies: permute_copy, transpose_copy and clone into a contiguous
-// out of the input's dtype, by copy_strided_to_contiguous (memcpy of rows,
-// or a tiled transpose, threaded). The portable kernels convert element by
+// Layout copies: permute_copy, transpose_copy, clone, expand_copy and
+// select_copy into a contiguous out of the input's dtype, by
+// copy_strided_to_contiguous (memcpy of rows, or a tiled transpose,
+// threaded) over a strided view of the input. The portable kernels convert element by
 // element through a generic index walk; a linear's weight transpose
 // ([out, in] -> [in, out] before addmm) is where that shows. Other dtypes
 // pairs, out dim orders and every bad argument go to the portable kernels.
@@ -20,28 +21,25 @@ namespace {
 
 using ::executorch::kernels::optimized::copy_strided_to_contiguous;
 
-// Copies `self` read through `order` (out dim i is self's dim order[i])
-// into `out` after resizing it; false when the fast path does not apply
-// (the caller runs the portable kernel, which resizes again and copies).
-bool copy_permuted(KernelRuntimeContext& ctx,
-                   const char* op,
-                   const Tensor& self,
-                   const int64_t* order,
-                   Tensor& out) {
-  const size_t rank = self.dim();
+// Copies the view of `self` with these sizes and element strides,
+// starting `offset` elements into its data, into `out` after resizing it;
+// false when the fast path does not apply (the caller runs the portable
+// kernel, which resizes again and copies).
+bool copy_view(KernelRuntimeContext& ctx,
+               const char* op,
+               const Tensor& self,
+               int64_t offset,
+               const int64_t* sizes64,
+               const int64_t* strides,
+               size_t rank,
+               Tensor& out) {
   if (self.scalar_type() != out.scalar_type() ||
       static_cast<size_t>(out.dim()) != rank || rank > kMaxDims) {
     return false;
   }
-  int64_t self_strides[kMaxDims];
-  tensor_strides(self, self_strides);
   ::executorch::aten::SizesType sizes[kMaxDims];
-  int64_t sizes64[kMaxDims];
-  int64_t strides[kMaxDims];
   for (size_t i = 0; i < rank; ++i) {
-    sizes[i] = self.size(order[i]);
-    sizes64[i] = sizes[i];
-    strides[i] = self_strides[order[i]];
+    sizes[i] = static_cast<::executorch::aten::SizesType>(sizes64[i]);
   }
   if (!resize_out(
           ctx, op, "out", out, ArrayRef<::executorch::aten::SizesType>(sizes, rank))) {
@@ -50,12 +48,35 @@ bool copy_permuted(KernelRuntimeContext& ctx,
   if (!::executorch::runtime::tensor_is_contiguous(out)) {
     return false;
   }
-  return copy_strided_to_contiguous(self.const_data_ptr(),
-                                    strides,
-                                    sizes64,
-                                    rank,
-                                    self.element_size(),
-                                    out.mutable_data_ptr());
+  return copy_strided_to_contiguous(
+      static_cast<const char*>(self.const_data_ptr()) +
+          offset * static_cast<int64_t>(self.element_size()),
+      strides,
+      sizes64,
+      rank,
+      self.element_size(),
+      out.mutable_data_ptr());
+}
+
+// `self` read through `order` (out dim i is self's dim order[i]).
+bool copy_permuted(KernelRuntimeContext& ctx,
+                   const char* op,
+                   const Tensor& self,
+                   const int64_t* order,
+                   Tensor& out) {
+  const size_t rank = self.dim();
+  if (rank > kMaxDims) {
+    return false;
+  }
+  int64_t self_strides[kMaxDims];
+  tensor_strides(self, self_strides);
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims];
+  for (size_t i = 0; i < rank; ++i) {
+    sizes[i] = self.size(order[i]);
+    strides[i] = self_strides[order[i]];
+  }
+  return copy_view(ctx, op, self, 0, sizes, strides, rank, out);
 }
 
 // dims[i] normalized into order[i]; false unless dims is a permutation of
@@ -123,6 +144,75 @@ Tensor& opt_clone_out(KernelRuntimeContext& ctx,
   }
   if (!copy_permuted(ctx, "clone.out", self, order, out)) {
     clone_out(ctx, self, memory_format, out);
+  }
+  return out;
+}
+
+// A broadcast is a view with stride 0 along the expanded (and new leading)
+// dims. Sizes that do not expand go to the portable kernel, which says why.
+Tensor& opt_expand_copy_out(KernelRuntimeContext& ctx,
+                            const Tensor& self,
+                            IntArrayRef size,
+                            bool implicit,
+                            Tensor& out) {
+  const int64_t rank = static_cast<int64_t>(size.size());
+  const int64_t lead = rank - self.dim();
+  bool fast = lead >= 0 && rank <= static_cast<int64_t>(kMaxDims);
+  int64_t self_strides[kMaxDims];
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims];
+  if (fast) {
+    tensor_strides(self, self_strides);
+  }
+  for (int64_t i = 0; fast && i < rank; ++i) {
+    const int64_t own = i < lead ? 1 : self.size(i - lead);
+    sizes[i] = size[i] == -1 && i >= lead ? own : size[i];
+    fast = sizes[i] >= 0 && (own == sizes[i] || own == 1);
+    strides[i] = i < lead || own != sizes[i] ? 0 : self_strides[i - lead];
+  }
+  if (!fast ||
+      !copy_view(
+          ctx, "expand_copy.out", self, 0, sizes, strides, rank, out)) {
+    expand_copy_out(ctx, self, size, implicit, out);
+  }
+  return out;
+}
+
+// Index `index` of dim `dim`: a view without that dim, offset to the slice.
+Tensor& opt_select_copy_int_out(KernelRuntimeContext& ctx,
+                                const Tensor& self,
+                                int64_t dim,
+                                int64_t index,
+                                Tensor& out) {
+  const int64_t rank = self.dim();
+  const int64_t d = dim < 0 ? dim + rank : dim;
+  bool fast = rank > 0 && rank <= static_cast<int64_t>(kMaxDims) && d >= 0 &&
+      d < rank;
+  const int64_t extent = fast ? self.size(d) : 0;
+  const int64_t i = index < 0 ? index + extent : index;
+  fast = fast && i >= 0 && i < extent;
+  int64_t self_strides[kMaxDims];
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims];
+  if (fast) {
+    tensor_strides(self, self_strides);
+    for (int64_t k = 0, o = 0; k < rank; ++k) {
+      if (k != d) {
+        sizes[o] = self.size(k);
+        strides[o++] = self_strides[k];
+      }
+    }
+  }
+  if (!fast ||
+      !copy_view(ctx,
+                 "select_copy.int_out",
+                 self,
+                 i * (fast ? self_strides[d] : 0),
+                 sizes,
+                 strides,
+                 static_cast<size_t>(rank - 1),
+                 out)) {
+    select_copy_int_out(ctx, self, dim, index, out);
   }
   return out;
 }

@@ -744,6 +744,92 @@ TEST_P(OptimizedKernels, PermuteTransposeClone) {
   EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
 }
 
+TEST_P(OptimizedKernels, ExpandSelect) {
+  // Same values and errors as portable, for float (4-byte runs), long and
+  // bool; channels-last and transposed inputs.
+  auto same = [](const char* what,
+                 ScalarType dtype,
+                 const std::vector<int32_t>& in_sizes,
+                 const std::vector<uint8_t>& order,
+                 const std::vector<int32_t>& out_sizes,
+                 auto kernel) {
+    std::vector<int64_t> values(numel(in_sizes));
+    for (size_t i = 0; i < values.size(); ++i) {
+      values[i] = static_cast<int64_t>(i * 7919 % 1000);
+    }
+    TestTensor x(dtype, in_sizes, values, DYN::STATIC, order);
+    Error errors[2];
+    std::vector<int64_t> results[2];
+    for (int o = 0; o < 2; ++o) {
+      TestTensor out(
+          dtype, out_sizes, std::vector<int64_t>(numel(out_sizes), 0));
+      TempContext ctx;
+      kernel(ctx.get(), o == 1, x.tensor(), out.tensor());
+      errors[o] = ctx.get().failure_state();
+      results[o] = out.values<int64_t>();
+    }
+    EXPECT_EQ(errors[1], errors[0]) << what;
+    EXPECT_EQ(results[1], results[0]) << what;
+  };
+  struct ExpandCase {
+    std::vector<int32_t> in;
+    std::vector<uint8_t> order;
+    std::vector<int64_t> size;
+    std::vector<int32_t> out;
+  };
+  const std::vector<ExpandCase> expands = {
+      {{1, 1, 192}, {}, {1, 1, 192}, {1, 1, 192}}, // a class token, as is
+      {{3, 1, 5}, {}, {2, 3, 4, -1}, {2, 3, 4, 5}}, // new and expanded dims
+      {{4, 1}, {}, {4, 33}, {4, 33}}, // the innermost dim broadcast
+      {{2, 3, 1, 4}, {0, 2, 3, 1}, {2, 3, 5, 4}, {2, 3, 5, 4}},
+      {{0, 1}, {}, {0, 6}, {0, 6}},
+      {{2, 3}, {}, {2, 4}, {2, 3}}, // 3 cannot expand to 4: portable's error
+  };
+  for (const ExpandCase& e : expands) {
+    for (const ScalarType dtype :
+         {ScalarType::Float, ScalarType::Long, ScalarType::Bool}) {
+      const IntArrayRef size(e.size.data(), e.size.size());
+      same("expand",
+           dtype,
+           e.in,
+           e.order,
+           e.out,
+           [&](KernelRuntimeContext& c, bool o, Tensor& in, Tensor& out) {
+             o ? native::opt_expand_copy_out(c, in, size, false, out)
+               : native::expand_copy_out(c, in, size, false, out);
+           });
+    }
+  }
+  struct SelectCase {
+    std::vector<int32_t> in;
+    std::vector<uint8_t> order;
+    int64_t dim, index;
+    std::vector<int32_t> out;
+  };
+  const std::vector<SelectCase> selects = {
+      {{1, 197, 192}, {}, 1, 0, {1, 192}}, // a class token's row
+      {{3, 7, 5}, {}, 0, -1, {7, 5}}, // q, k or v of a packed projection
+      {{4, 6, 9}, {}, -1, 8, {4, 6}}, // a column: strided
+      {{2, 3, 4, 5}, {0, 2, 3, 1}, 1, 2, {2, 4, 5}},
+      {{5}, {}, 0, 3, {}},
+      {{2, 3}, {}, 1, 3, {2}}, // out of range: portable's error
+  };
+  for (const SelectCase& c : selects) {
+    for (const ScalarType dtype :
+         {ScalarType::Float, ScalarType::Long, ScalarType::Bool}) {
+      same("select",
+           dtype,
+           c.in,
+           c.order,
+           c.out,
+           [&](KernelRuntimeContext& ctx, bool o, Tensor& in, Tensor& out) {
+             o ? native::opt_select_copy_int_out(ctx, in, c.dim, c.index, out)
+               : native::select_copy_int_out(ctx, in, c.dim, c.index, out);
+           });
+    }
+  }
+}
+
 std::string param_name(
     const ::testing::TestParamInfo<std::tuple<opt::Isa, int>>& info) {
   return std::string(opt::isa_name(std::get<0>(info.param))) + "_" +
