@@ -1,6 +1,10 @@
 """Bad quantization parameters are refused: at export (naming the node and
 the source line) when they are constants, and by the kernels at run time
-(naming the operator and the parameter) when they arrive as inputs."""
+(naming the operator and the parameter) when they arrive as inputs or were
+corrupted in the .pte after export (not yet at load: the runtime has no
+per-operator load-time check of argument values)."""
+
+import struct
 
 import pytest
 import torch
@@ -121,3 +125,37 @@ def test_torchao_weight_with_a_zero_scale_is_refused_at_export():
     exported = torch.export.export(model, (torch.randn(2, 64),))
     with pytest.raises(QuantizationParameterError, match=r"torchao::dequantize_affine.*scale 7 of 16 is 0.0"):
         to_edge(exported)
+
+
+def _patched(buffer: bytes, old: bytes, new: bytes) -> bytes:
+    """`buffer` with its one occurrence of `old` replaced by `new`."""
+    assert buffer.count(old) == 1, "the value to corrupt must be unique in the program"
+    return buffer.replace(old, new)
+
+
+@pytest.mark.parametrize(
+    "module,old,new,message",
+    [
+        (PerTensor(0.0123, -77), struct.pack("<d", 0.0123), struct.pack("<d", float("nan")), "quantize_per_tensor.out: scale 0 is nan"),
+        (PerTensor(0.0123, -77), struct.pack("<d", 0.0123), struct.pack("<d", 0.0), "quantize_per_tensor.out: scale 0 is 0"),
+        (PerTensor(0.0123, -77), struct.pack("<q", -77), struct.pack("<q", 300), "quantize_per_tensor.out: zero point 0 is 300"),
+        (
+            PerChannelWeight(torch.tensor([0.1, 0.0123, 0.2]), torch.zeros(3, dtype=torch.long)),
+            struct.pack("<f", 0.0123),
+            struct.pack("<f", float("inf")),
+            "weight_only_linear.out: scale 1 is inf",  # to_edge fused dequantize + linear
+        ),
+    ],
+    ids=["nan_scale", "zero_scale", "zero_point", "inf_channel_scale"],
+)
+def test_hostile_program_qparams_fail_the_call_naming_them(module, old, new, message):
+    """A .pte whose qparams were corrupted after export (past the export
+    checks): the quantized kernel refuses the call, naming the operator and
+    the parameter; no crash, no output computed from them."""
+    x = (torch.randn(2, 4),)
+    buffer = to_edge(torch.export.export(module, x)).to_executorch().buffer
+    good = _load_for_executorch_from_buffer(buffer)
+    torch.testing.assert_close(good.forward(x)[0], module(*x), rtol=0, atol=1e-6)
+    hostile = _load_for_executorch_from_buffer(_patched(buffer, old, new))
+    with pytest.raises(RuntimeError, match=message):
+        hostile.forward(x)
