@@ -26,6 +26,12 @@ under load are not comparable across machines or runs.
         .venv/bin/python benchmarks/quantization_benchmark.py [--threads 1 2] \\
         [--models mobilenet_v2 resnet18 minilm] [--rounds 5] [--iterations 5]
 
+The goal (#19): ours int8 / fp32 <= 0.6 and ours int8 / upstream int8 <= 1
+in both columns. Our static int8 convolutions run on our AVX512-VNNI kernel
+where the CPU has it (backends/xnnpack/README.md); run with
+EXECUTORCH_XNNPACK_HOST_KERNELS=0 to time Debian XNNPACK's own int8 kernels
+instead.
+
 `--quick` checks that everything runs: small inputs, one round.
 A script, not a test.
 """
