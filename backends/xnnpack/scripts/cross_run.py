@@ -43,6 +43,8 @@ class _DynamicMlp(torch.nn.Module):
 
 @dataclasses.dataclass
 class Case:
+    # What runs as eager (for a quantized model: the converted model, the
+    # quantized reference).
     model: torch.nn.Module
     # Export inputs, then further inputs to run (other sizes for dynamic
     # shapes).
@@ -57,6 +59,29 @@ def _example(name: str, image_size: Optional[int] = None) -> Case:
         torch.manual_seed(0)
         inputs = (torch.randn(1, 3, image_size, image_size),)
     return Case(model, [inputs])
+
+
+def _static_int8(name: str, image_size: Optional[int]) -> Case:
+    """The example model `name` statically quantized to int8 (per-channel
+    weights) by our XNNPACKQuantizer, calibrated on two random inputs."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        get_symmetric_quantization_config,
+        XNNPACKQuantizer,
+    )
+
+    case = _example(name, image_size)
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True)
+    )
+    prepared = prepare_pt2e(
+        torch.export.export(case.model, case.inputs[0]).module(), quantizer
+    )
+    generator = torch.Generator().manual_seed(1)
+    for _ in range(2):
+        prepared(torch.randn(case.inputs[0][0].shape, generator=generator))
+    return Case(convert_pt2e(prepared), case.inputs)
 
 
 def _dynamic_mlp() -> Case:
@@ -81,6 +106,7 @@ _EXAMPLES = [
 MODELS: Dict[str, Callable[[Optional[int]], Case]] = {
     **{name: functools.partial(_example, name) for name in _EXAMPLES},
     "dynamic_mlp": lambda image_size: _dynamic_mlp(),
+    "mobilenet_v2_int8": functools.partial(_static_int8, "mobilenet_v2"),
 }
 
 # Runs in upstream's environment. argv: a directory, then model names. For
