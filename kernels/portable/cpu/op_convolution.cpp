@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <limits>
 #include <tuple>
 
 #include <executorch/kernels/portable/util/pointwise.h>
@@ -194,9 +195,17 @@ bool conv_geometry(KernelRuntimeContext& ctx,
     g->dilation[i] = unit ? 1 : param_at(dilation, p, 1);
     const int64_t extra =
         unit || !transposed ? 0 : param_at(output_padding, p, 0);
+    // Past int32 no output size fits a tensor, and the arithmetic below
+    // could overflow.
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
     if (g->stride[i] <= 0 || g->pad[i] < 0 || g->dilation[i] <= 0 ||
-        extra < 0) {
-      fail_arg(ctx, op, "stride and dilation must be positive, padding >= 0");
+        extra < 0 || g->stride[i] > kMax || g->pad[i] > kMax ||
+        g->dilation[i] > kMax || extra > kMax) {
+      fail_arg(ctx,
+               op,
+               "stride and dilation must be positive, padding >= 0, each "
+               "at most %" PRId64,
+               kMax);
       return false;
     }
     g->out[i] = transposed ? (g->in[i] - 1) * g->stride[i] - 2 * g->pad[i] +

@@ -90,6 +90,32 @@ TEST(OpConvolutionTest, ChannelMismatchFails) {
   EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
 }
 
+TEST(OpConvolutionTest, OutputSizePastInt32Fails) {
+  // Found by fuzz_program (ASan): padding 2^61 + 1 gave an output width of
+  // 2^62 + 4, which truncated to 4 as a tensor size, so the static output
+  // [1, 3, 4, 4] "fit" and the loops ran past it.
+  const int64_t huge = (int64_t(1) << 61) + 1;
+  for (const int64_t pad_w : {huge, int64_t(1) << 31}) {
+    KernelRuntimeContext ctx;
+    TestTensor x(ScalarType::Float, {1, 2, 4, 4}, zeros(32));
+    TestTensor w(ScalarType::Float, {3, 2, 3, 3}, zeros(54));
+    TestTensor out(ScalarType::Float, {1, 3, 4, 4}, zeros(48));
+    const int64_t one[] = {1, 1}, pad[] = {1, pad_w};
+    native::convolution_out(ctx,
+                            x,
+                            w,
+                            std::nullopt,
+                            IntArrayRef(one),
+                            IntArrayRef(pad),
+                            IntArrayRef(one),
+                            false,
+                            IntArrayRef(),
+                            1,
+                            out);
+    EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument) << pad_w;
+  }
+}
+
 TEST(OpChannelsLastTest, ConvolutionAndTransposed) {
   const std::vector<float> xv = iota(2 * 4 * 5 * 5, 0.03f, -1.5f);
   const std::vector<float> wv = iota(6 * 2 * 3 * 3, -0.02f, 0.7f);

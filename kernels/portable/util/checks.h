@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 
 #include <executorch/runtime/kernel/kernel_includes.h>
 
@@ -34,8 +35,13 @@ struct Shape {
     return ArrayRef<SizesType>(sizes, ndim);
   }
   int64_t numel() const;
+  // A size that does not fit SizesType (from a hostile program's
+  // arguments) is stored as -1, which every resize refuses, instead of
+  // being truncated into a plausible size.
   void push_back(int64_t size) {
-    sizes[ndim++] = static_cast<SizesType>(size);
+    sizes[ndim++] = size < 0 || size > std::numeric_limits<SizesType>::max()
+                        ? SizesType(-1)
+                        : static_cast<SizesType>(size);
   }
 };
 

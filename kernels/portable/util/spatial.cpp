@@ -1,5 +1,8 @@
 #include <executorch/kernels/portable/util/spatial.h>
 
+#include <cstdint>
+#include <limits>
+
 namespace torch {
 namespace executor {
 namespace native {
@@ -10,6 +13,14 @@ int64_t window_output_size(int64_t in,
                            int64_t pad,
                            int64_t dilation,
                            bool ceil_mode) {
+  // Parameters come from the program: past int32 the arithmetic below could
+  // overflow, and no tensor has such a size anyway.
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (in < 0 || in > kMax || kernel < 0 || kernel > kMax || stride <= 0 ||
+      stride > kMax || pad < 0 || pad > kMax || dilation <= 0 ||
+      dilation > kMax) {
+    return -1;
+  }
   const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
   if (span < 0) {
     return 0;
@@ -19,7 +30,7 @@ int64_t window_output_size(int64_t in,
   if (ceil_mode && (out - 1) * stride >= in + pad) {
     --out;
   }
-  return out;
+  return out > kMax ? -1 : out;
 }
 
 } // namespace native

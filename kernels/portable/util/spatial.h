@@ -19,7 +19,8 @@ inline int64_t param_at(IntArrayRef list, size_t i, int64_t fallback) {
 }
 
 // Output length of a sliding window; ceil_mode lets the last window start
-// inside the (left-padded) input.
+// inside the (left-padded) input. -1 when a parameter is negative (stride
+// and dilation: not positive) or past int32, or the length is past int32.
 int64_t window_output_size(int64_t in,
                            int64_t kernel,
                            int64_t stride,
