@@ -744,6 +744,67 @@ TEST_P(OptimizedKernels, PermuteTransposeClone) {
   EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
 }
 
+TEST_P(OptimizedKernels, SumMean) {
+  struct Case {
+    std::vector<int32_t> in;
+    std::vector<uint8_t> order;
+    std::vector<int64_t> dims;
+    bool keepdim;
+  };
+  const std::vector<Case> cases = {
+      {{1, 1280, 7, 7}, {}, {-1, -2}, true}, // a global average pool
+      {{16, 128, 77}, {}, {-1}, false}, // rows not a multiple of a vector
+      {{3, 5, 7}, {}, {}, false}, // every dim
+      {{3, 5, 7}, {}, {0, 1, 2}, true},
+      {{4, 6, 5}, {}, {1}, false}, // an inner dim: portable
+      {{2, 3, 4, 5}, {0, 2, 3, 1}, {-1}, false}, // channels-last: portable
+      {{0, 9}, {}, {1}, true}, // no rows
+      {{3, 0}, {}, {1}, false}, // empty rows: mean's NaN from portable
+  };
+  for (const Case& c : cases) {
+    auto x = rand_tensor(c.in, c.order);
+    std::vector<int32_t> out_sizes;
+    const int64_t rank = static_cast<int64_t>(c.in.size());
+    for (int64_t d = 0; d < rank; ++d) {
+      bool reduced = c.dims.empty();
+      for (int64_t r : c.dims) {
+        reduced = reduced || (r < 0 ? r + rank : r) == d;
+      }
+      if (!reduced) {
+        out_sizes.push_back(c.in[d]);
+      } else if (c.keepdim) {
+        out_sizes.push_back(1);
+      }
+    }
+    const IntArrayRef dims(c.dims.data(), c.dims.size());
+    const std::string what = std::to_string(numel(c.in)) + " elements";
+    expect_same(
+        {out_sizes},
+        [&](auto& ctx, bool o, std::vector<Tensor*>& outs) {
+          (o ? native::opt_sum_dim_out : native::sum_dim_out)(
+              ctx, *x, dims, c.keepdim, std::nullopt, *outs[0]);
+        },
+        "sum " + what,
+        1e-4f);
+    expect_same(
+        {out_sizes},
+        [&](auto& ctx, bool o, std::vector<Tensor*>& outs) {
+          (o ? native::opt_mean_dim_out : native::mean_dim_out)(
+              ctx, *x, dims, c.keepdim, std::nullopt, *outs[0]);
+        },
+        "mean " + what,
+        1e-5f);
+  }
+  // A repeated dim is portable's error.
+  auto x = rand_tensor({2, 3});
+  TestTensor out(ScalarType::Float, {2}, std::vector<float>(2, 0.0f));
+  const std::vector<int64_t> repeated = {1, 1};
+  TempContext ctx;
+  native::opt_mean_dim_out(
+      ctx.get(), *x, IntArrayRef(repeated.data(), 2), false, std::nullopt, out);
+  EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+}
+
 TEST_P(OptimizedKernels, ExpandSelect) {
   // Same values and errors as portable, for float (4-byte runs), long and
   // bool; channels-last and transposed inputs.
