@@ -306,7 +306,10 @@ void Qs8Conv::run(const int8_t* in,
             batch * out_h * out_w,
             vnni && vnni_available()};
   const size_t tiles = (task.rows + kTileRows - 1) / kTileRows;
-  pthreadpool_parallelize_1d(pool, &Qs8Conv::run_rows, &task, tiles, 0);
+  // Workers sleep after the convolution, as after an XNNPACK runtime
+  // (compiler.cpp): spinning workers starve the caller on a busy machine.
+  pthreadpool_parallelize_1d(
+      pool, &Qs8Conv::run_rows, &task, tiles, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
 } // namespace xnnpack
