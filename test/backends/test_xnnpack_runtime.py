@@ -228,14 +228,15 @@ def test_host_kernels_split_across_threads():
     check(model, inputs, ACCUMULATING, num_threads=2)
 
 
-def _step_names(manager, inputs, tmp_path):
+def _step_names(tester, inputs, tmp_path):
     """The outputs of one profiled run and the names of its XNNPACK steps."""
     from executorch.devtools import Inspector
     from executorch.extension.pybindings.portable_lib import (
         _load_for_executorch_from_buffer,
     )
 
-    module = _load_for_executorch_from_buffer(manager.buffer, enable_etdump=True)
+    program = tester.get_artifact("to_executorch").buffer
+    module = _load_for_executorch_from_buffer(program, enable_etdump=True)
     outputs = module.forward(list(inputs))
     module.write_etdump_result_to_file(str(tmp_path / "run.etdp"))
     inspector = Inspector(etdump_path=str(tmp_path / "run.etdp"))
@@ -270,9 +271,9 @@ def test_layer_norm_and_safe_softmax_run_as_fused_host_steps(threads, tmp_path):
         )
     )
     inputs = (torch.randn(2, 5, 37) * 3,)
-    manager = lower(model, inputs, num_threads=threads)
-    assert delegate_calls_and_operators(manager) == (1, [])
-    outputs, names = _step_names(manager, inputs, tmp_path)
+    tester = lower(model, inputs, num_threads=threads)
+    assert delegate_calls_and_operators(tester) == (1, [])
+    outputs, names = _step_names(tester, inputs, tmp_path)
     assert sum(n.startswith("host layer_norm nodes") for n in names) == 2, names
     assert sum(n.startswith("host safe_softmax nodes") for n in names) == 1, names
     with torch.no_grad():

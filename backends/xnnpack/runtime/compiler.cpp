@@ -136,10 +136,36 @@ void CompiledGraph::delete_runtimes() {
   }
 }
 
+namespace {
+
+// A reshape or copy between intermediates of the same element type only
+// relabels dims: its output can share its input's bytes. (To or from an
+// arg it stays a copy: args' memory is the caller's.)
+bool is_view(const Graph& graph, const Node& node) {
+  if ((node.kind != fb_xnnpack::XNodeUnion::XNNStaticReshape &&
+       node.kind != fb_xnnpack::XNodeUnion::XNNCopy) ||
+      node.inputs.size() != 1 || node.outputs.size() != 1 ||
+      node.has_output_clamp) {
+    return false;
+  }
+  const ValueInfo& in = graph.values[node.inputs[0]];
+  const ValueInfo& out = graph.values[node.outputs[0]];
+  return in.role == ValueInfo::Role::Intermediate &&
+         out.role == ValueInfo::Role::Intermediate &&
+         in.datatype == out.datatype && in.element_size == out.element_size &&
+         in.element_size != 0;
+}
+
+} // namespace
+
 Error CompiledGraph::plan_steps() {
   const size_t num_nodes = graph.nodes.size();
   const size_t num_values = graph.values.size();
   producer_.assign(num_values, kNoProducer);
+  memory_of_.resize(num_values);
+  for (size_t v = 0; v < num_values; ++v) {
+    memory_of_[v] = static_cast<uint32_t>(v);
+  }
   node_step_.assign(num_nodes, 0);
   fusions = find_fusions(graph);
   size_t next_fusion = 0;
@@ -149,7 +175,12 @@ Error CompiledGraph::plan_steps() {
         next_fusion < fusions.size() && fusions[next_fusion].first_node == i
             ? &fusions[next_fusion++]
             : nullptr;
-    const bool on_host = fusion != nullptr || node.ops->define == nullptr ||
+    const bool view = fusion == nullptr && is_view(graph, node);
+    if (view) {
+      memory_of_[node.outputs[0]] = memory_of_[node.inputs[0]];
+    }
+    const bool on_host = fusion != nullptr || view ||
+                         node.ops->define == nullptr ||
                          node.host_run != nullptr;
     const bool in_fusion = !steps.empty() && steps.back().fusion != nullptr &&
                            i < steps.back().end_node;
@@ -162,6 +193,7 @@ Error CompiledGraph::plan_steps() {
       step.on_host = on_host;
       step.operator_step = operator_step;
       step.fusion = fusion;
+      step.view = view;
       steps.push_back(std::move(step));
     }
     Step& step = steps.back();
@@ -180,6 +212,8 @@ Error CompiledGraph::plan_steps() {
     if (step.fusion != nullptr) {
       step.event_name = "host " + std::string(step.fusion->name()) + " nodes " +
                         first + "-" + last;
+    } else if (step.view) {
+      step.event_name = "view node " + first;
     } else if (step.on_host) {
       step.event_name = "host " + single;
     } else if (step.operator_step) {
@@ -233,13 +267,21 @@ Error CompiledGraph::plan_steps() {
 // at the lowest offset that fits between the placed values it overlaps.
 Error CompiledGraph::plan_arena() {
   const size_t num_values = graph.values.size();
+  // A view's readers keep its input's memory alive, which holds both.
   std::vector<size_t> last_step(num_values, 0);
+  std::vector<size_t> bytes(num_values, 0);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     for (uint32_t v : graph.nodes[i].inputs) {
       if (v != kNoValue) {
-        last_step[v] = std::max(last_step[v], node_step_[i]);
+        const uint32_t m = memory_of_[v];
+        last_step[m] = std::max(last_step[m], node_step_[i]);
       }
     }
+  }
+  for (size_t v = 0; v < num_values; ++v) {
+    const ValueInfo& info = graph.values[v];
+    size_t& size = bytes[memory_of_[v]];
+    size = std::max(size, info.max_numel * info.element_size);
   }
   struct Block {
     size_t value, first, last, size, offset;
@@ -247,15 +289,14 @@ Error CompiledGraph::plan_arena() {
   std::vector<Block> blocks;
   for (size_t v = 0; v < num_values; ++v) {
     const ValueInfo& info = graph.values[v];
-    if (crosses_steps_[v] && info.role == ValueInfo::Role::Intermediate) {
+    if (crosses_steps_[v] && info.role == ValueInfo::Role::Intermediate &&
+        memory_of_[v] == v) {
       const size_t first = node_step_[producer_[v]];
-      blocks.push_back(
-          {v,
-           first,
-           std::max(first, last_step[v]),
-           align_up(info.max_numel * info.element_size + XNN_EXTRA_BYTES,
-                    kBufferAlignment),
-           0});
+      blocks.push_back({v,
+                        first,
+                        std::max(first, last_step[v]),
+                        align_up(bytes[v] + XNN_EXTRA_BYTES, kBufferAlignment),
+                        0});
     }
   }
   std::stable_sort(
@@ -308,6 +349,11 @@ Error CompiledGraph::plan_arena() {
   }
   for (const Block& block : blocks) {
     data[block.value] = arena_.get() + block.offset;
+  }
+  for (size_t v = 0; v < num_values; ++v) {
+    if (memory_of_[v] != v) {
+      data[v] = data[memory_of_[v]];
+    }
   }
   return Error::Ok;
 }

@@ -3,7 +3,9 @@
 // Compiling a checked graph (graph.h) into what execute() runs: the nodes
 // split into steps, each maximal run of kinds XNNPACK defines becoming one
 // xnn_runtime (its weights packed once, when it is created) and each host
-// kind a step of its own; and the memory of the values passed between
+// kind a step of its own (or a fused run of nodes, fusion.h); reshapes and
+// copies between intermediates become views (their output shares their
+// input's memory, nothing runs) rather than XNNPACK copy operators; and the memory of the values passed between
 // steps, in one arena where values whose step lifetimes do not overlap
 // share bytes. Binding args and running the steps is executor.h's job.
 //
@@ -43,6 +45,9 @@ struct Step {
   bool on_host = false;
   const Fusion* fusion = nullptr;
   bool operator_step = false;
+  // A host step over a reshape or copy whose output shares its input's
+  // memory: nothing to run.
+  bool view = false;
   xnn_runtime_t runtime = nullptr;
   xnn_operator_t op = nullptr;
   // What `op` was last set up for (setup is skipped when unchanged).
@@ -94,6 +99,9 @@ class CompiledGraph final {
   std::vector<size_t> producer_;
   // Step index of each node.
   std::vector<size_t> node_step_;
+  // The value whose memory each value uses: itself, or for the output of
+  // a view step, its input's (transitively).
+  std::vector<uint32_t> memory_of_;
   // Values exchanged between steps through memory: args, and the
   // intermediates in arena_.
   std::vector<bool> crosses_steps_;

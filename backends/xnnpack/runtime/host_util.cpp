@@ -21,6 +21,23 @@ struct GatherTask {
   uint8_t* out;
 };
 
+// Element o + j of out = element offset + j * step of in, for j < count,
+// elements of sizeof(T) bytes: a fixed-size copy compiles to one move,
+// where a memcpy call per element dominated strided transposes.
+template <typename T>
+void copy_strided(const uint8_t* in,
+                  size_t offset,
+                  size_t step,
+                  size_t count,
+                  uint8_t* out,
+                  size_t o) {
+  const uint8_t* src = in + offset * sizeof(T);
+  uint8_t* dst = out + o * sizeof(T);
+  for (size_t j = 0; j < count; ++j) {
+    std::memcpy(dst + j * sizeof(T), src + j * step * sizeof(T), sizeof(T));
+  }
+}
+
 void gather_serial(const uint8_t* in,
                    size_t base,
                    const size_t* step,
@@ -43,10 +60,22 @@ void gather_serial(const uint8_t* in,
                   in + offset * element_size,
                   inner * element_size);
     } else {
-      for (size_t j = 0; j < inner; ++j) {
-        std::memcpy(out + (o + j) * element_size,
-                    in + (offset + j * inner_step) * element_size,
-                    element_size);
+      switch (element_size) {
+        case 4:
+          copy_strided<uint32_t>(in, offset, inner_step, inner, out, o);
+          break;
+        case 2:
+          copy_strided<uint16_t>(in, offset, inner_step, inner, out, o);
+          break;
+        case 1:
+          copy_strided<uint8_t>(in, offset, inner_step, inner, out, o);
+          break;
+        default:
+          for (size_t j = 0; j < inner; ++j) {
+            std::memcpy(out + (o + j) * element_size,
+                        in + (offset + j * inner_step) * element_size,
+                        element_size);
+          }
       }
     }
     // Advances the outer index like an odometer.
