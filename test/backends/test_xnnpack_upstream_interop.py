@@ -129,12 +129,6 @@ def test_our_int8_program_runs_on_upstream_runtime(int8_run):
     _assert_near_quantized_reference(int8_run.ours_on_upstream, int8_run.expected)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="upstream's XNNPACK partitioner writes per-channel int8 linears as "
-    "fully_connected nodes, which Debian's XNNPACK refuses (invalid parameter); "
-    "our lowering writes them as 1x1 convolutions, our runtime does not yet",
-)
 def test_upstream_int8_program_runs_on_our_runtime(int8_run):
     assert _xnnpack_delegates(int8_run.upstream_pte) >= 1
     _assert_near_quantized_reference(int8_run.upstream_on_ours, int8_run.expected)

@@ -100,13 +100,18 @@ std::vector<uint8_t> BlobBuilder::build() const {
     uint32_t buffer_idx = 0;
     if (v.is_constant || v.constant_ref) {
       uint64_t offset = 0;
+      const void* data = v.constant.data();
       uint64_t size = v.constant.size() * sizeof(float);
+      if (!v.bytes.empty()) {
+        data = v.bytes.data();
+        size = v.bytes.size();
+      }
       if (!v.named_key.empty()) {
         offset = UINT64_MAX;
       } else if (v.is_constant) {
         offset = align_up(constants.size(), kConstantAlignment);
         constants.resize(offset + size);
-        std::memcpy(constants.data() + offset, v.constant.data(), size);
+        std::memcpy(constants.data() + offset, data, size);
       }
       if (v.constant_ref) {
         offset = v.constant_ref->first;
@@ -134,8 +139,32 @@ std::vector<uint8_t> BlobBuilder::build() const {
         v.external_id,
         v.flags,
         id);
-    values.push_back(
-        CreateXValue(fbb, XValueUnion::XNNTensorValue, tensor.Union()));
+    if (v.per_tensor) {
+      const auto quant =
+          CreatePerTensorQuant(fbb, v.per_tensor->first, v.per_tensor->second);
+      values.push_back(CreateXValue(
+          fbb,
+          XValueUnion::XNNQuantizedTensorValue,
+          CreateXNNQuantizedTensorValue(
+              fbb, tensor, XNNQuantParams::PerTensorQuant, quant.Union())
+              .Union()));
+    } else if (!v.channel_scales.empty()) {
+      const auto quant = CreatePerChannelQuant(
+          fbb,
+          fbb.CreateVector(v.channel_scales),
+          static_cast<int32_t>(v.channel_dim),
+          /*scale_buffer_idx=*/0,
+          static_cast<uint32_t>(v.channel_scales.size()));
+      values.push_back(CreateXValue(
+          fbb,
+          XValueUnion::XNNQuantizedTensorValue,
+          CreateXNNQuantizedTensorValue(
+              fbb, tensor, XNNQuantParams::PerChannelQuant, quant.Union())
+              .Union()));
+    } else {
+      values.push_back(
+          CreateXValue(fbb, XValueUnion::XNNTensorValue, tensor.Union()));
+    }
   }
   std::vector<Offset<XNode>> nodes;
   for (const NodeDesc& n : nodes_) {

@@ -49,6 +49,13 @@ struct ValueDesc {
   std::string named_key;
   // Replaces the value's id_out (its position by default).
   std::optional<uint32_t> id_out;
+  // A quantized value: one (scale, zero point), or per-channel scales along
+  // channel_dim.
+  std::optional<std::pair<float, int32_t>> per_tensor;
+  std::vector<float> channel_scales;
+  uint32_t channel_dim = 0;
+  // A constant's bytes when its datatype is not fp32 (replaces `constant`).
+  std::vector<uint8_t> bytes;
 };
 
 struct NodeDesc {

@@ -75,9 +75,69 @@ Error infer_fully_connected(const NodeCheck& check, Dims* outputs) {
   return Error::Ok;
 }
 
+// Debian's 2022 XNNPACK refuses a fully connected node with a per-channel
+// quantized filter, which upstream's partitioner writes for int8 linears. A
+// 1x1 convolution of the input viewed as [M, 1, 1, K] (M the leading dims'
+// product) sums the same products and requantizes them the same way, so
+// such a node is defined as reshape, convolution, reshape back.
+xnn_status define_per_channel_fully_connected(xnn_subgraph_t subgraph,
+                                              const Graph& graph,
+                                              const Node& node) {
+  const ValueInfo& x = graph.values[node.inputs[0]];
+  const ValueInfo& w = graph.values[node.inputs[1]];
+  const ValueInfo& y = graph.values[node.outputs[0]];
+  const size_t m = product(x.dims, 0, x.dims.size() - 1);
+  const size_t n = w.dims[0];
+  const size_t k = w.dims[1];
+  const size_t x_dims[4] = {m, 1, 1, k};
+  const size_t w_dims[4] = {n, 1, 1, k};
+  const size_t y_dims[4] = {m, 1, 1, n};
+  uint32_t x4 = XNN_INVALID_VALUE_ID;
+  uint32_t w4 = XNN_INVALID_VALUE_ID;
+  uint32_t y4 = XNN_INVALID_VALUE_ID;
+  xnn_status status = xnn_define_quantized_tensor_value(
+      subgraph, static_cast<xnn_datatype>(x.datatype), x.quant.zero_point,
+      x.quant.scale, 4, x_dims, nullptr, XNN_INVALID_VALUE_ID, 0, &x4);
+  if (status == xnn_status_success) {
+    status = xnn_define_channelwise_quantized_tensor_value(
+        subgraph, static_cast<xnn_datatype>(w.datatype), w.quant.scales, 4, 0,
+        w_dims, w.constant, XNN_INVALID_VALUE_ID, 0, &w4);
+  }
+  if (status == xnn_status_success) {
+    status = xnn_define_quantized_tensor_value(
+        subgraph, static_cast<xnn_datatype>(y.datatype), y.quant.zero_point,
+        y.quant.scale, 4, y_dims, nullptr, XNN_INVALID_VALUE_ID, 0, &y4);
+  }
+  if (status == xnn_status_success) {
+    status = xnn_define_static_reshape(
+        subgraph, 4, x_dims, node.inputs[0], x4, 0);
+  }
+  if (status == xnn_status_success) {
+    status = xnn_define_convolution_2d(subgraph, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1,
+                                       1, k, n, node.output_min,
+                                       node.output_max, x4, w4,
+                                       node.inputs[2], y4, 0);
+  }
+  if (status == xnn_status_success) {
+    status = xnn_define_static_reshape(
+        subgraph, y.dims.size(), y.dims.data(), y4, node.outputs[0], 0);
+  }
+  return status;
+}
+
 xnn_status define_fully_connected(xnn_subgraph_t subgraph,
-                                  const Graph& /*graph*/,
+                                  const Graph& graph,
                                   const Node& node) {
+  const ValueInfo& filter = graph.values[node.inputs[1]];
+  if (filter.quant.scheme == Quantization::Scheme::PerChannel &&
+      filter.quant.channel_dim == 0 &&
+      (node.flags & XNN_FLAG_TRANSPOSE_WEIGHTS) == 0 &&
+      graph.values[node.inputs[0]].quant.scheme ==
+          Quantization::Scheme::PerTensor &&
+      graph.values[node.outputs[0]].quant.scheme ==
+          Quantization::Scheme::PerTensor) {
+    return define_per_channel_fully_connected(subgraph, graph, node);
+  }
   return xnn_define_fully_connected(subgraph,
                                     node.output_min,
                                     node.output_max,
