@@ -61,10 +61,11 @@ def lower(model, inputs, **partitioner_options):
     )
 
 
-def delegate_calls_and_operators(tester):
-    """The number of DelegateCall instructions and the names of the
-    operators the program still calls on portable kernels."""
-    (plan,) = tester.get_artifact("to_executorch").executorch_program.executionPlan
+def delegate_calls_and_operators(manager):
+    """The number of DelegateCall instructions in an ExecutorchProgramManager's
+    program and the names of the operators it still calls on portable
+    kernels."""
+    (plan,) = manager.executorch_program.executionPlan
     calls = sum(
         1
         for chain in plan.chains
@@ -79,7 +80,7 @@ def check(model, inputs, precision, delegates=1, **partitioner_options):
     with eager at the harness's `precision`; the program must consist of
     `delegates` delegate calls and nothing else."""
     tester = lower(model, inputs, **partitioner_options)
-    calls, operators = delegate_calls_and_operators(tester)
+    calls, operators = delegate_calls_and_operators(tester.get_artifact("to_executorch"))
     assert (calls, operators) == (delegates, [])
     tester.run_method_and_compare_outputs(precision=precision)
 
@@ -167,7 +168,7 @@ def test_partial_delegation_around_an_unsupported_op():
     """conv -> relu | cumsum on portable kernels | linear -> tanh."""
     model, x = Split(), torch.randn(2, 3, 8, 8)
     tester = lower(model, (x,))
-    calls, operators = delegate_calls_and_operators(tester)
+    calls, operators = delegate_calls_and_operators(tester.get_artifact("to_executorch"))
     assert calls == 2
     assert operators and all("cumsum" in op or "slice" in op for op in operators)
     tester.run_method_and_compare_outputs(precision=ACCUMULATING)
@@ -195,7 +196,7 @@ def test_two_delegated_subgraphs_with_a_portable_op_between():
     model = TwoBranches()
     inputs = (torch.randn(2, 3, 6, 6), torch.randn(2, 5, 16))
     tester = lower(model, inputs)
-    calls, operators = delegate_calls_and_operators(tester)
+    calls, operators = delegate_calls_and_operators(tester.get_artifact("to_executorch"))
     assert calls >= 2
     assert any("sort" in op for op in operators)
     assert not any("convolution" in op or "addmm" in op for op in operators)
@@ -272,7 +273,7 @@ def test_layer_norm_and_safe_softmax_run_as_fused_host_steps(threads, tmp_path):
     )
     inputs = (torch.randn(2, 5, 37) * 3,)
     tester = lower(model, inputs, num_threads=threads)
-    assert delegate_calls_and_operators(tester) == (1, [])
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch")) == (1, [])
     outputs, names = _step_names(tester, inputs, tmp_path)
     assert sum(n.startswith("host layer_norm nodes") for n in names) == 2, names
     assert sum(n.startswith("host safe_softmax nodes") for n in names) == 1, names
@@ -300,7 +301,7 @@ def test_example_transformer_encoder():
 
     model, (tokens,) = get_model("transformer_encoder")
     tester = lower(model, (tokens,))
-    calls, operators = delegate_calls_and_operators(tester)
+    calls, operators = delegate_calls_and_operators(tester.get_artifact("to_executorch"))
     assert calls == 1
     assert all("embedding" in op for op in operators), operators
     tester.run_method_and_compare_outputs(precision=ACCUMULATING)
