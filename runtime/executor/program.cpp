@@ -60,6 +60,65 @@ Error verify_flatbuffer(const void* data, size_t size) {
   return Error::Ok;
 }
 
+// Whether a verified vector's elements sit at addresses aligned for them.
+template <typename T>
+bool elements_aligned(const flatbuffers::Vector<T>* vector) {
+  return vector == nullptr ||
+      reinterpret_cast<uintptr_t>(vector->Data()) % alignof(T) == 0;
+}
+
+// The FlatBuffers verifier (2.0) checks a vector's length field, not the
+// alignment of 8-byte elements after it: a crafted file can put int64 or
+// double elements at 4-byte offsets, and reading those in place is
+// undefined behaviour (a fault on cores without unaligned 8-byte loads).
+// These are every vector of 8-byte elements in the schema.
+Error check_wide_vectors_aligned(const executorch_flatbuffer::Program* program) {
+  ET_CHECK_OR_RETURN_ERROR(elements_aligned(program->segments()),
+                           InvalidProgram,
+                           "Program.segments is not 8-byte aligned");
+  ET_CHECK_OR_RETURN_ERROR(
+      program->constant_segment() == nullptr ||
+          elements_aligned(program->constant_segment()->offsets()),
+      InvalidProgram,
+      "Program.constant_segment.offsets is not 8-byte aligned");
+  if (const auto* mutable_segments = program->mutable_data_segments()) {
+    for (flatbuffers::uoffset_t i = 0; i < mutable_segments->size(); ++i) {
+      ET_CHECK_OR_RETURN_ERROR(
+          elements_aligned(mutable_segments->Get(i)->offsets()),
+          InvalidProgram,
+          "Program.mutable_data_segments[%u].offsets is not 8-byte aligned",
+          static_cast<unsigned>(i));
+    }
+  }
+  const auto* plans = program->execution_plan();
+  for (flatbuffers::uoffset_t p = 0; plans != nullptr && p < plans->size();
+       ++p) {
+    const auto* plan = plans->Get(p);
+    ET_CHECK_OR_RETURN_ERROR(
+        elements_aligned(plan->non_const_buffer_sizes()),
+        InvalidProgram,
+        "Program.execution_plan[%u].non_const_buffer_sizes is not 8-byte "
+        "aligned",
+        static_cast<unsigned>(p));
+    const auto* values = plan->values();
+    for (flatbuffers::uoffset_t v = 0; values != nullptr && v < values->size();
+         ++v) {
+      const auto* value = values->Get(v);
+      const auto* ints = value->val_as_IntList();
+      const auto* doubles = value->val_as_DoubleList();
+      ET_CHECK_OR_RETURN_ERROR(
+          (ints == nullptr || elements_aligned(ints->items())) &&
+              (doubles == nullptr || elements_aligned(doubles->items())),
+          InvalidProgram,
+          "Program.execution_plan[%u].values[%u]: list items are not "
+          "8-byte aligned",
+          static_cast<unsigned>(p),
+          static_cast<unsigned>(v));
+    }
+  }
+  return Error::Ok;
+}
+
 // Checks that every DataSegment lies inside the file.
 Error check_segments(const executorch_flatbuffer::Program* program,
                      size_t segment_base_offset,
@@ -242,6 +301,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
       verify_flatbuffer(program_data->data(), program_data->size()));
   const executorch_flatbuffer::Program* flatbuffer_program =
       executorch_flatbuffer::GetProgram(program_data->data());
+  ET_CHECK_OK_OR_RETURN_ERROR(check_wide_vectors_aligned(flatbuffer_program));
   ET_CHECK_OK_OR_RETURN_ERROR(
       check_segments(flatbuffer_program, segment_base_offset, file_size));
 

@@ -176,6 +176,16 @@ def test_truncated_program_error_names_the_problem():
         deserialize_pte_binary(data[: len(data) // 2])
 
 
+def test_misaligned_8_byte_vector_is_refused_at_load():
+    # Found by fuzz_program: non_const_buffer_sizes at a 4-byte offset, which
+    # FlatBuffers' verifier lets through and UBSan caught on the read.
+    data = (FUZZ_DIR / "regressions/program/crash-misaligned-int64-vector").read_bytes()
+    with pytest.raises(
+        RuntimeError, match=r"non_const_buffer_sizes is not 8-byte aligned"
+    ):
+        Runtime.get().load_program(data)
+
+
 def test_bytes_that_are_not_utf8_reach_python_escaped():
     # Names from a corrupt file used to make the bindings raise
     # UnicodeDecodeError instead of the runtime's error.
