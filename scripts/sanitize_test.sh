@@ -2,8 +2,9 @@
 # Builds everything with AddressSanitizer and UndefinedBehaviorSanitizer in a
 # build directory of its own, then runs every C++ test (ctest) and the Python
 # suites that drive the runtime (the extension module of this build, loaded
-# into a Python with the ASan runtime preloaded). Any sanitizer report fails
-# the run: UBSan halts on its first finding, ASan on every error it detects.
+# into a Python with the ASan runtime preloaded; see scripts/sanitize_site).
+# Any sanitizer report fails the run: UBSan halts on its first finding, ASan
+# on every error it detects.
 #
 # Usage: scripts/sanitize_test.sh [--build-dir DIR] [--no-python] [PYTEST ARGS...]
 #   --build-dir  default build-asan/ next to build/
@@ -22,7 +23,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir="$2"; shift 2 ;;
     --no-python) python_tests=0; shift ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) pytest_args+=("$1"); shift ;;
   esac
 done
@@ -61,44 +62,31 @@ log "ctest done at $((SECONDS - start)) s"
 
 if [ "$python_tests" = 1 ]; then
   if [ ${#pytest_args[@]} -eq 0 ]; then
-    # The suites that load and run programs in this process; the thread test
-    # builds its own ThreadSanitizer tree, so it is left out.
+    # The suites that load and run programs in this process. Left out:
+    # - test_thread_sanitizer.py builds its own ThreadSanitizer tree;
+    # - test_installed_app.py builds examples/app, a CMake project of its
+    #   own, against `cmake --install` of this build: the installed static
+    #   libraries are instrumented and the app is not, so it cannot link
+    #   (undefined __asan_*/__ubsan_* symbols). It checks the packaging,
+    #   which the sanitizers do not change; the test command runs it.
     pytest_args=(test/runtime_py test/e2e test/dynamic test/backends
                  test/ops/test_kernels_against_eager.py
-                 --deselect test/runtime_py/test_thread_sanitizer.py -q)
+                 --deselect test/runtime_py/test_thread_sanitizer.py
+                 --deselect test/runtime_py/test_installed_app.py -q)
   fi
   # The interpreter is not instrumented, so the ASan runtime has to come
   # first into the process. Python and torch keep memory until exit by
-  # design: leak checking stays off there.
+  # design: leak checking stays off there (and in the programs the tests
+  # start, which inherit the environment). scripts/sanitize_site is on
+  # PYTHONPATH: its sitecustomize makes every interpreter of the run, the
+  # tests' own child interpreters too, import this build's extension
+  # modules instead of the main build's next to the sources.
   asan_runtime="$(g++ -print-file-name=libasan.so)"
   log "pytest ${pytest_args[*]}"
   cd "$repo_root"
   LD_PRELOAD="$asan_runtime" ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1" \
-    "$venv/bin/python" - "$ext_root" "${pytest_args[@]}" <<'EOF'
-import importlib.machinery
-import sys
-
-import pytest
-
-ext_root = sys.argv[1]
-
-
-class ThisBuildsExtensions:
-    """Finds this build's extension modules instead of the source tree's."""
-
-    def find_spec(self, name, path=None, target=None):
-        package, _, module = name.rpartition(".")
-        if module not in ("_portable_lib", "_llm_runner"):
-            return None
-        directory = ext_root + package.removeprefix("executorch").replace(".", "/")
-        spec = importlib.machinery.PathFinder.find_spec(name, [directory])
-        if spec is None:
-            raise ImportError(f"{name} was not built in {directory}")
-        return spec
-
-
-sys.meta_path.insert(0, ThisBuildsExtensions())
-sys.exit(pytest.main(sys.argv[2:]))
-EOF
+    PYTHONPATH="$repo_root/scripts/sanitize_site${PYTHONPATH:+:$PYTHONPATH}" \
+    EXECUTORCH_SANITIZE_EXTENSION_ROOT="$ext_root" \
+    "$venv/bin/python" -m pytest "${pytest_args[@]}"
 fi
 log "clean, $((SECONDS - start)) s in all"
