@@ -7,17 +7,19 @@
 # the script fail.
 #
 # Usage: test/fuzz/run_fuzzers.sh [--time SECONDS] [--runs N] [--quiet]
-#                                 [--build-dir DIR] [TARGET...]
-#   --time   seconds per target (default 60)
-#   --runs   stop a target after N executions instead (whichever first)
-#   --quiet  no progress bar (there is none when stderr is not a terminal)
-#   TARGET   program, xnnpack_blob, extended_header, data_loader (default all)
+#                                 [--build-dir DIR] [--log-dir DIR] [TARGET...]
+#   --time     seconds per target (default 60)
+#   --runs     stop a target after N executions instead (whichever first)
+#   --quiet    no progress bar (there is none when stderr is not a terminal)
+#   --log-dir  where fuzz_<target>.log goes (default the build directory)
+#   TARGET     program, xnnpack_blob, extended_header, data_loader (default all)
 # Long campaigns: run with `nice -n 19` on a quiet machine; see README.md.
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 fuzz_dir="$repo_root/test/fuzz"
 build_dir="$repo_root/build-fuzz"
+log_dir=""
 seconds=60
 runs=-1
 quiet=""
@@ -27,8 +29,9 @@ while [ $# -gt 0 ]; do
     --time) seconds="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --build-dir) build_dir="$2"; shift 2 ;;
+    --log-dir) log_dir="$2"; shift 2 ;;
     --quiet) quiet=1; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -90,7 +93,7 @@ status=0
 for target in "${targets[@]}"; do
   corpus="$build_dir/corpus/$target"
   mkdir -p "$corpus" "$fuzz_dir/regressions/$target"
-  log="$build_dir/fuzz_$target.log"
+  log="${log_dir:-$build_dir}/fuzz_$target.log"
   echo "[fuzz] $target: ${seconds}s (runs $runs), log $log"
   # The working corpus grows in the build directory; the seeds stay as
   # committed. -timeout: an input running over 10 s is a failure.
