@@ -61,8 +61,10 @@ Error XnnpackExecutor::init(const void* blob,
                            "XNNPACK failed to initialize: %s",
                            status_name(status));
   // The flatbuffer is read in place, which needs it aligned like its
-  // largest scalars; a blob placed misaligned in memory is copied.
-  if (reinterpret_cast<uintptr_t>(blob) % alignof(uint64_t) != 0) {
+  // largest scalars; a blob placed misaligned in memory is copied. An empty
+  // one has nothing to copy (the empty copy's data() is null, which memcpy
+  // must not get) and parse_blob refuses it.
+  if (size > 0 && reinterpret_cast<uintptr_t>(blob) % alignof(uint64_t) != 0) {
     blob_copy_.assign((size + sizeof(uint64_t) - 1) / sizeof(uint64_t), 0);
     std::memcpy(blob_copy_.data(), blob, size);
     blob = blob_copy_.data();

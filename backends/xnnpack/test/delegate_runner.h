@@ -63,10 +63,20 @@ class DelegateRunner {
                       std::vector<runtime::CompileSpec> specs = {},
                       const runtime::NamedDataMap* named_data = nullptr) {
     blob_ = std::move(blob);
-    runtime::FreeableBuffer buffer(blob_.data(), blob_.size(), nullptr);
-    runtime::BackendInitContext context(
-        &allocator_, /*event_tracer=*/nullptr, /*method_name=*/nullptr,
-        named_data);
+    return init_at(blob_.data(), blob_.size(), std::move(specs), named_data);
+  }
+
+  // The blob's `size` bytes at `data` (any address), which the caller keeps
+  // alive for the delegate's lifetime.
+  runtime::Error init_at(const void* data,
+                         size_t size,
+                         std::vector<runtime::CompileSpec> specs = {},
+                         const runtime::NamedDataMap* named_data = nullptr) {
+    runtime::FreeableBuffer buffer(data, size, nullptr);
+    runtime::BackendInitContext context(&allocator_,
+                                        /*event_tracer=*/nullptr,
+                                        /*method_name=*/nullptr,
+                                        named_data);
     runtime::Result<runtime::DelegateHandle*> handle = backend_.init(
         context,
         &buffer,
