@@ -4,6 +4,7 @@
 // tensor-scalar forms of an operator share one element functor.
 
 #include <cmath>
+#include <type_traits>
 
 #include <executorch/kernels/portable/util/pointwise.h>
 
@@ -13,11 +14,52 @@ namespace native {
 
 namespace {
 
+// Integer add, sub and mul wrap around (two's complement) on overflow, as
+// PyTorch's results do; C++ leaves signed overflow undefined, so they are
+// computed in an unsigned type at least as wide as unsigned int (a narrower
+// one would promote back to int and could overflow there). Other types
+// compute as written, in their own arithmetic.
+template <typename T>
+constexpr bool kWraps =
+    std::is_integral<T>::value && !std::is_same<T, bool>::value;
+
+template <typename T>
+using Wrapped = std::common_type_t<std::make_unsigned_t<T>, unsigned int>;
+
+// x + a * y.
+template <typename T>
+T add_scaled(T x, T a, T y) {
+  if constexpr (kWraps<T>) {
+    return static_cast<T>(Wrapped<T>(x) + Wrapped<T>(a) * Wrapped<T>(y));
+  } else {
+    return static_cast<T>(x + a * y);
+  }
+}
+
+// x - a * y.
+template <typename T>
+T sub_scaled(T x, T a, T y) {
+  if constexpr (kWraps<T>) {
+    return static_cast<T>(Wrapped<T>(x) - Wrapped<T>(a) * Wrapped<T>(y));
+  } else {
+    return static_cast<T>(x - a * y);
+  }
+}
+
+template <typename T>
+T multiply(T x, T y) {
+  if constexpr (kWraps<T>) {
+    return static_cast<T>(Wrapped<T>(x) * Wrapped<T>(y));
+  } else {
+    return static_cast<T>(x * y);
+  }
+}
+
 auto add_maker(const Scalar& alpha) {
   return [&alpha](auto zero) {
     using T = decltype(zero);
     const T a = alpha.to<T>();
-    return [a](T x, T y) { return static_cast<T>(x + a * y); };
+    return [a](T x, T y) { return add_scaled(x, a, y); };
   };
 }
 
@@ -46,14 +88,14 @@ auto sub_maker(const Scalar& alpha) {
   return [&alpha](auto zero) {
     using T = decltype(zero);
     const T a = alpha.to<T>();
-    return [a](T x, T y) { return static_cast<T>(x - a * y); };
+    return [a](T x, T y) { return sub_scaled(x, a, y); };
   };
 }
 
 auto mul_maker() {
   return [](auto zero) {
     using T = decltype(zero);
-    return [](T x, T y) { return static_cast<T>(x * y); };
+    return [](T x, T y) { return multiply(x, y); };
   };
 }
 
@@ -246,7 +288,7 @@ Tensor& rsub_scalar_out(KernelRuntimeContext& ctx,
       ctx, "rsub.Scalar_out", self, other, out, [&alpha](auto zero) {
         using T = decltype(zero);
         const T a = alpha.to<T>();
-        return [a](T x, T y) { return static_cast<T>(y - a * x); };
+        return [a](T x, T y) { return sub_scaled(y, a, x); };
       });
 }
 

@@ -1,3 +1,5 @@
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include <NativeFunctions.h>
@@ -75,6 +77,48 @@ TEST(OpAddTest, ScalarVariantPromotesIntToFloat) {
   native::add_scalar_out(ctx, a, 0.5, 2, out);
   ASSERT_EQ(ctx.failure_state(), Error::Ok);
   EXPECT_EQ(out.values<float>(), (std::vector<float>{2, 3}));
+}
+
+// Integer add, sub, rsub and mul wrap around on overflow, as eager does
+// (the expected values are eager's); fuzz_program found sub.Scalar_out
+// overflowing int64, undefined behaviour in C++ (UBSan).
+TEST(OpAddTest, IntegerOverflowWrapsAroundLikeEager) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  KernelRuntimeContext ctx;
+  TestTensor big(ScalarType::Long, {2}, std::vector<int64_t>{1LL << 62, 5});
+  TestTensor other(ScalarType::Long, {2}, std::vector<int64_t>{1LL << 62, 1});
+  TestTensor out(ScalarType::Long, {2}, std::vector<int64_t>{0, 0});
+  native::add_out(ctx, big, other, 1, out);
+  EXPECT_EQ(out.values<int64_t>(), (std::vector<int64_t>{kMin, 6}));
+
+  TestTensor x(
+      ScalarType::Long, {1}, std::vector<int64_t>{7522418752591626240});
+  TestTensor one(ScalarType::Long, {1}, std::vector<int64_t>{0});
+  native::sub_scalar_out(ctx, x, int64_t{-7522418752591626239}, 1, one);
+  EXPECT_EQ(one.values<int64_t>(),
+            (std::vector<int64_t>{-3401906568526299137}));
+
+  TestTensor quarter(ScalarType::Long, {1}, std::vector<int64_t>{1LL << 62});
+  native::rsub_scalar_out(ctx, quarter, int64_t{-(1LL << 62)}, 3, one);
+  EXPECT_EQ(one.values<int64_t>(), (std::vector<int64_t>{0}));
+
+  TestTensor lhs(ScalarType::Long, {2}, std::vector<int64_t>{kMin, 3037000500});
+  TestTensor rhs(ScalarType::Long, {2}, std::vector<int64_t>{-1, 3037000500});
+  native::mul_out(ctx, lhs, rhs, out);
+  EXPECT_EQ(out.values<int64_t>(),
+            (std::vector<int64_t>{kMin, -9223372036709301616}));
+
+  TestTensor i32(ScalarType::Int, {1}, std::vector<int>{1 << 30});
+  TestTensor i32_out(ScalarType::Int, {1}, std::vector<int>{0});
+  native::add_out(ctx, i32, i32, 2, i32_out);
+  EXPECT_EQ(i32_out.values<int>(), (std::vector<int>{-1073741824}));
+
+  TestTensor a16(ScalarType::Short, {2}, std::vector<int>{300, -200});
+  TestTensor b16(ScalarType::Short, {2}, std::vector<int>{300, 200});
+  TestTensor out16(ScalarType::Short, {2}, std::vector<int>{0, 0});
+  native::mul_out(ctx, a16, b16, out16);
+  EXPECT_EQ(out16.values<int>(), (std::vector<int>{24464, 25536}));
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
 }
 
 TEST(OpAddTest, NonBroadcastableShapesFail) {
