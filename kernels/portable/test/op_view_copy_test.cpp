@@ -1,5 +1,8 @@
 // View operators as copies (cpu/op_view_copy.cpp).
 
+#include <limits>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include <NativeFunctions.h>
@@ -35,6 +38,57 @@ TEST(OpViewCopyTest, PermuteSliceSelectExpand) {
 
   native::select_copy_int_out(ctx, x, 0, 2, row);
   EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
+// Floating values outside an integer dtype's range (and NaN) convert as
+// eager does on x86 (the expected values are eager's), not as undefined
+// behaviour: fuzz_program found a float permuted into an int16 tensor
+// (UBSan, -6.6e6 outside the range of short).
+TEST(OpViewCopyTest, ToCopyOfOutOfRangeFloatsIntoIntegersIsEagers) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> values{-6645090.0f,
+                                  1e10f,
+                                  -1e10f,
+                                  nan,
+                                  3e9f,
+                                  70000.5f,
+                                  4294967294.0f,
+                                  1e19f,
+                                  inf};
+  const std::vector<std::pair<ScalarType, std::vector<int64_t>>> expected{
+      {ScalarType::Char, {-98, 0, 0, 0, 0, 112, 0, 0, 0}},
+      {ScalarType::Byte, {158, 0, 0, 0, 0, 112, 0, 0, 0}},
+      {ScalarType::Short, {-25954, 0, 0, 0, 0, 4464, 0, 0, 0}},
+      {ScalarType::Int,
+       {-6645090,
+        -2147483648LL,
+        -2147483648LL,
+        -2147483648LL,
+        -2147483648LL,
+        70000,
+        -2147483648LL,
+        -2147483648LL,
+        -2147483648LL}},
+      {ScalarType::Long,
+       {-6645090,
+        10000000000LL,
+        -10000000000LL,
+        std::numeric_limits<int64_t>::min(),
+        3000000000LL,
+        70000,
+        4294967296LL,
+        std::numeric_limits<int64_t>::min(),
+        std::numeric_limits<int64_t>::min()}},
+  };
+  TestTensor x(ScalarType::Float, {9}, values);
+  for (const auto& [dtype, want] : expected) {
+    KernelRuntimeContext ctx;
+    TestTensor out(dtype, {9}, std::vector<int64_t>(9));
+    native::to_copy_out(ctx, x, false, std::nullopt, out);
+    EXPECT_EQ(ctx.failure_state(), Error::Ok);
+    EXPECT_EQ(out.values<int64_t>(), want) << static_cast<int>(dtype);
+  }
 }
 
 TEST(OpViewCopyTest, ViewInfersSizeAndToCopyConverts) {
