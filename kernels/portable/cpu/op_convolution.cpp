@@ -166,14 +166,23 @@ bool conv_geometry(KernelRuntimeContext& ctx,
   }
   const bool is_1d = input.dim() == 3;
   const int64_t in_c = input.size(1);
+  // Past int32 no size or count fits a tensor, and the arithmetic below
+  // (a channel count times groups, the window sizes) could overflow.
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (groups <= 0 || groups > kMax) {
+    fail_arg(ctx,
+             op,
+             "groups must be positive, at most %" PRId64 ", not %" PRId64,
+             kMax,
+             groups);
+    return false;
+  }
   // Weight is [out_c, in_c / groups, ...], or [in_c, out_c / groups, ...]
   // when transposed.
-  *out_c =
-      transposed ? weight.size(1) * (groups > 0 ? groups : 1) : weight.size(0);
+  *out_c = transposed ? weight.size(1) * groups : weight.size(0);
   const int64_t weight_in_c =
       transposed ? weight.size(0) : weight.size(1) * groups;
-  if (groups <= 0 || in_c % groups != 0 || *out_c % groups != 0 ||
-      weight_in_c != in_c) {
+  if (in_c % groups != 0 || *out_c % groups != 0 || weight_in_c != in_c) {
     fail_arg(ctx,
              op,
              "weight of shape [%zd, %zd, ...] does not fit %" PRId64
@@ -195,9 +204,6 @@ bool conv_geometry(KernelRuntimeContext& ctx,
     g->dilation[i] = unit ? 1 : param_at(dilation, p, 1);
     const int64_t extra =
         unit || !transposed ? 0 : param_at(output_padding, p, 0);
-    // Past int32 no output size fits a tensor, and the arithmetic below
-    // could overflow.
-    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
     if (g->stride[i] <= 0 || g->pad[i] < 0 || g->dilation[i] <= 0 ||
         extra < 0 || g->stride[i] > kMax || g->pad[i] > kMax ||
         g->dilation[i] > kMax || extra > kMax) {

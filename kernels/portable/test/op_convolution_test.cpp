@@ -2,6 +2,8 @@
 // PyTorch eager: strides, padding, groups, dilation, channels-last, int64,
 // the backward pass and bad channel counts.
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include <NativeFunctions.h>
@@ -88,6 +90,35 @@ TEST(OpConvolutionTest, ChannelMismatchFails) {
                           1,
                           out);
   EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
+// Found by fuzz_program (UBSan): groups of -(2^63 - 1) overflowed in
+// weight channels times groups before groups was checked.
+TEST(OpConvolutionTest, GroupsOutOfRangeFail) {
+  for (const bool transposed : {false, true}) {
+    for (const int64_t groups : {-std::numeric_limits<int64_t>::max(),
+                                 int64_t{0},
+                                 std::numeric_limits<int64_t>::max(),
+                                 int64_t{1} << 31}) {
+      KernelRuntimeContext ctx;
+      TestTensor x(ScalarType::Float, {1, 2, 4, 4}, zeros(32));
+      TestTensor w(ScalarType::Float, {2, 2, 3, 3}, zeros(36));
+      TestTensor out(ScalarType::Float, {1, 2, 2, 2}, zeros(8));
+      const int64_t one[] = {1, 1}, zero[] = {0, 0};
+      native::convolution_out(ctx,
+                              x,
+                              w,
+                              std::nullopt,
+                              IntArrayRef(one),
+                              IntArrayRef(zero),
+                              IntArrayRef(one),
+                              transposed,
+                              IntArrayRef(zero),
+                              groups,
+                              out);
+      EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument) << groups;
+    }
+  }
 }
 
 TEST(OpConvolutionTest, OutputSizePastInt32Fails) {
