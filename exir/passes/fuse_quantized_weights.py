@@ -35,22 +35,15 @@ from typing import Dict, Optional
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import (
-    ExportGraphSignature,
-    InputKind,
-    InputSpec,
-    TensorArgument,
-)
+from torch.export.graph_signature import ExportGraphSignature, TensorArgument
 
 import executorch.kernels.quantized as quantized_kernels
 from executorch.exir.graph_utils import copy_program
 from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
+from executorch.exir.passes.program_constants import ProgramConstants
 
 aten = torch.ops.aten
 qd = torch.ops.quantized_decomposed
-
-_CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
-
 
 def _torchao_op(name: str):
     torchao = getattr(torch.ops, "torchao", None)
@@ -76,64 +69,7 @@ class _DynamicActivation:
     quant_max: int
 
 
-class _Constants:
-    """Reads the constant inputs of an exported program and adds new ones
-    (to `specs` and `tensors`, new lists the program does not share)."""
-
-    def __init__(self, ep: ExportedProgram):
-        self.tensors = dict(ep.constants)
-        self.specs = list(ep.graph_signature.input_specs)
-        self.by_name = {}
-        for spec in self.specs:
-            if spec.kind in _CONSTANT_KINDS:
-                source = ep.state_dict if spec.target in ep.state_dict else ep.constants
-                if spec.target in source:
-                    self.by_name[spec.arg.name] = source[spec.target]
-        self.fake_mode = next(
-            n.meta["val"].fake_mode
-            for n in ep.graph.nodes
-            if n.op == "placeholder" and isinstance(n.meta.get("val"), torch.Tensor)
-        )
-
-    def value(self, arg) -> Optional[torch.Tensor]:
-        if isinstance(arg, torch.fx.Node) and arg.op == "placeholder":
-            return self.by_name.get(arg.name)
-        return None
-
-    def add(self, graph: torch.fx.Graph, name: str, tensor: torch.Tensor) -> torch.fx.Node:
-        """A new constant placeholder, placed after the existing constants
-        (before the user inputs, as the signature orders them)."""
-        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-        index = next(
-            (i for i, s in enumerate(self.specs) if s.kind == InputKind.USER_INPUT),
-            len(self.specs),
-        )
-        taken = {n.name for n in graph.nodes}
-        unique, k = name, 0
-        while unique in taken or unique in self.tensors:
-            k += 1
-            unique = f"{name}_{k}"
-        if index < len(placeholders):
-            with graph.inserting_before(placeholders[index]):
-                node = graph.placeholder(unique)
-        else:
-            with graph.inserting_after(placeholders[-1]):
-                node = graph.placeholder(unique)
-        node.meta["val"] = self.fake_mode.from_tensor(tensor, static_shapes=True)
-        self.specs.insert(
-            index,
-            InputSpec(
-                kind=InputKind.CONSTANT_TENSOR,
-                arg=TensorArgument(name=unique),
-                target=unique,
-            ),
-        )
-        self.tensors[unique] = tensor
-        self.by_name[unique] = tensor
-        return node
-
-
-def _match_weight(node, constants: _Constants) -> Optional[_Weight]:
+def _match_weight(node, constants: ProgramConstants) -> Optional[_Weight]:
     if not isinstance(node, torch.fx.Node) or node.op != "call_function":
         return None
     if node.target == _torchao_op("dequantize_affine"):
@@ -321,7 +257,7 @@ def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
     ep = unwrap_tensor_subclasses(ep)
     gm, signature = copy_program(ep)
     ep = ep._update(gm, signature)
-    constants = _Constants(ep)
+    constants = ProgramConstants(ep)
     graph = gm.graph
     packed_by_weight: Dict[torch.fx.Node, tuple] = {}
     fused = 0

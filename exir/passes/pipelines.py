@@ -16,6 +16,8 @@ from executorch.exir.passes.aten_to_edge import AtenToEdgePass
 from executorch.exir.passes.data_dependent_bounds import BoundDataDependentSizesPass
 from executorch.exir.passes.decompositions import CoreAtenDecompositionPass
 from executorch.exir.passes.external_constants_pass import external_constants_pass
+from executorch.exir.passes.fold_batch_norm import FoldBatchNormPass
+from executorch.exir.passes.fold_constant_layouts import FoldConstantLayoutsPass
 from executorch.exir.passes.fuse_quantized_weights import (
     FuseQuantizedWeightsPass,
     UnwrapTensorSubclassesPass,
@@ -58,6 +60,9 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
     """Edge program -> out variants with planned memory, ready to emit."""
     return [
         *config.passes,
+        # After delegation: what a backend took keeps its operators.
+        FoldConstantLayoutsPass(),
+        FoldBatchNormPass(),
         RemoveAutoFunctionalizedPass(),
         InsertWriteBackPass(),
         BoundDataDependentSizesPass(),

@@ -25,6 +25,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
     XNodeUnion,
     _XNNNodeConvT,
 )
+from executorch.exir.passes.fold_batch_norm import scale_shift_into_convolution
 
 
 def _check_conv(node, ep):
@@ -83,8 +84,7 @@ def lower_convolution(ctx, node):
     if bn is not None and not args["transposed"]:
         bn_node, out_node = bn
         scale, shift = batch_norm_affine(bn_node, ctx.constants)
-        w = w * scale.reshape(-1, 1, 1, 1)
-        b = shift if b is None else b * scale + shift
+        w, b = scale_shift_into_convolution(w, b, scale, shift)
     table = conv_table(args, shape(x)[1])
     if args["transposed"]:
         # [IC, OC/g, KH, KW] -> [g * OC/g, KH, KW, IC/g]

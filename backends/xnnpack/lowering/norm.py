@@ -38,6 +38,7 @@ from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
     XNNFullyConnectedT,
     XNodeUnion,
 )
+from executorch.exir.passes.fold_batch_norm import batch_norm_scale_shift
 
 BATCH_NORMS = {aten._native_batch_norm_legit_no_training.default}
 TUPLE_OUTPUTS.update(BATCH_NORMS)
@@ -50,14 +51,10 @@ def batch_norm_affine(node, constants):
     """(scale, shift) of an inference batch norm: y = x * scale + shift per
     channel."""
     args = normalized_args(node)
-    var = constants[args["running_var"]]
-    mean = constants[args["running_mean"]]
-    weight = args["weight"]
-    bias = args["bias"]
-    gamma = constants[weight] if weight is not None else torch.ones_like(var)
-    beta = constants[bias] if bias is not None else torch.zeros_like(var)
-    scale = gamma / torch.sqrt(var + float(args["eps"]))
-    return scale, beta - mean * scale
+    tensors = (args[name] for name in ("weight", "bias", "running_mean", "running_var"))
+    return batch_norm_scale_shift(
+        *(constants[t] if t is not None else None for t in tensors), float(args["eps"])
+    )
 
 
 def single_batch_norm_user(node, constants):
