@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <executorch/kernels/optimized/cpu/strided_copy.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
@@ -48,80 +49,43 @@ Blocking blocking_for(int64_t m, int64_t n, int64_t k, const SimdKernels& s) {
   return b;
 }
 
-// Packs rows [i0, i0 + rows) x columns [k0, k0 + kc) of A into panels of
-// mr rows: panel p holds, for each k, A(i0 + p * mr + r, k) for r < mr,
-// rows past the end as 0.
-void pack_a(const MatrixView& a,
-            int64_t i0,
-            int64_t rows,
-            int64_t k0,
-            int64_t kc,
-            int64_t mr,
-            float* dst) {
-  for (int64_t p = 0; p < rows; p += mr) {
-    const int64_t live = std::min(mr, rows - p);
-    if (a.row_stride == 1) {
-      // Column-major A: each k holds the panel's rows contiguously.
+// Packs a block of `count` lines by kc steps into panels of `width` lines:
+// panel p holds, for each k < kc, lines p * width + w (w < width) at step k,
+// that is data[(p * width + w) * line_stride + k * step_stride], lines past
+// `count` as 0. A's panels are rows of A, B's columns of B.
+void pack_panels(const float* data,
+                 int64_t line_stride,
+                 int64_t step_stride,
+                 int64_t count,
+                 int64_t kc,
+                 int64_t width,
+                 float* dst) {
+  for (int64_t p = 0; p < count; p += width) {
+    const int64_t live = std::min(width, count - p);
+    const float* src = data + p * line_stride;
+    if (line_stride == 1) {
+      // Each step holds the panel's lines contiguously.
       for (int64_t k = 0; k < kc; ++k) {
-        const float* src = a.data + (i0 + p) + (k0 + k) * a.col_stride;
-        std::memcpy(dst + k * mr, src, live * sizeof(float));
-        std::fill(dst + k * mr + live, dst + (k + 1) * mr, 0.0f);
+        std::memcpy(
+            dst + k * width, src + k * step_stride, live * sizeof(float));
       }
+    } else if (step_stride == 1) {
+      // Each line is contiguous (a convolution's weight as A, a linear's
+      // as B): the panel is the transpose of a live x kc block.
+      transpose_floats(src, line_stride, live, kc, dst, width);
     } else {
-      for (int64_t r = 0; r < mr; ++r) {
-        if (r >= live) {
-          for (int64_t k = 0; k < kc; ++k) {
-            dst[k * mr + r] = 0.0f;
-          }
-          continue;
-        }
-        const float* src =
-            a.data + (i0 + p + r) * a.row_stride + k0 * a.col_stride;
+      for (int64_t w = 0; w < live; ++w) {
         for (int64_t k = 0; k < kc; ++k) {
-          dst[k * mr + r] = src[k * a.col_stride];
+          dst[k * width + w] = src[w * line_stride + k * step_stride];
         }
       }
     }
-    dst += kc * mr;
-  }
-}
-
-// Packs rows [k0, k0 + kc) x columns [j0, j0 + cols) of B into panels of
-// nr columns: panel q holds, for each k, B(k, j0 + q * nr + c) for c < nr,
-// columns past the end as 0.
-void pack_b_matrix(const MatrixView& b,
-                   int64_t k0,
-                   int64_t kc,
-                   int64_t j0,
-                   int64_t cols,
-                   int64_t nr,
-                   float* dst) {
-  for (int64_t q = 0; q < cols; q += nr) {
-    const int64_t live = std::min(nr, cols - q);
-    if (b.col_stride == 1) {
+    if (live < width) {
       for (int64_t k = 0; k < kc; ++k) {
-        const float* src = b.data + (k0 + k) * b.row_stride + j0 + q;
-        std::memcpy(dst + k * nr, src, live * sizeof(float));
-        std::fill(dst + k * nr + live, dst + (k + 1) * nr, 0.0f);
-      }
-    } else {
-      // Transposed B (a linear's weight): each column is contiguous in k
-      // when row_stride is 1.
-      for (int64_t c = 0; c < nr; ++c) {
-        if (c >= live) {
-          for (int64_t k = 0; k < kc; ++k) {
-            dst[k * nr + c] = 0.0f;
-          }
-          continue;
-        }
-        const float* src =
-            b.data + k0 * b.row_stride + (j0 + q + c) * b.col_stride;
-        for (int64_t k = 0; k < kc; ++k) {
-          dst[k * nr + c] = src[k * b.row_stride];
-        }
+        std::fill(dst + k * width + live, dst + (k + 1) * width, 0.0f);
       }
     }
-    dst += kc * nr;
+    dst += kc * width;
   }
 }
 
@@ -161,6 +125,8 @@ void im2col_run(const Im2colView& v,
       float* middle = out + (lo - ow);
       if (unit_stride) {
         std::memcpy(middle, row + lo + x_shift, (hi - lo) * sizeof(float));
+      } else if (v.step_w == 2 && v.stride_w == 1) {
+        copy_every_other_float(row + 2 * lo + x_shift, hi - lo, middle);
       } else {
         for (int64_t x = lo; x < hi; ++x) {
           middle[x - lo] = row[(x * v.step_w + x_shift) * v.stride_w];
@@ -175,7 +141,7 @@ void im2col_run(const Im2colView& v,
   }
 }
 
-// The same as pack_b_matrix for the im2col matrix: B(k, p) with k = (c,
+// pack_panels of B for the im2col matrix: B(k, p) with k = (c,
 // kh, kw) and p = (oh, ow) reads the image at (c, oh * step_h - pad_h + kh
 // * dilation_h, ow * step_w - pad_w + kw * dilation_w), 0 outside it.
 void pack_b_im2col(const Im2colView& v,
@@ -185,25 +151,29 @@ void pack_b_im2col(const Im2colView& v,
                    int64_t cols,
                    int64_t nr,
                    float* dst) {
+  // One im2col row over all the tile's columns at a time (its runs are as
+  // long as the output rows), then cut into the panels.
+  float line[kNc];
+  const int64_t padded = round_up(cols, nr);
+  std::fill(line + cols, line + padded, 0.0f);
   const int64_t kernel_area = v.kernel_h * v.kernel_w;
-  for (int64_t q = 0; q < cols; q += nr) {
-    const int64_t live = std::min(nr, cols - q);
-    int64_t c = k0 / kernel_area;
-    int64_t kh = k0 % kernel_area / v.kernel_w;
-    int64_t kw = k0 % v.kernel_w;
-    for (int64_t k = 0; k < kc; ++k) {
-      float* out = dst + k * nr;
-      im2col_run(v, v.image + c * v.stride_c, kh, kw, j0 + q, live, out);
-      std::fill(out + live, out + nr, 0.0f);
-      if (++kw == v.kernel_w) {
-        kw = 0;
-        if (++kh == v.kernel_h) {
-          kh = 0;
-          ++c;
-        }
+  int64_t c = k0 / kernel_area;
+  int64_t kh = k0 % kernel_area / v.kernel_w;
+  int64_t kw = k0 % v.kernel_w;
+  for (int64_t k = 0; k < kc; ++k) {
+    im2col_run(v, v.image + c * v.stride_c, kh, kw, j0, cols, line);
+    for (int64_t q = 0; q < padded; q += nr) {
+      std::memcpy(dst + q * kc + k * nr,
+                  line + q,
+                  static_cast<size_t>(nr) * sizeof(float));
+    }
+    if (++kw == v.kernel_w) {
+      kw = 0;
+      if (++kh == v.kernel_h) {
+        kh = 0;
+        ++c;
       }
     }
-    dst += kc * nr;
   }
 }
 
@@ -225,7 +195,9 @@ bool epilogue_is_identity(const GemmEpilogue& e) {
 }
 
 // C = clamp(alpha * C + bias_scale * bias) over one tile; with `product`
-// false C holds no product yet (K == 0) and is overwritten.
+// false C holds no product yet (K == 0) and is overwritten. A row at a
+// time with the vectorized elementwise loops: a per-row bias (a
+// convolution's) is one affine pass, a contiguous one (a linear's) an add.
 void apply_epilogue(const Problem& p,
                     int64_t m0,
                     int64_t mc,
@@ -233,16 +205,34 @@ void apply_epilogue(const Problem& p,
                     int64_t nc,
                     bool product) {
   const GemmEpilogue& e = *p.epilogue;
+  const SimdKernels& s = *p.kernels;
+  const float alpha = product ? e.alpha : 1.0f;
+  const bool clamp = e.min != -std::numeric_limits<float>::infinity() ||
+                     e.max != std::numeric_limits<float>::infinity();
   for (int64_t i = m0; i < m0 + mc; ++i) {
-    float* row = p.c + i * p.ldc;
-    for (int64_t j = n0; j < n0 + nc; ++j) {
-      float v = product ? e.alpha * row[j] : 0.0f;
-      if (e.bias != nullptr) {
-        v += e.bias_scale *
-             e.bias[i * e.bias_row_stride + j * e.bias_col_stride];
+    float* row = p.c + i * p.ldc + n0;
+    if (!product) {
+      std::fill(row, row + nc, 0.0f);
+    }
+    const float* bias = e.bias == nullptr
+        ? nullptr
+        : e.bias + i * e.bias_row_stride + n0 * e.bias_col_stride;
+    if (bias != nullptr && e.bias_col_stride == 0) {
+      s.unary(UnaryOp::kAffine, row, row, nc, alpha, e.bias_scale * *bias);
+    } else {
+      if (alpha != 1.0f) {
+        s.unary(UnaryOp::kAffine, row, row, nc, alpha, 0.0f);
       }
-      v = v < e.min ? e.min : v;
-      row[j] = v > e.max ? e.max : v;
+      if (bias != nullptr && e.bias_col_stride == 1) {
+        s.binary(BinaryOp::kAdd, row, 1, bias, 1, row, nc, e.bias_scale);
+      } else if (bias != nullptr) {
+        for (int64_t j = 0; j < nc; ++j) {
+          row[j] += e.bias_scale * bias[j * e.bias_col_stride];
+        }
+      }
+    }
+    if (clamp) {
+      s.unary(UnaryOp::kClamp, row, row, nc, e.min, e.max);
     }
   }
 }
@@ -261,11 +251,24 @@ void run_tile(const Problem& p,
   for (int64_t k0 = 0; k0 < p.k; k0 += p.blocking.kc) {
     const int64_t kc = std::min(p.blocking.kc, p.k - k0);
     if (p.b->kind == GemmB::Kind::kMatrix) {
-      pack_b_matrix(p.b->matrix, k0, kc, n0, nc, nr, packed_b);
+      const MatrixView& b = p.b->matrix;
+      pack_panels(b.data + k0 * b.row_stride + n0 * b.col_stride,
+                  b.col_stride,
+                  b.row_stride,
+                  nc,
+                  kc,
+                  nr,
+                  packed_b);
     } else {
       pack_b_im2col(p.b->im2col, k0, kc, n0, nc, nr, packed_b);
     }
-    pack_a(p.a, m0, mc, k0, kc, mr, packed_a);
+    pack_panels(p.a.data + m0 * p.a.row_stride + k0 * p.a.col_stride,
+                p.a.row_stride,
+                p.a.col_stride,
+                mc,
+                kc,
+                mr,
+                packed_a);
     const bool accumulate = k0 > 0;
     for (int64_t j = 0; j < nc; j += nr) {
       const int64_t live_cols = std::min(nr, nc - j);

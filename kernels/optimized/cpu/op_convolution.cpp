@@ -8,12 +8,9 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#endif
-
 #include <executorch/kernels/optimized/blas/gemm.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
+#include <executorch/kernels/optimized/cpu/strided_copy.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/kernels/portable/util/spatial.h>
@@ -37,6 +34,7 @@ using ::executorch::kernels::optimized::simd;
 using ::executorch::kernels::optimized::SimdKernels;
 using ::executorch::kernels::optimized::sgemm;
 using ::executorch::kernels::optimized::sgemm_scratch_bytes;
+using ::executorch::kernels::optimized::copy_every_other_float;
 using ::executorch::kernels::optimized::thread_scratch;
 
 // A 1-D convolution is a 2-D one over a unit H dim.
@@ -132,7 +130,7 @@ struct DepthwisePlane {
 
   // Copies input channel `src` into `dst` (floats() floats): per phase r,
   // zeros, the image columns r - pad_w, r - pad_w + stride_w, ... that
-  // exist (a memcpy at unit strides), zeros.
+  // exist (a memcpy at unit strides, SSE shuffles at stride 2), zeros.
   void fill(const Geometry& g, const float* src, float* dst) const {
     for (int64_t y = 0; y < g.in_h; ++y) {
       const float* in_row = src + y * g.in_sh;
@@ -150,28 +148,15 @@ struct DepthwisePlane {
             : std::clamp<int64_t>(last_x / g.stride_w + 1, first, phase_len);
         std::fill(phase, phase + first, 0.0f);
         const int64_t x0 = r + first * g.stride_w - g.pad_w;
-        int64_t i = first;
         if (g.stride_w == 1 && g.in_sw == 1) {
           std::memcpy(
               phase + first, in_row + x0, (last - first) * sizeof(float));
-          i = last;
-        }
-#if defined(__SSE2__)
-        if (g.stride_w == 2 && g.in_sw == 1) {
-          // Every other column: the even lanes of two 4-float loads.
-          for (; i + 4 <= last &&
-               x0 + 2 * (i - first) + 8 <= g.in_w;
-               i += 4) {
-            const float* src = in_row + x0 + 2 * (i - first);
-            const __m128 lo = _mm_loadu_ps(src);
-            const __m128 hi = _mm_loadu_ps(src + 4);
-            _mm_storeu_ps(phase + i,
-                          _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
+        } else if (g.stride_w == 2 && g.in_sw == 1) {
+          copy_every_other_float(in_row + x0, last - first, phase + first);
+        } else {
+          for (int64_t i = first; i < last; ++i) {
+            phase[i] = in_row[(x0 + (i - first) * g.stride_w) * g.in_sw];
           }
-        }
-#endif
-        for (; i < last; ++i) {
-          phase[i] = in_row[(x0 + (i - first) * g.stride_w) * g.in_sw];
         }
         std::fill(phase + last, phase + phase_len, 0.0f);
       }

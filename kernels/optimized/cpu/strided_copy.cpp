@@ -281,6 +281,37 @@ bool copy_strided_to_contiguous(const void* in,
   }
 }
 
+void copy_every_other_float(const float* src, int64_t n, float* dst) {
+  int64_t i = 0;
+#if defined(__SSE2__)
+  // Loads src[2i, 2i + 8): the last of them, 2i + 7 <= 2n - 2.
+  for (; i + 5 <= n; i += 4) {
+    const __m128 lo = _mm_loadu_ps(src + 2 * i);
+    const __m128 hi = _mm_loadu_ps(src + 2 * i + 4);
+    _mm_storeu_ps(dst + i, _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0)));
+  }
+#endif
+  for (; i < n; ++i) {
+    dst[i] = src[2 * i];
+  }
+}
+
+void transpose_floats(const float* in,
+                      int64_t in_stride,
+                      int64_t rows,
+                      int64_t cols,
+                      float* out,
+                      int64_t out_stride) {
+  transpose_tile(reinterpret_cast<const uint32_t*>(in),
+                 in_stride,
+                 reinterpret_cast<uint32_t*>(out),
+                 out_stride,
+                 0,
+                 rows,
+                 0,
+                 cols);
+}
+
 } // namespace optimized
 } // namespace kernels
 } // namespace executorch

@@ -26,6 +26,22 @@ bool copy_strided_to_contiguous(const void* in,
                                 size_t element_size,
                                 void* out);
 
+// dst[i] = src[2 * i] for i < n, reading nothing past src[2 * n - 2]: the
+// columns a stride-2 convolution reads, the even lanes of 4-float loads in
+// SSE registers where there are any.
+void copy_every_other_float(const float* src, int64_t n, float* dst);
+
+// out[c * out_stride + r] = in[r * in_stride + c] for r < rows, c < cols:
+// a float matrix transposed on the calling thread, 4 x 4 blocks at a time in
+// SSE registers where there are any. The GEMM packs panels of a row-major
+// A (a convolution's weight) with it.
+void transpose_floats(const float* in,
+                      int64_t in_stride,
+                      int64_t rows,
+                      int64_t cols,
+                      float* out,
+                      int64_t out_stride);
+
 } // namespace optimized
 } // namespace kernels
 } // namespace executorch

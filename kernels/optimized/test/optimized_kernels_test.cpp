@@ -484,6 +484,10 @@ TEST_P(OptimizedKernels, Convolution) {
        {0, 2, 3, 1}},
       {"1-d", {2, 3, 20}, {4, 3, 5}, {2}, {1}, {1}, 1, true, {}},
       {"large", {1, 32, 28, 28}, {64, 32, 3, 3}, {1}, {1}, {1}, 1, true, {}},
+      // GEMM blocking edges: 2 row tiles (150 > 144 outputs), 2 column
+      // tiles (667 pixels), 2 depth slices (360 > 256), output rows (29)
+      // that end inside the packed panels.
+      {"tiles", {1, 40, 23, 29}, {150, 40, 3, 3}, {1}, {1}, {1}, 1, true, {}},
       // 1x1 over a channels-last input: a plain product with strided pixels.
       {"1x1 channels-last",
        {2, 16, 5, 7},
