@@ -60,9 +60,7 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
     """Edge program -> out variants with planned memory, ready to emit."""
     return [
         *config.passes,
-        # After delegation: what a backend took keeps its operators.
-        FoldConstantLayoutsPass(),
-        FoldBatchNormPass(),
+        *_constant_folding(config),
         RemoveAutoFunctionalizedPass(),
         InsertWriteBackPass(),
         BoundDataDependentSizesPass(),
@@ -73,6 +71,15 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
         PlanMemoryPass(config.method_memory_planning_pass(method)),
         *_external_constants(config),
     ]
+
+
+def _constant_folding(config: ExecutorchBackendConfig) -> List[PassType]:
+    """Work the default path need not repeat per call, done once (after
+    delegation: what a backend took keeps its operators). Not when
+    constants go to `.ptd` files: those keep their names and layouts."""
+    if config.external_constants:
+        return []
+    return [FoldConstantLayoutsPass(), FoldBatchNormPass()]
 
 
 def _external_constants(config: ExecutorchBackendConfig) -> List[PassType]:

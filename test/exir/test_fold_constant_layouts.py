@@ -6,7 +6,7 @@ input program is not modified."""
 import torch
 from program_interpreter import PlanInterpreter
 
-from executorch.exir import to_edge
+from executorch.exir import ExecutorchBackendConfig, to_edge
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.passes.fold_constant_layouts import fold_constant_layouts
 
@@ -56,6 +56,12 @@ def test_linear_weights_are_transposed_once_at_export():
     manager = edge.to_executorch()
     assert "aten::permute_copy" not in operators(manager)
     torch.testing.assert_close(run(manager, x)[0], model(x), rtol=1.3e-6, atol=1e-5)
+
+
+def test_weights_stored_in_ptd_files_keep_their_names_and_layout():
+    edge = edge_of(Mlp().eval(), torch.randn(3, 8))
+    manager = edge.to_executorch(ExecutorchBackendConfig(external_constants=True))
+    assert operators(manager).count("aten::permute_copy") == 2
 
 
 def test_chains_of_layout_operators_fold():
