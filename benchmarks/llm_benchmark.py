@@ -16,12 +16,17 @@ decodes `--decode` tokens one call at a time, `--rounds` times (the KV cache
 restarts at position 0 each round); the medians are reported as tokens/s,
 with the process's peak RSS (VmHWM, which includes the Python interpreter
 and torch, the same for all). Ratios are of the same run: ours / upstream.
-A script, not a test: nothing asserts on time, and figures taken on a busy
-machine (the load average is printed) are not comparable.
+ms/token is the decode's time per token. `--clock cpu` counts the worker
+process's CPU time (all its threads) instead of wall-clock time, so that
+on a shared machine waits for a core do not count (the rates are then
+tokens per CPU second). A script, not a test: nothing asserts on
+time, and figures taken on a busy machine (the load average is printed)
+are not comparable.
 
     EXECUTORCH_UPSTREAM_PYTHON=/work/main/.venv-upstream/bin/python \\
         .venv/bin/python benchmarks/llm_benchmark.py [--threads 4] \\
-        [--modes fp32 8da4w] [--prompt 64] [--decode 64] [--rounds 3]
+        [--modes fp32 8da4w] [--prompt 64] [--decode 64] [--rounds 3] \\
+        [--clock wall|cpu]
 
 `--quick` checks that everything runs: a tiny model, one short round.
 """
@@ -44,10 +49,11 @@ TINY = dict(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=512,
             multiple_of=32, norm_eps=1e-5)
 
 # A worker: times prefill and decode of one program (or the eager model) and
-# prints one JSON line. argv: kind path prompt decode rounds threads.
+# prints one JSON line. argv: kind path prompt decode rounds threads clock.
 _WORKER = textwrap.dedent("""
     import json, statistics, sys, time, torch
-    kind, path, prompt, decode, rounds, threads = sys.argv[1:7]
+    kind, path, prompt, decode, rounds, threads, clock = sys.argv[1:8]
+    now = time.process_time if clock == "cpu" else time.perf_counter
     prompt, decode, rounds, threads = int(prompt), int(decode), int(rounds), int(threads)
     torch.set_num_threads(threads)
     tokens = torch.randint(1, 500, (1, prompt), generator=torch.Generator().manual_seed(0))
@@ -72,15 +78,15 @@ _WORKER = textwrap.dedent("""
         forward = lambda t, pos: module.forward([t, pos])[0]
     prefill, steps = [], []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start = now()
         logits = forward(tokens, torch.tensor([0]))
-        prefill.append(time.perf_counter() - start)
+        prefill.append(now() - start)
         token = torch.tensor([[int(logits.reshape(-1, logits.shape[-1])[-1].argmax())]])
-        start = time.perf_counter()
+        start = now()
         for i in range(decode):
             logits = forward(token, torch.tensor([prompt + i]))
             token = torch.tensor([[int(logits.reshape(-1, logits.shape[-1])[-1].argmax())]])
-        steps.append(time.perf_counter() - start)
+        steps.append(now() - start)
     rss = 0
     with open("/proc/self/status") as f:
         for line in f:
@@ -129,7 +135,7 @@ def export(python: str, flags: list) -> None:
 def measure(python: str, kind: str, path: str, args) -> dict:
     out = subprocess.run(
         [python, "-c", _WORKER, kind, path, str(args.prompt), str(args.decode),
-         str(args.rounds), str(args.threads)],
+         str(args.rounds), str(args.threads), args.clock],
         check=True, capture_output=True, text=True, cwd=tempfile.gettempdir(),
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -142,6 +148,9 @@ def main() -> None:
     parser.add_argument("--prompt", type=int, default=64)
     parser.add_argument("--decode", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--clock", choices=["wall", "cpu"], default="wall",
+        help="wall-clock time, or the worker's CPU time (all threads)")
     parser.add_argument("--quick", action="store_true", help="tiny model, one short round")
     args = parser.parse_args()
     group = 32 if args.quick else 128
@@ -155,9 +164,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         paths, count = make_checkpoint(work, TINY if args.quick else FULL)
         print(f"model: {count / 1e6:.1f}M parameters, prompt {args.prompt}, decode "
-              f"{args.decode}, {args.threads} threads, load average "
-              f"{os.getloadavg()[0]:.2f}")
-        print(f"{'system':<22}{'prefill tok/s':>15}{'decode tok/s':>15}{'peak RSS MB':>14}")
+              f"{args.decode}, {args.threads} threads, {args.clock} clock, load "
+              f"average {os.getloadavg()[0]:.2f}")
+        print(f"{'system':<22}{'prefill tok/s':>15}{'decode tok/s':>15}"
+              f"{'ms/token':>10}{'peak RSS MB':>14}")
         for mode in args.modes:
             results = {}
             systems = [("ours", ours)] + ([("upstream", upstream)] if upstream else [])
@@ -172,11 +182,12 @@ def main() -> None:
                 results["eager"] = measure(ours, "eager", json.dumps(flags), args)
             for name, r in results.items():
                 print(f"{name + ' ' + mode:<22}{r['prefill_tok_s']:>15.1f}"
-                      f"{r['decode_tok_s']:>15.1f}{r['peak_rss_mb']:>14.0f}")
+                      f"{r['decode_tok_s']:>15.1f}{1e3 / r['decode_tok_s']:>10.2f}"
+                      f"{r['peak_rss_mb']:>14.0f}")
             if "upstream" in results:
                 o, u = results["ours"], results["upstream"]
                 print(f"{'ours / upstream':<22}{o['prefill_tok_s'] / u['prefill_tok_s']:>15.2f}"
-                      f"{o['decode_tok_s'] / u['decode_tok_s']:>15.2f}"
+                      f"{o['decode_tok_s'] / u['decode_tok_s']:>15.2f}{'':>10}"
                       f"{o['peak_rss_mb'] / u['peak_rss_mb']:>14.2f}")
         if not upstream:
             print("upstream: skipped (EXECUTORCH_UPSTREAM_PYTHON is not set)")
