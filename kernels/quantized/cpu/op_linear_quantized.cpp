@@ -19,6 +19,41 @@ using quantized::PackedWeights;
 
 namespace {
 
+// The detailed check of the weight's scales and zero points (it names the
+// bad entry or the wrong size): false, with the error set, if they are
+// invalid.
+bool check_weight_qparams(KernelRuntimeContext& ctx,
+                          const char* op,
+                          const Tensor& scales,
+                          const Tensor* zero_points,
+                          int64_t bits,
+                          int64_t count) {
+  const int64_t qmax = bits == 4 ? 7 : 127;
+  return quantized::check_qparams(
+      ctx,
+      op,
+      quantized::QParams::table(scales, zero_points, 1, count),
+      -qmax - 1,
+      qmax);
+}
+
+// Reports invalid quantization parameters that the linear found.
+void fail_weight_qparams(KernelRuntimeContext& ctx,
+                         const char* op,
+                         const Tensor& scales,
+                         const std::optional<Tensor>& zero_points,
+                         const PackedWeights& w) {
+  const int64_t count = w.rows * (w.cols / w.group_size);
+  if (check_weight_qparams(ctx,
+                           op,
+                           scales,
+                           zero_points.has_value() ? &*zero_points : nullptr,
+                           w.bits,
+                           count)) {
+    fail_arg(ctx, op, "invalid weight scales or zero points");
+  }
+}
+
 // Checks the weight arguments and the input/out shapes ([..., K] ->
 // [..., N]); fills `w`.
 bool prepare_weights(KernelRuntimeContext& ctx,
@@ -77,25 +112,13 @@ bool prepare_weights(KernelRuntimeContext& ctx,
       !check_dtype(ctx, op, "weight_zero_points", *zps, ScalarType::Char)) {
     return false;
   }
-  const int64_t qmax = bits == 4 ? 7 : 127;
   const int64_t count = rows * (cols / group_size);
-  // The tables are read on every call (a decode step's are ~1/32 of its
-  // weights): a branch-free pass first, the detailed check (which names
-  // the bad entry) only when it finds something.
-  const bool valid =
-      scales.numel() == count && (zps == nullptr || zps->numel() == count) &&
-      quantized::weight_qparams_valid(
-          scales.const_data_ptr<float>(),
-          zps != nullptr ? zps->const_data_ptr<int8_t>() : nullptr,
-          count,
-          static_cast<int32_t>(-qmax - 1),
-          static_cast<int32_t>(qmax));
-  if (!valid && !quantized::check_qparams(
-                    ctx,
-                    op,
-                    quantized::QParams::table(scales, zps, 1, count),
-                    -qmax - 1,
-                    qmax)) {
+  // The values of the tables are checked by the linear itself as it reads
+  // them (a decode step's tables are ~1/32 of its weights, and a pass of
+  // their own cost as much as a tenth of the step); here their sizes, with
+  // the message that names what is wrong.
+  if ((scales.numel() != count || (zps != nullptr && zps->numel() != count)) &&
+      !check_weight_qparams(ctx, op, scales, zps, bits, count)) {
     return false;
   }
   if (bias.has_value() &&
@@ -168,12 +191,14 @@ Tensor& weight_only_linear_out(KernelRuntimeContext& ctx,
   if (scratch == nullptr) {
     return out;
   }
-  quantized::linear_weight_only(input.const_data_ptr<float>(),
-                                w.cols > 0 ? input.numel() / w.cols : 0,
-                                w,
-                                bias_data(bias),
-                                out.mutable_data_ptr<float>(),
-                                scratch);
+  if (!quantized::linear_weight_only(input.const_data_ptr<float>(),
+                                     w.cols > 0 ? input.numel() / w.cols : 0,
+                                     w,
+                                     bias_data(bias),
+                                     out.mutable_data_ptr<float>(),
+                                     scratch)) {
+    fail_weight_qparams(ctx, op, weight_scales, weight_zero_points, w);
+  }
   return out;
 }
 
@@ -256,12 +281,14 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
       x_zero_points[m] = static_cast<int32_t>(p.zero_point);
     }
   }
-  quantized::linear_dynamic(
-      quantized::QuantizedRows{xq, x_scales, x_zero_points, rows_x},
-      w,
-      bias_data(bias),
-      out.mutable_data_ptr<float>(),
-      scratch);
+  if (!quantized::linear_dynamic(
+          quantized::QuantizedRows{xq, x_scales, x_zero_points, rows_x},
+          w,
+          bias_data(bias),
+          out.mutable_data_ptr<float>(),
+          scratch)) {
+    fail_weight_qparams(ctx, op, weight_scales, weight_zero_points, w);
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -279,21 +280,28 @@ void unpack_rows(const PackedWeights& w,
 }
 
 // Calls block(first, count, slice) for every block of kRowBlock output
-// features, over the thread pool (split_over_threads).
+// features, over the thread pool (split_over_threads), after checking the
+// block's quantization parameters; false if some were invalid.
 template <typename Block>
-void for_each_row_block(const PackedWeights& w,
+bool for_each_row_block(const PackedWeights& w,
                         int64_t rows_x,
                         const Block& block) {
   const int64_t blocks = (w.rows + kRowBlock - 1) / kRowBlock;
+  std::atomic<bool> valid{true};
   split_over_threads(blocks,
                      kRowBlock * w.cols * rows_x,
                      [&](int64_t begin, int64_t end, int64_t slice) {
                        for (int64_t b = begin; b < end; ++b) {
                          const int64_t first = b * kRowBlock;
-                         block(
-                             first, std::min(kRowBlock, w.rows - first), slice);
+                         const int64_t count =
+                             std::min(kRowBlock, w.rows - first);
+                         if (!weight_rows_valid(w, first, first + count)) {
+                           valid.store(false, std::memory_order_relaxed);
+                         }
+                         block(first, count, slice);
                        }
                      });
+  return valid.load(std::memory_order_relaxed);
 }
 
 } // namespace
@@ -331,14 +339,14 @@ size_t scratch_slices() {
       std::min<int64_t>(std::max<int64_t>(threads, 1), kMaxThreads));
 }
 
-void linear_weight_only(const float* x,
+bool linear_weight_only(const float* x,
                         int64_t rows_x,
                         const PackedWeights& w,
                         const float* bias,
                         float* y,
                         void* scratch) {
   const int64_t groups = groups_per_row(w);
-  for_each_row_block(
+  return for_each_row_block(
       w, rows_x, [&](int64_t first, int64_t count, int64_t slice) {
         float* rows = reinterpret_cast<float*>(
             static_cast<char*>(scratch) + slice * weight_only_slice_bytes(w));
@@ -394,18 +402,17 @@ size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x) {
          dynamic_slice_bytes(w) * scratch_slices();
 }
 
-void linear_dynamic(const QuantizedRows& x,
+bool linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,
                     float* y,
                     void* scratch) {
   if (x.rows == 0 || w.rows == 0) {
-    return;
+    return weight_rows_valid(w, 0, w.rows);
   }
 #ifdef ET_QUANTIZED_X86
   if (use_vnni(w)) {
-    vnni::linear_dynamic(x, w, bias, y, scratch);
-    return;
+    return vnni::linear_dynamic(x, w, bias, y, scratch);
   }
 #endif
   // Inputs minus their zero points, within [-255, 255].
@@ -419,7 +426,7 @@ void linear_dynamic(const QuantizedRows& x,
   int16_t* unpacked = reinterpret_cast<int16_t*>(
       static_cast<char*>(scratch) + widened_input_bytes(w, x.rows));
   const int64_t groups = groups_per_row(w);
-  for_each_row_block(
+  return for_each_row_block(
       w, x.rows, [&](int64_t first, int64_t count, int64_t slice) {
         int16_t* values =
             unpacked + slice * (dynamic_slice_bytes(w) / sizeof(int16_t));
@@ -438,24 +445,28 @@ void linear_dynamic(const QuantizedRows& x,
       });
 }
 
-bool weight_qparams_valid(const float* scales,
-                          const int8_t* zero_points,
-                          int64_t n,
-                          int32_t qmin,
-                          int32_t qmax) {
-  // No early exit: the compiler vectorises the loops. NaN fails both
+bool weight_rows_valid(const PackedWeights& w, int64_t begin, int64_t end) {
+  const int64_t groups = groups_per_row(w);
+  const float* scales = w.scales + begin * groups;
+  const int64_t n = (end - begin) * groups;
+  // No early exit, and an int32 result, so that the compiler vectorises
+  // the loops (a bool one stays scalar, 3-4x slower). NaN fails both
   // comparisons.
-  bool valid = true;
+  int32_t valid = 1;
   const float largest = std::numeric_limits<float>::max();
   for (int64_t i = 0; i < n; ++i) {
-    valid &= (scales[i] > 0.f) & (scales[i] <= largest);
+    valid &= static_cast<int32_t>(scales[i] > 0.f) &
+             static_cast<int32_t>(scales[i] <= largest);
   }
-  if (zero_points != nullptr) {
+  if (w.zero_points != nullptr) {
+    const int8_t* zero_points = w.zero_points + begin * groups;
+    const int32_t qmax = w.bits == 4 ? 7 : 127;
     for (int64_t i = 0; i < n; ++i) {
-      valid &= (zero_points[i] >= qmin) & (zero_points[i] <= qmax);
+      valid &= static_cast<int32_t>(zero_points[i] >= -qmax - 1) &
+               static_cast<int32_t>(zero_points[i] <= qmax);
     }
   }
-  return valid;
+  return valid != 0;
 }
 
 bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {

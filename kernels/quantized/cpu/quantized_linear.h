@@ -90,8 +90,19 @@ inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
   return weight_only_slice_bytes(w) * scratch_slices();
 }
 
+// The linears below check the weight's scales (finite and > 0) and zero
+// points (within [-8, 7] or [-128, 127]) themselves, a block of output
+// features at a time just before they use them, so that a call reads its
+// quantization parameters once, from cache, rather than in a pass of their
+// own; they return false when some are invalid (y is then meaningless, the
+// caller reports the error).
+
+// Whether the scales and zero points of output features [begin, end) of
+// `w` are valid (see above).
+bool weight_rows_valid(const PackedWeights& w, int64_t begin, int64_t end);
+
 // y[m, n] = sum_k x[m, k] W[n, k] + bias[n] for m < rows_x; bias may be null.
-void linear_weight_only(const float* x,
+bool linear_weight_only(const float* x,
                         int64_t rows_x,
                         const PackedWeights& w,
                         const float* bias,
@@ -113,19 +124,11 @@ size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x);
 // y[m, n] = x_scale[m] * sum_g scale[n, g] * sum_{k in g} (xq[m, k] -
 //           x_zero_point[m]) * (q[n, k] - zero_point[n, g]) + bias[n];
 // bias may be null.
-void linear_dynamic(const QuantizedRows& x,
+bool linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,
                     float* y,
                     void* scratch);
-
-// Whether scales[0, n) are all finite and > 0 and zero_points[0, n) (when
-// not null) within [qmin, qmax]: a quick pass without messages.
-bool weight_qparams_valid(const float* scales,
-                          const int8_t* zero_points,
-                          int64_t n,
-                          int32_t qmin,
-                          int32_t qmax);
 
 // Minimum and maximum of x[0, n) (+inf and -inf when n == 0); false if one
 // is NaN.

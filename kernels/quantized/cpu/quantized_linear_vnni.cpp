@@ -5,6 +5,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <limits>
 
@@ -289,6 +290,8 @@ ET_VNNI void gemv_tile(const Geometry& g,
 }
 
 constexpr int kGemvRows = 4;
+// Output features per quantization-parameter check in the GEMV.
+constexpr int64_t kCheckRows = 64;
 
 // y[n] for n in [begin, end) of input row m.
 void gemv_rows(const Geometry& g,
@@ -526,7 +529,7 @@ size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x) {
   return s.rows + s.unit_sums + s.group_sums + s.chunk_groups + s.panel;
 }
 
-void linear_dynamic(const QuantizedRows& x,
+bool linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,
                     float* y,
@@ -534,14 +537,26 @@ void linear_dynamic(const QuantizedRows& x,
   const Geometry g = geometry_of(w);
   const Scratch s(g, x.rows, scratch);
   prepare_rows(g, w, x, s);
+  std::atomic<bool> valid{true};
+  const auto check = [&](int64_t begin, int64_t end) {
+    if (!weight_rows_valid(w, begin, end)) {
+      valid.store(false, std::memory_order_relaxed);
+    }
+  };
   if (x.rows < kGemmMinRows) {
     split_over_threads(
         w.rows, w.cols * x.rows, [&](int64_t begin, int64_t end, int64_t) {
-          for (int64_t m = 0; m < x.rows; ++m) {
-            gemv_rows(g, w, s, x, m, bias, y + m * w.rows, begin, end);
+          // Blocks of output features whose scales stay in L1 between
+          // the check and the products.
+          for (int64_t first = begin; first < end; first += kCheckRows) {
+            const int64_t last = std::min(first + kCheckRows, end);
+            check(first, last);
+            for (int64_t m = 0; m < x.rows; ++m) {
+              gemv_rows(g, w, s, x, m, bias, y + m * w.rows, first, last);
+            }
           }
         });
-    return;
+    return valid.load(std::memory_order_relaxed);
   }
   // Pairs of panels: 32 output features, packed then multiplied with
   // every input row.
@@ -554,6 +569,7 @@ void linear_dynamic(const QuantizedRows& x,
         for (int64_t pair = begin; pair < end; ++pair) {
           const int64_t n0 = pair * 2 * kLanes;
           const int64_t count = std::min(2 * kLanes, w.rows - n0);
+          check(n0, n0 + count);
           pack_panel(g, w, n0, std::min(kLanes, count), panels);
           const bool wide = count > kLanes;
           if (wide) {
@@ -571,6 +587,7 @@ void linear_dynamic(const QuantizedRows& x,
           }
         }
       });
+  return valid.load(std::memory_order_relaxed);
 }
 
 ET_VNNI bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {

@@ -33,7 +33,9 @@ bool supports(const PackedWeights& w);
 
 size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x);
 
-void linear_dynamic(const QuantizedRows& x,
+// Checks the weight's quantization parameters as it goes
+// (weight_rows_valid); false if some are invalid.
+bool linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,
                     float* y,

@@ -450,6 +450,65 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
 }
 #endif
 
+// The linears check the scales and zero points block by block as they read
+// them: a bad entry in the first or the last output feature (past the
+// GEMV's first 64-feature block, the GEMM's first panel pair, the portable
+// loops' first row block) fails the call on every loop kind, for one
+// input row (GEMV) and five (GEMM).
+TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
+  const Case c{4, 70, 32, 16, true};
+  const Weights w(c);
+  const int64_t groups = c.rows * (c.cols / c.group);
+  TestTensor wt(
+      ScalarType::Byte,
+      {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / 2)},
+      w.packed);
+  for (int64_t m : {1, 5}) {
+    TestTensor xt(ScalarType::Float,
+                  {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
+                  inputs(m * c.cols));
+    TestTensor out(ScalarType::Float,
+                   {static_cast<int32_t>(m), static_cast<int32_t>(c.rows)},
+                   zeros(m * c.rows));
+    for (int64_t at : {int64_t{0}, groups - 1}) {
+      for (bool bad_zero_point : {false, true}) {
+        std::vector<float> scales = w.scales;
+        std::vector<int8_t> zero_points = w.zero_points;
+        if (bad_zero_point) {
+          zero_points[at] = 8;
+        } else {
+          scales[at] = NAN;
+        }
+        TestTensor st(ScalarType::Float,
+                      {static_cast<int32_t>(c.rows),
+                       static_cast<int32_t>(c.cols / c.group)},
+                      scales);
+        TestTensor zt(ScalarType::Char,
+                      {static_cast<int32_t>(c.rows),
+                       static_cast<int32_t>(c.cols / c.group)},
+                      zero_points);
+        TempContext ctx;
+        native::dynamic_int8_linear_out(ctx.get(),
+                                        xt,
+                                        wt,
+                                        st,
+                                        std::optional<Tensor>(zt.tensor()),
+                                        4,
+                                        c.group,
+                                        std::nullopt,
+                                        true,
+                                        1e-6,
+                                        -128,
+                                        127,
+                                        out);
+        EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument)
+            << "rows " << m << " entry " << at << " zero point "
+            << bad_zero_point;
+      }
+    }
+  }
+}
+
 TEST(QuantizedLinearArgsTest, BadArgumentsFail) {
   const Case c{4, 2, 32, 16, false};
   const Weights w(c);
