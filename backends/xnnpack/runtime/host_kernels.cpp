@@ -9,6 +9,7 @@
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
+#include <executorch/backends/xnnpack/runtime/qs8_dwconv.h>
 
 namespace executorch {
 namespace backends {
@@ -33,11 +34,15 @@ int32_t quantize_bound(float value, float scale, int32_t zero_point) {
   return static_cast<int32_t>(std::nearbyint(q));
 }
 
+// A host convolution kernel (Qs8Conv, Qs8DwConv) that init prepared.
+template <typename Kernel>
 Error run_qs8_conv(const HostContext& context, const Node& node) {
-  const auto& conv = *static_cast<const Qs8Conv*>(node.host_state.get());
+  const auto& conv = *static_cast<const Kernel*>(node.host_state.get());
+  const auto* p = static_cast<const _XNNNodeConv*>(node.params);
   const Dims& x = context.graph.values[node.inputs[0]].dims;
   const Dims& y = context.graph.values[node.outputs[0]].dims;
-  const size_t work = product(y, 0, 4) * x[3];
+  const size_t work = product(y, 0, 4) * p->kernel_height() *
+                      p->kernel_width() * p->group_input_channels();
   conv.run(static_cast<const int8_t*>(context.data[node.inputs[0]]),
            x[0],
            x[1],
@@ -50,21 +55,25 @@ Error run_qs8_conv(const HostContext& context, const Node& node) {
   return Error::Ok;
 }
 
-// A one-group conv2d from qint8 to qint8 with int8 weights (per channel, or
-// per tensor with zero point 0) and an int32 bias.
-void take_qs8_conv(const Graph& graph, Node* node) {
+// A convolution from qint8 to qint8 with int8 weights (per channel along
+// the filter's `channel_dim`, or per tensor with zero point 0) and an int32
+// bias, on `Kernel` if its init takes the shape. `in_channels` and
+// `channels` are the kernel's (a depthwise one has both equal).
+template <typename Kernel>
+void take_qs8_conv(const Graph& graph,
+                   Node* node,
+                   uint32_t channel_dim,
+                   size_t in_channels,
+                   size_t channels) {
   const auto* p = static_cast<const _XNNNodeConv*>(node->params);
-  if (node->kind != XNodeUnion::XNNConv2d || p->groups() != 1) {
-    return;
-  }
   const ValueInfo& in = graph.values[node->inputs[0]];
   const ValueInfo& filter = graph.values[node->inputs[1]];
   const ValueInfo& out = graph.values[node->outputs[0]];
-  const size_t channels = p->group_output_channels();
   const bool per_channel =
       filter.datatype == XNNDatatype::xnn_datatype_qcint8 &&
       filter.quant.scheme == Quantization::Scheme::PerChannel &&
-      filter.quant.channel_dim == 0 && filter.quant.num_scales == channels;
+      filter.quant.channel_dim == channel_dim &&
+      filter.quant.num_scales == channels;
   const bool per_tensor =
       is_per_tensor(filter, XNNDatatype::xnn_datatype_qint8) &&
       filter.quant.zero_point == 0;
@@ -96,7 +105,7 @@ void take_qs8_conv(const Graph& graph, Node* node) {
   shape.dilation_w = p->dilation_width();
   shape.pad_top = p->padding_top();
   shape.pad_left = p->padding_left();
-  shape.in_channels = p->group_input_channels();
+  shape.in_channels = in_channels;
   shape.out_channels = channels;
   Qs8ConvQuant quant;
   quant.input_scale = in.quant.scale;
@@ -108,14 +117,31 @@ void take_qs8_conv(const Graph& graph, Node* node) {
       quantize_bound(node->output_min, out.quant.scale, out.quant.zero_point);
   quant.output_max =
       quantize_bound(node->output_max, out.quant.scale, out.quant.zero_point);
-  auto conv = std::shared_ptr<Qs8Conv>(new (std::nothrow) Qs8Conv());
+  auto conv = std::shared_ptr<Kernel>(new (std::nothrow) Kernel());
   if (conv == nullptr ||
       !conv->init(
           shape, quant, static_cast<const int8_t*>(filter.constant), bias)) {
     return;
   }
   node->host_state = std::move(conv);
-  node->host_run = run_qs8_conv;
+  node->host_run = run_qs8_conv<Kernel>;
+}
+
+// One-group convolutions take Qs8Conv (filter [out, kh, kw, in]);
+// depthwise ones of multiplier 1 Qs8DwConv (filter [1, kh, kw, channels]).
+void take_conv(const Graph& graph, Node* node) {
+  const auto* p = static_cast<const _XNNNodeConv*>(node->params);
+  if (node->kind == XNodeUnion::XNNConv2d && p->groups() == 1) {
+    take_qs8_conv<Qs8Conv>(graph,
+                           node,
+                           /*channel_dim=*/0,
+                           p->group_input_channels(),
+                           p->group_output_channels());
+  } else if (node->kind == XNodeUnion::XNNDepthwiseConv2d &&
+             p->group_output_channels() == 1) {
+    take_qs8_conv<Qs8DwConv>(
+        graph, node, /*channel_dim=*/3, p->groups(), p->groups());
+  }
 }
 
 bool enabled() {
@@ -126,11 +152,11 @@ bool enabled() {
 } // namespace
 
 void take_nodes_on_host(Graph* graph) {
-  if (!enabled() || !Qs8Conv::vnni_available()) {
+  if (!enabled() || !qs8::vnni_available()) {
     return;
   }
   for (Node& node : graph->nodes) {
-    take_qs8_conv(*graph, &node);
+    take_conv(*graph, &node);
   }
 }
 

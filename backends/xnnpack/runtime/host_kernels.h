@@ -1,8 +1,9 @@
 #pragma once
 
 // Nodes of XNNPACK kinds that the backend runs with kernels of its own, where
-// those beat Debian's 2022 XNNPACK on this CPU: static int8 convolutions on
-// CPUs with AVX512-VNNI (qs8_conv.h says why). The blob is unchanged (it is
+// those beat Debian's 2022 XNNPACK on this CPU: static int8 convolutions
+// (one group: qs8_conv.h; depthwise: qs8_dwconv.h, each says why) on CPUs
+// with AVX512-VNNI. The blob is unchanged (it is
 // upstream's format); only where a node runs differs.
 //
 // EXECUTORCH_XNNPACK_HOST_KERNELS=0 in the environment keeps every node on
@@ -15,8 +16,8 @@ namespace backends {
 namespace xnnpack {
 
 // Gives each node that qualifies its host_run and host_state (packed
-// weights). A node whose kernel cannot be prepared (memory, a reduction too
-// long for its tiles) stays on XNNPACK.
+// weights). A node whose kernel cannot be prepared (memory, a shape its
+// kernel does not take) stays on XNNPACK.
 void take_nodes_on_host(Graph* graph);
 
 } // namespace xnnpack

@@ -1,17 +1,7 @@
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
-
-#if defined(__x86_64__)
-// GCC 12's AVX-512 headers start conversions from _mm512_undefined_*(),
-// which -Wmaybe-uninitialized reports at every use.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#define ET_QS8_CONV_HAVE_VNNI 1
-#endif
 
 namespace executorch {
 namespace backends {
@@ -24,9 +14,7 @@ namespace {
 constexpr size_t kTileRows = 8;
 constexpr size_t kBlock = 16;
 
-size_t round_up(size_t n, size_t m) {
-  return (n + m - 1) / m * m;
-}
+using qs8::round_up;
 
 // What the vector and the portable tile kernels share: where the tile's
 // operands are and how to requantize.
@@ -40,29 +28,12 @@ struct TileArgs {
   size_t block_bytes;
   const int32_t* bias;
   const float* scale;
-  int32_t zero_point;
-  // The clamp, less the zero point, in the float domain.
-  float low;
-  float high;
+  qs8::Requantization requantization;
   int8_t* out;
   size_t out_stride;
   size_t rows;
   size_t channels;
 };
-
-// dst = src + 128 as unsigned bytes (the sign bit flipped).
-void flip_signs(const int8_t* src, uint8_t* dst, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    dst[i] = static_cast<uint8_t>(src[i]) ^ 0x80;
-  }
-}
-
-int8_t requantize(int32_t acc, float scale, const TileArgs& t) {
-  const float v =
-      std::min(std::max(static_cast<float>(acc) * scale, t.low), t.high);
-  return static_cast<int8_t>(static_cast<int32_t>(std::nearbyint(v)) +
-                             t.zero_point);
-}
 
 void tile_portable(const TileArgs& t) {
   for (size_t r = 0; r < t.rows; ++r) {
@@ -77,18 +48,18 @@ void tile_portable(const TileArgs& t) {
           acc += int32_t(a[k + i]) * int32_t(wk[i]);
         }
       }
-      t.out[r * t.out_stride + n] = requantize(acc, t.scale[n], t);
+      t.out[r * t.out_stride + n] =
+          qs8::requantize(acc, t.scale[n], t.requantization);
     }
   }
 }
 
-#ifdef ET_QS8_CONV_HAVE_VNNI
+#ifdef ET_QS8_HAVE_VNNI
 // kTileRows x (kBlocks * 16) sums, all in registers: per 4 reduction steps,
 // kBlocks filter loads and kTileRows broadcasts feed kTileRows * kBlocks
 // vpdpbusd.
 template <size_t kBlocks>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void tile_vnni(
-    const TileArgs& t) {
+ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
   __m512i acc[kTileRows][kBlocks];
 #pragma GCC unroll 8
   for (size_t r = 0; r < kTileRows; ++r) {
@@ -114,21 +85,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void tile_vnni(
       }
     }
   }
-  const __m512 low = _mm512_set1_ps(t.low);
-  const __m512 high = _mm512_set1_ps(t.high);
-  const __m512i zero_point = _mm512_set1_epi32(t.zero_point);
+  const qs8::Requantization16 requantization = qs8::broadcast(t.requantization);
   for (size_t r = 0; r < t.rows; ++r) {
     for (size_t b = 0; b < kBlocks && b * kBlock < t.channels; ++b) {
-      __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][b]),
-                               _mm512_loadu_ps(t.scale + b * kBlock));
-      v = _mm512_min_ps(_mm512_max_ps(v, low), high);
-      // Rounds to nearest even (the default MXCSR mode), as nearbyint.
-      const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(v), zero_point);
-      const size_t valid = std::min(kBlock, t.channels - b * kBlock);
-      const __mmask16 mask = static_cast<__mmask16>((1u << valid) - 1);
-      _mm_mask_storeu_epi8(t.out + r * t.out_stride + b * kBlock,
-                           mask,
-                           _mm512_cvtsepi32_epi8(q));
+      const __m128i q = qs8::requantize16(
+          acc[r][b], _mm512_loadu_ps(t.scale + b * kBlock), requantization);
+      _mm_mask_storeu_epi8(
+          t.out + r * t.out_stride + b * kBlock,
+          qs8::first_lanes(std::min(kBlock, t.channels - b * kBlock)),
+          q);
     }
   }
 }
@@ -146,17 +111,6 @@ struct Qs8Conv::Task {
   bool vnni;
 };
 
-bool Qs8Conv::vnni_available() {
-#ifdef ET_QS8_CONV_HAVE_VNNI
-  return __builtin_cpu_supports("avx512f") &&
-         __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512vnni");
-#else
-  return false;
-#endif
-}
-
 bool Qs8Conv::init(const Qs8ConvShape& shape,
                    const Qs8ConvQuant& quant,
                    const int8_t* filter,
@@ -173,9 +127,6 @@ bool Qs8Conv::init(const Qs8ConvShape& shape,
   packed_.assign(channels / kBlock * block_bytes, 0);
   bias_.assign(channels, 0);
   scale_.assign(channels, 0.0f);
-  const int64_t shift = 128 + int64_t(quant.input_zero_point);
-  // Largest sum of products the kernel adds to a bias: 255 * 128 per step.
-  const int64_t max_products = int64_t(255) * 128 * int64_t(reduction4_);
   for (size_t n = 0; n < shape.out_channels; ++n) {
     const int8_t* row = filter + n * reduction_;
     int8_t* block = packed_.data() + (n / kBlock) * block_bytes;
@@ -184,20 +135,13 @@ bool Qs8Conv::init(const Qs8ConvShape& shape,
       block[(k / 4) * kBlock * 4 + (n % kBlock) * 4 + k % 4] = row[k];
       sum += row[k];
     }
-    const int64_t adjusted = (bias ? bias[n] : 0) - shift * sum;
-    // The int32 sums must not wrap (XNNPACK's do not either); a bias this
-    // large leaves the node on XNNPACK.
-    if (std::abs(adjusted) + max_products >
-        std::numeric_limits<int32_t>::max()) {
+    if (!qs8::adjusted_bias(quant, bias, n, sum, reduction4_, &bias_[n])) {
       return false;
     }
-    bias_[n] = static_cast<int32_t>(adjusted);
-    scale_[n] = quant.input_scale * quant.filter_scales[n] / quant.output_scale;
+    scale_[n] = qs8::channel_scale(quant, n);
   }
-  pad_value_ = static_cast<int32_t>(shift);
-  output_zero_point_ = quant.output_zero_point;
-  output_min_ = quant.output_min;
-  output_max_ = quant.output_max;
+  pad_value_ = qs8::pad_byte(quant);
+  requantization_ = qs8::Requantization(quant);
   return true;
 }
 
@@ -237,13 +181,13 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
       if (s.dilation_w == 1 && ix0 < task.in_w &&
           task.in_w - ix0 >= s.kernel_w) {
         // The window's pixels are adjacent in NHWC: one run of bytes.
-        flip_signs(in_row + ix0 * ic, dst, window);
+        qs8::flip_signs(in_row + ix0 * ic, dst, window);
         continue;
       }
       for (size_t kx = 0; kx < s.kernel_w; ++kx) {
         const size_t ix = ix0 + kx * s.dilation_w;
         if (ix < task.in_w) {
-          flip_signs(in_row + ix * ic, dst + kx * ic, ic);
+          qs8::flip_signs(in_row + ix * ic, dst + kx * ic, ic);
         } else {
           std::memset(dst + kx * ic, conv.pad_value_, ic);
         }
@@ -257,9 +201,7 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
   t.a = a;
   t.reduction4 = reduction4;
   t.block_bytes = block_bytes;
-  t.zero_point = conv.output_zero_point_;
-  t.low = static_cast<float>(conv.output_min_ - conv.output_zero_point_);
-  t.high = static_cast<float>(conv.output_max_ - conv.output_zero_point_);
+  t.requantization = conv.requantization_;
   t.out_stride = channels;
   t.rows = rows;
   if (!task.vnni) {
@@ -271,7 +213,7 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
     tile_portable(t);
     return;
   }
-#ifdef ET_QS8_CONV_HAVE_VNNI
+#ifdef ET_QS8_HAVE_VNNI
   for (size_t n = 0; n < channels; n += 2 * kBlock) {
     t.filter = conv.packed_.data() + (n / kBlock) * block_bytes;
     t.bias = conv.bias_.data() + n;
@@ -304,7 +246,7 @@ void Qs8Conv::run(const int8_t* in,
             out_h,
             out_w,
             batch * out_h * out_w,
-            vnni && vnni_available()};
+            vnni && qs8::vnni_available()};
   const size_t tiles = (task.rows + kTileRows - 1) / kTileRows;
   // Workers sleep after the convolution, as after an XNNPACK runtime
   // (compiler.cpp): spinning workers starve the caller on a busy machine.

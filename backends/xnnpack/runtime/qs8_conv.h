@@ -13,13 +13,8 @@
 // portable loop below, which exists for other CPUs' tests and as the
 // reference the vector kernel matches bit for bit.
 //
-// Arithmetic: activations become unsigned (x + 128) so that vpdpbusd can
-// take them; each output channel's bias absorbs -(128 + input zero point)
-// times the sum of its weights, so the integer sum is exactly
-// bias + sum((x - zero_point) * w). Padding reads the input zero point (a
-// zero). Requantization as XNNPACK's fp32 scheme: acc * (input scale *
-// filter scale / output scale), clamped, rounded to nearest even, plus the
-// output zero point.
+// Arithmetic (unsigned activations, the bias that absorbs their shift,
+// padding, requantization): qs8_common.h.
 
 #include <cstddef>
 #include <cstdint>
@@ -27,35 +22,14 @@
 
 #include <pthreadpool.h>
 
+#include <executorch/backends/xnnpack/runtime/qs8_common.h>
+
 namespace executorch {
 namespace backends {
 namespace xnnpack {
 
-struct Qs8ConvShape {
-  size_t kernel_h = 1, kernel_w = 1;
-  size_t stride_h = 1, stride_w = 1;
-  size_t dilation_h = 1, dilation_w = 1;
-  size_t pad_top = 0, pad_left = 0;
-  size_t in_channels = 0, out_channels = 0;
-};
-
-struct Qs8ConvQuant {
-  float input_scale = 1.0f;
-  int32_t input_zero_point = 0;
-  // out_channels scales, one per filter row.
-  const float* filter_scales = nullptr;
-  float output_scale = 1.0f;
-  int32_t output_zero_point = 0;
-  // The output clamp in quantized values (-128..127 without one).
-  int32_t output_min = -128;
-  int32_t output_max = 127;
-};
-
 class Qs8Conv {
  public:
-  // Whether this CPU (and this build) runs the AVX512-VNNI kernel.
-  static bool vnni_available();
-
   // Packs `filter` ([out_channels, kernel_h, kernel_w, in_channels]) and
   // `bias` ([out_channels] int32 on scale input_scale * filter_scale, or
   // null) for run(). False when the reduction is too long for the kernel's
@@ -68,7 +42,7 @@ class Qs8Conv {
   // out [batch, out_h, out_w, out_channels] = conv(in [batch, in_h, in_w,
   // in_channels]); out_h and out_w are the caller's (checked at load). Rows
   // of output pixels are split across `pool` (null: this thread). `vnni`
-  // picks the vector kernel (only if vnni_available()).
+  // picks the vector kernel (only if qs8::vnni_available()).
   void run(const int8_t* in,
            size_t batch,
            size_t in_h,
@@ -98,10 +72,8 @@ class Qs8Conv {
   // requantization scale.
   std::vector<int32_t> bias_;
   std::vector<float> scale_;
-  int32_t pad_value_ = 0;
-  int32_t output_zero_point_ = 0;
-  int32_t output_min_ = -128;
-  int32_t output_max_ = 127;
+  uint8_t pad_value_ = 0;
+  qs8::Requantization requantization_;
 };
 
 } // namespace xnnpack

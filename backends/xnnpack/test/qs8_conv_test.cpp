@@ -20,6 +20,7 @@ namespace {
 using executorch::backends::xnnpack::Qs8Conv;
 using executorch::backends::xnnpack::Qs8ConvQuant;
 using executorch::backends::xnnpack::Qs8ConvShape;
+namespace qs8 = executorch::backends::xnnpack::qs8;
 
 struct Case {
   const char* name;
@@ -121,7 +122,7 @@ TEST_P(Qs8ConvTest, KernelsEqualTheScalarReference) {
   ASSERT_TRUE(conv.init(s, q, filter.data(), bias.data()));
   pthreadpool_t pool = pthreadpool_create(3);
   for (bool vnni : {false, true}) {
-    if (vnni && !Qs8Conv::vnni_available()) {
+    if (vnni && !qs8::vnni_available()) {
       continue;
     }
     for (pthreadpool_t p : {pthreadpool_t(nullptr), pool}) {
@@ -185,7 +186,7 @@ TEST(Qs8ConvRoundingTest, TiesRoundToEven) {
   Qs8Conv conv;
   ASSERT_TRUE(conv.init(s, q, filter.data(), bias.data()));
   for (bool vnni : {false, true}) {
-    if (vnni && !Qs8Conv::vnni_available()) {
+    if (vnni && !qs8::vnni_available()) {
       continue;
     }
     int8_t out[6];
