@@ -20,13 +20,11 @@ import operator
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import ExportGraphSignature
 
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.graph_utils import copy_program
 from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from executorch.exir.passes.program_constants import ProgramConstants
-from executorch.exir.passes.remove_unused_constants import remove_unused_constants
 
 _BATCH_NORM = exir_ops.edge.aten._native_batch_norm_legit_no_training.default
 _CONVOLUTION = exir_ops.edge.aten.convolution.default
@@ -116,12 +114,7 @@ def fold_batch_norm(ep: ExportedProgram) -> ExportedProgram:
         result.replace_all_uses_with(conv)
         graph.erase_node(result)
         graph.erase_node(bn)
-    gm.recompile()
-    signature = ExportGraphSignature(
-        input_specs=constants.specs, output_specs=list(ep.graph_signature.output_specs)
-    )
-    # The original weights and statistics are read by nothing now.
-    return remove_unused_constants(ep._update(gm, signature, constants=constants.tensors))
+    return constants.updated_program(ep, gm)
 
 
 class FoldBatchNormPass(ExportedProgramPassBase):

@@ -19,14 +19,12 @@ these operators move values, they compute nothing.
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import ExportGraphSignature
 
 from executorch.exir.dialects._ops import ops as exir_ops
 from executorch.exir.dialects.edge import to_aten_op
 from executorch.exir.graph_utils import copy_program
 from executorch.exir.pass_base import ExportedProgramPassBase, ExportedProgramPassResult
 from executorch.exir.passes.program_constants import ProgramConstants
-from executorch.exir.passes.remove_unused_constants import remove_unused_constants
 
 _LAYOUT_OPS = (
     exir_ops.edge.aten.permute_copy.default,
@@ -88,12 +86,7 @@ def fold_constant_layouts(ep: ExportedProgram) -> ExportedProgram:
         folded = constants.add(graph, name, value.detach().contiguous())
         node.replace_all_uses_with(folded)
         graph.erase_node(node)
-    gm.recompile()
-    signature = ExportGraphSignature(
-        input_specs=constants.specs, output_specs=list(ep.graph_signature.output_specs)
-    )
-    # The constants read only by the folded nodes are read by nothing now.
-    return remove_unused_constants(ep._update(gm, signature, constants=constants.tensors))
+    return constants.updated_program(ep, gm)
 
 
 class FoldConstantLayoutsPass(ExportedProgramPassBase):

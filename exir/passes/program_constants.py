@@ -5,7 +5,14 @@ from typing import Optional
 
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import InputKind, InputSpec, TensorArgument
+from torch.export.graph_signature import (
+    ExportGraphSignature,
+    InputKind,
+    InputSpec,
+    TensorArgument,
+)
+
+from executorch.exir.passes.remove_unused_constants import remove_unused_constants
 
 CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
@@ -65,3 +72,12 @@ class ProgramConstants:
         self.tensors[unique] = tensor
         self.by_name[unique] = tensor
         return node
+
+    def updated_program(self, ep: ExportedProgram, gm: torch.fx.GraphModule) -> ExportedProgram:
+        """`ep` with `gm` (the graph a pass rewrote) and these constants; the
+        constants nothing reads any more (those the pass replaced) are dropped."""
+        gm.recompile()
+        signature = ExportGraphSignature(
+            input_specs=self.specs, output_specs=list(ep.graph_signature.output_specs)
+        )
+        return remove_unused_constants(ep._update(gm, signature, constants=self.tensors))
