@@ -112,6 +112,11 @@ def fold_batch_norm(ep: ExportedProgram) -> ExportedProgram:
         conv.update_arg(1, constants.add(graph, f"{conv.args[1].name}_bn", weight))
         conv.update_arg(2, constants.add(graph, f"{conv.name}_bias_bn", bias))
         result.replace_all_uses_with(conv)
+        # The convolution now computes the batch norm's output: tools that
+        # match runtime outputs to Edge nodes (the numeric debugger) pair it
+        # with the batch norm.
+        if "debug_handle" in bn.meta:
+            conv.meta["debug_handle"] = bn.meta["debug_handle"]
         graph.erase_node(result)
         graph.erase_node(bn)
     return constants.updated_program(ep, gm)
