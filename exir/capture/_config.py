@@ -100,8 +100,15 @@ class ExecutorchBackendConfig:
             quantized patterns and folding constants at this stage. Accepted
             for compatibility and changes nothing: quantized weights are
             already fused by `to_edge` (`EdgeCompileConfig`'s
-            `fuse_quantized_weights`), and constant subgraphs are not folded
-            ahead of time (the program computes them, with the same result).
+            `fuse_quantized_weights`), and the folding that matters for speed
+            is `fold_constants`'.
+        fold_constants (ours, not upstream's): compute layout copies of
+            constants (a linear's weight transpose) and inference batch norms
+            after a convolution once, at export, instead of on every call
+            (`FoldConstantLayoutsPass`, `FoldBatchNormPass`). False keeps the
+            Edge program's operator calls as they are, as upstream emits them.
+            Never done when `external_constants` is set: `.ptd` weights keep
+            their names and layouts.
     """
 
     passes: List[Any] = field(default_factory=list)
@@ -121,6 +128,7 @@ class ExecutorchBackendConfig:
     enable_non_cpu_memory_planning: bool = False
     external_constants: Union[bool, Callable[[Any], Optional[str]]] = False
     do_quant_fusion_and_const_prop: bool = False
+    fold_constants: bool = True
 
     def __post_init__(self):
         if self.memory_planning_pass is None:

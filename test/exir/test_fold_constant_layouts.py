@@ -64,6 +64,14 @@ def test_weights_stored_in_ptd_files_keep_their_names_and_layout():
     assert operators(manager).count("aten::permute_copy") == 2
 
 
+def test_fold_constants_false_keeps_the_edge_programs_calls():
+    torch.manual_seed(0)
+    model, x = Mlp().eval(), torch.randn(3, 8)
+    manager = edge_of(model, x).to_executorch(ExecutorchBackendConfig(fold_constants=False))
+    assert operators(manager).count("aten::permute_copy") == 2
+    torch.testing.assert_close(run(manager, x)[0], model(x), rtol=1.3e-6, atol=1e-5)
+
+
 def test_chains_of_layout_operators_fold():
     weight = torch.randn(6, 4)
 
