@@ -100,8 +100,8 @@ class ExecutorchBackendConfig:
             quantized patterns and folding constants at this stage. Accepted
             for compatibility and changes nothing: quantized weights are
             already fused by `to_edge` (`EdgeCompileConfig`'s
-            `fuse_quantized_weights`), and the folding that matters for speed
-            is `fold_constants`'.
+            `fuse_quantized_weights`), and folding constants at export is
+            `fold_constants` (below).
         fold_constants (ours, not upstream's): compute layout copies of
             constants (a linear's weight transpose) and inference batch norms
             after a convolution once, at export, instead of on every call

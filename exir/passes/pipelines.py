@@ -76,7 +76,8 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
 def _constant_folding(config: ExecutorchBackendConfig) -> List[PassType]:
     """Work the default path need not repeat per call, done once (after
     delegation: what a backend took keeps its operators). Not when
-    constants go to `.ptd` files: those keep their names and layouts."""
+    config.fold_constants is False, nor when constants go to `.ptd` files:
+    those keep their names and layouts."""
     if config.external_constants or not config.fold_constants:
         return []
     return [FoldConstantLayoutsPass(), FoldBatchNormPass()]
