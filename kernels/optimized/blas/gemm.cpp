@@ -14,8 +14,9 @@ namespace optimized {
 namespace {
 
 // Blocking: a kKc x kNr B panel (16 KB with AVX2) stays in L1 while the
-// microkernel runs over all A panels of a tile; a tile's packed A (at most
-// kMc x kKc, 144 KB) stays in L2; its packed B (kKc x kNc) in L2 or L3.
+// microkernel runs over all A panels of a row block; a row block's packed A
+// (at most kMc x kKc, 144 KB) stays in L2; a tile's packed B (kKc x kNc) in
+// L2 or L3 while the tile's row blocks run against it.
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 144;
 constexpr int64_t kNc = 512;
@@ -237,9 +238,13 @@ void apply_epilogue(const Problem& p,
   }
 }
 
+// One tile: rows [m0, m0 + rows) and columns [n0, n0 + nc), nc <= the
+// blocking's. Each kc step packs the tile's B block once and then runs it
+// against the tile's rows a block of at most mc at a time, so B is packed
+// once however many rows the tile has.
 void run_tile(const Problem& p,
               int64_t m0,
-              int64_t mc,
+              int64_t rows,
               int64_t n0,
               int64_t nc,
               float* packed_a,
@@ -262,37 +267,40 @@ void run_tile(const Problem& p,
     } else {
       pack_b_im2col(p.b->im2col, k0, kc, n0, nc, nr, packed_b);
     }
-    pack_panels(p.a.data + m0 * p.a.row_stride + k0 * p.a.col_stride,
-                p.a.row_stride,
-                p.a.col_stride,
-                mc,
-                kc,
-                mr,
-                packed_a);
     const bool accumulate = k0 > 0;
-    for (int64_t j = 0; j < nc; j += nr) {
-      const int64_t live_cols = std::min(nr, nc - j);
-      const float* b_panel = packed_b + j / nr * kc * nr;
-      for (int64_t i = 0; i < mc; i += mr) {
-        const int64_t live_rows = std::min(mr, mc - i);
-        const float* a_panel = packed_a + i / mr * kc * mr;
-        float* c = p.c + (m0 + i) * p.ldc + n0 + j;
-        if (live_rows == mr && live_cols == nr) {
-          s.gemm_microkernel(kc, a_panel, b_panel, c, p.ldc, accumulate);
-          continue;
-        }
-        s.gemm_microkernel(kc, a_panel, b_panel, edge, nr, false);
-        for (int64_t r = 0; r < live_rows; ++r) {
-          for (int64_t col = 0; col < live_cols; ++col) {
-            const float v = edge[r * nr + col];
-            c[r * p.ldc + col] = accumulate ? c[r * p.ldc + col] + v : v;
+    for (int64_t i0 = m0; i0 < m0 + rows; i0 += p.blocking.mc) {
+      const int64_t mc = std::min(p.blocking.mc, m0 + rows - i0);
+      pack_panels(p.a.data + i0 * p.a.row_stride + k0 * p.a.col_stride,
+                  p.a.row_stride,
+                  p.a.col_stride,
+                  mc,
+                  kc,
+                  mr,
+                  packed_a);
+      for (int64_t j = 0; j < nc; j += nr) {
+        const int64_t live_cols = std::min(nr, nc - j);
+        const float* b_panel = packed_b + j / nr * kc * nr;
+        for (int64_t i = 0; i < mc; i += mr) {
+          const int64_t live_rows = std::min(mr, mc - i);
+          const float* a_panel = packed_a + i / mr * kc * mr;
+          float* c = p.c + (i0 + i) * p.ldc + n0 + j;
+          if (live_rows == mr && live_cols == nr) {
+            s.gemm_microkernel(kc, a_panel, b_panel, c, p.ldc, accumulate);
+            continue;
+          }
+          s.gemm_microkernel(kc, a_panel, b_panel, edge, nr, false);
+          for (int64_t r = 0; r < live_rows; ++r) {
+            for (int64_t col = 0; col < live_cols; ++col) {
+              const float v = edge[r * nr + col];
+              c[r * p.ldc + col] = accumulate ? c[r * p.ldc + col] + v : v;
+            }
           }
         }
       }
     }
   }
   if (!epilogue_is_identity(*p.epilogue) || p.k == 0) {
-    apply_epilogue(p, m0, mc, n0, nc, p.k > 0);
+    apply_epilogue(p, m0, rows, n0, nc, p.k > 0);
   }
 }
 
@@ -330,7 +338,8 @@ bool sgemm(int64_t m,
       (reinterpret_cast<uintptr_t>(scratch) + 63) & ~uintptr_t{63});
   scratch_bytes -= static_cast<size_t>(reinterpret_cast<char*>(base) -
                                        static_cast<char*>(scratch));
-  // Tiles: as many as the block sizes need, more when threads would idle.
+  // Tiles: a column block each (all rows: B is packed once), more when
+  // threads would idle.
   const int64_t macs = m * n * std::max<int64_t>(k, 1);
   const int64_t max_chunks =
       static_cast<int64_t>(scratch_bytes / sizeof(float) /
@@ -340,7 +349,7 @@ bool sgemm(int64_t m,
                         std::min({::executorch::extension::get_thread_count(),
                                   max_chunks,
                                   macs / kMinMacsPerThread}));
-  int64_t m_tiles = ceil_div(m, p.blocking.mc);
+  int64_t m_tiles = 1;
   int64_t n_tiles = ceil_div(n, p.blocking.nc);
   while (m_tiles * n_tiles < threads) {
     const int64_t rows_per_tile = ceil_div(m, m_tiles);

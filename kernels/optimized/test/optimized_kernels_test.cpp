@@ -283,11 +283,14 @@ std::vector<float> column_major(const std::vector<float>& row_major,
 }
 
 TEST_P(OptimizedKernels, MatrixProducts) {
+  // 300 x 260 x 530: a tile of 3 row blocks (144, 144, 12) against each
+  // packed B block, 2 column tiles (the second ragged), 2 depth slices.
   for (const auto& [m, k, n] :
        std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1},
                                                           {7, 13, 5},
                                                           {64, 300, 70},
                                                           {150, 520, 130},
+                                                          {300, 260, 530},
                                                           {3, 0, 4},
                                                           {0, 5, 3}}) {
     const std::string shape =
