@@ -70,8 +70,13 @@ void ThreadPool::run(::executorch::runtime::FunctionRef<void(size_t)> fn,
   // Holding a reference keeps the pool alive if another thread resets it
   // meanwhile. A pool that could not be created runs fn on this thread
   // (pthreadpool's functions accept a null pool).
+  // PTHREADPOOL_FLAG_YIELD_WORKERS: the workers sleep when their share is
+  // done instead of spinning (about a million pause instructions) for the
+  // next call, which between two kernels was a core busy through every
+  // operator the calling thread ran alone.
   std::shared_ptr<pthreadpool> pool = share_pthreadpool();
-  pthreadpool_parallelize_1d(pool.get(), run_one, &fn, range, /*flags=*/0);
+  pthreadpool_parallelize_1d(
+      pool.get(), run_one, &fn, range, PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
 pthreadpool* ThreadPool::get_pthreadpool() const {
