@@ -1,6 +1,7 @@
 // add, sub, mul, div on float32 as vectorized runs (float_runs.h): dense
-// operands, a row or channel broadcast, a scalar tensor. Other dtypes and
-// layouts go to the portable kernels.
+// operands, a row or channel broadcast, a scalar tensor; mul and div by a
+// Scalar (an attention's scaling) as the same runs against one value. Other
+// dtypes and layouts go to the portable kernels.
 
 #include <executorch/kernels/optimized/cpu/float_runs.h>
 #include <executorch/kernels/optimized/simd/isa.h>
@@ -46,6 +47,27 @@ bool float_binary(KernelRuntimeContext& ctx,
                    run.out,
                    run.n,
                    alpha);
+  });
+}
+
+// `a` op `b` for a float32 `a` and `out`: the portable kernel computes in
+// float32 too, with `b` converted to it.
+bool float_binary_scalar(KernelRuntimeContext& ctx,
+                         const char* name,
+                         BinaryOp op,
+                         const Tensor& a,
+                         const Scalar& b,
+                         Tensor& out) {
+  if (!all_float({&a, &out})) {
+    return false;
+  }
+  if (!resize_like(ctx, name, out, a)) {
+    return true;
+  }
+  const float value = b.to<float>();
+  const auto& kernels = simd();
+  return for_each_float_run(out, {&a}, [&](const FloatRun& run) {
+    kernels.binary(op, run.in[0], run.step[0], &value, 0, run.out, run.n, 1.0f);
   });
 }
 
@@ -101,6 +123,28 @@ Tensor& opt_div_out(KernelRuntimeContext& ctx,
                     Tensor& out) {
   if (!float_binary(ctx, "div.out", BinaryOp::kDiv, self, other, 1.0f, out)) {
     div_out(ctx, self, other, out);
+  }
+  return out;
+}
+
+Tensor& opt_mul_scalar_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           const Scalar& other,
+                           Tensor& out) {
+  if (!float_binary_scalar(
+          ctx, "mul.Scalar_out", BinaryOp::kMul, self, other, out)) {
+    mul_scalar_out(ctx, self, other, out);
+  }
+  return out;
+}
+
+Tensor& opt_div_scalar_out(KernelRuntimeContext& ctx,
+                           const Tensor& self,
+                           const Scalar& other,
+                           Tensor& out) {
+  if (!float_binary_scalar(
+          ctx, "div.Scalar_out", BinaryOp::kDiv, self, other, out)) {
+    div_scalar_out(ctx, self, other, out);
   }
   return out;
 }

@@ -198,6 +198,52 @@ TEST_P(OptimizedKernels, BinaryOpsWithBroadcasting) {
   }
 }
 
+// mul and div by a Scalar: odd, threaded, empty and 0-dim shapes, a
+// channels-last input, float, integer and bool scalars.
+TEST_P(OptimizedKernels, BinaryOpsWithAScalar) {
+  const std::vector<std::pair<std::vector<int32_t>, std::vector<uint8_t>>>
+      cases = {{{2, 3, 37}, {}},
+               {{300, 257}, {}},
+               {{0, 5}, {}},
+               {{}, {}},
+               {{2, 3, 4, 5}, {0, 2, 3, 1}}};
+  for (const auto& [sizes, order] : cases) {
+    auto a = rand_tensor(sizes, order);
+    for (const Scalar& scalar :
+         {Scalar(0.125), Scalar(int64_t{3}), Scalar(true), Scalar(-7.5)}) {
+      const std::string what = std::to_string(sizes.size()) + "-d order " +
+                               std::to_string(order.size()) + " by " +
+                               std::to_string(scalar.to<double>());
+      expect_same(
+          {sizes},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            o ? native::opt_mul_scalar_out(c, *a, scalar, *outs[0])
+              : native::mul_scalar_out(c, *a, scalar, *outs[0]);
+          },
+          "mul.Scalar " + what);
+      expect_same(
+          {sizes},
+          [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+            o ? native::opt_div_scalar_out(c, *a, scalar, *outs[0])
+              : native::div_scalar_out(c, *a, scalar, *outs[0]);
+          },
+          "div.Scalar " + what);
+    }
+  }
+  // Other dtypes take the portable kernel; a wrong out shape fails.
+  TestTensor ints(ScalarType::Int, {3}, std::vector<int32_t>{1, -2, 3});
+  TestTensor int_out(ScalarType::Int, {3}, std::vector<int32_t>(3, 0));
+  TempContext ctx;
+  native::opt_mul_scalar_out(ctx.get(), ints, int64_t{4}, int_out);
+  ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+  EXPECT_EQ(int_out.values<int32_t>(), (std::vector<int32_t>{4, -8, 12}));
+  auto a = rand_tensor({2, 3});
+  TestTensor bad_out(ScalarType::Float, {4}, std::vector<float>(4, 0.0f));
+  TempContext bad;
+  native::opt_div_scalar_out(bad.get(), *a, 2.0, bad_out);
+  EXPECT_EQ(bad.get().failure_state(), Error::InvalidArgument);
+}
+
 TEST_P(OptimizedKernels, BinaryOpsOnOtherDtypesFallBack) {
   TestTensor a(ScalarType::Int, {2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 6});
   TestTensor b(ScalarType::Int, {3}, std::vector<int32_t>{10, 20, 30});
