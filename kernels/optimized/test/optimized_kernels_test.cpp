@@ -244,6 +244,153 @@ TEST_P(OptimizedKernels, BinaryOpsWithAScalar) {
   EXPECT_EQ(bad.get().failure_state(), Error::InvalidArgument);
 }
 
+// A safe softmax's masks: eq.Scalar, logical_not, any along the last dim
+// and where, against portable. Odd, empty and 0-dim shapes, -inf and NaN
+// entries, all-false rows, a channels-last input and broadcasts the fast
+// path leaves to portable.
+TEST_P(OptimizedKernels, SafeSoftmaxMasks) {
+  const float inf = std::numeric_limits<float>::infinity();
+  // Runs `kernel` optimized and portable into outs of `dtype` and `sizes`;
+  // the values (bools as 0 / 1) and the context's state must agree.
+  auto same = [](ScalarType dtype,
+                 const std::vector<int32_t>& sizes,
+                 auto kernel,
+                 const std::string& what) {
+    std::vector<float> got[2];
+    Error state[2];
+    for (int o = 0; o < 2; ++o) {
+      TestTensor out(dtype, sizes, std::vector<float>(numel(sizes), 7.0f));
+      TempContext ctx;
+      kernel(ctx.get(), o == 1, out.tensor());
+      state[o] = ctx.get().failure_state();
+      got[o] = out.values<float>();
+    }
+    EXPECT_EQ(state[1], state[0]) << what;
+    ASSERT_EQ(got[1].size(), got[0].size()) << what;
+    for (size_t i = 0; i < got[0].size(); ++i) {
+      EXPECT_TRUE(got[1][i] == got[0][i] ||
+                  (std::isnan(got[1][i]) && std::isnan(got[0][i])))
+          << what << " [" << i << "]: " << got[1][i] << " vs " << got[0][i];
+    }
+  };
+  using Case = std::pair<std::vector<int32_t>, std::vector<uint8_t>>;
+  for (const auto& [sizes, order] :
+       std::vector<Case>{{{3, 5, 7}, {}},
+                         {{0, 4}, {}},
+                         {{}, {}},
+                         {{2, 3, 4, 5}, {0, 2, 3, 1}}}) {
+    const std::string what = std::to_string(sizes.size()) + "-d order " +
+                             std::to_string(order.size());
+    // Scores with whole rows of -inf (rows 1 and 4), stray -inf, a NaN.
+    std::vector<float> scores = random_values(numel(sizes));
+    const size_t row = sizes.empty() ? 1 : static_cast<size_t>(sizes.back());
+    for (size_t i = 0; i < scores.size(); ++i) {
+      if (i / row == 1 || i / row == 4 || i % 5 == 3) {
+        scores[i] = -inf;
+      }
+    }
+    if (scores.size() > 8) {
+      scores[8] = NAN;
+      scores[9] = 1.5f;
+    }
+    TestTensor x(ScalarType::Float, sizes, scores, DYN::STATIC, order);
+    for (const Scalar& value :
+         {Scalar(-inf), Scalar(1.5), Scalar(int64_t{0})}) {
+      same(
+          ScalarType::Bool,
+          sizes,
+          [&](auto& c, bool o, Tensor& out) {
+            o ? native::opt_eq_scalar_out(c, x, value, out)
+              : native::eq_scalar_out(c, x, value, out);
+          },
+          "eq.Scalar " + what);
+    }
+    std::vector<int64_t> bits(numel(sizes));
+    for (size_t i = 0; i < bits.size(); ++i) {
+      bits[i] = scores[i] == -inf ? 0 : 1;
+    }
+    TestTensor mask(ScalarType::Bool, sizes, bits, DYN::STATIC, order);
+    same(
+        ScalarType::Bool,
+        sizes,
+        [&](auto& c, bool o, Tensor& out) {
+          o ? native::opt_logical_not_out(c, mask, out)
+            : native::logical_not_out(c, mask, out);
+        },
+        "logical_not " + what);
+    const int64_t rank = static_cast<int64_t>(sizes.size());
+    for (const int64_t dim : {int64_t{-1}, rank - 1, int64_t{0}}) {
+      for (const bool keepdim : {true, false}) {
+        std::vector<int32_t> reduced = sizes;
+        if (rank > 0) {
+          const size_t d = static_cast<size_t>(dim < 0 ? dim + rank : dim);
+          reduced[d] = 1;
+          if (!keepdim) {
+            reduced.erase(reduced.begin() + static_cast<int64_t>(d));
+          }
+        }
+        same(
+            ScalarType::Bool,
+            reduced,
+            [&](auto& c, bool o, Tensor& out) {
+              o ? native::opt_any_out(c, mask, dim, keepdim, out)
+                : native::any_out(c, mask, dim, keepdim, out);
+            },
+            "any dim " + std::to_string(dim) + " keepdim " +
+                std::to_string(keepdim) + " " + what);
+      }
+    }
+    // where: a row mask (constant over the last dim), an elementwise one,
+    // and one broadcast over the first dim (portable).
+    auto zeros = rand_tensor(sizes, order);
+    std::vector<std::vector<int32_t>> conditions = {sizes};
+    if (rank > 0) {
+      conditions.push_back(sizes);
+      conditions.back().back() = 1;
+      conditions.push_back(sizes);
+      conditions.back().front() = 1;
+    }
+    for (const auto& cond_sizes : conditions) {
+      std::vector<int64_t> picks(numel(cond_sizes));
+      for (size_t i = 0; i < picks.size(); ++i) {
+        picks[i] = i % 3 == 1;
+      }
+      TestTensor cond(ScalarType::Bool,
+                      cond_sizes,
+                      picks,
+                      DYN::STATIC,
+                      cond_sizes == sizes ? order : std::vector<uint8_t>{});
+      same(
+          ScalarType::Float,
+          sizes,
+          [&](auto& c, bool o, Tensor& out) {
+            o ? native::opt_where_self_out(c, cond, *zeros, x, out)
+              : native::where_self_out(c, cond, *zeros, x, out);
+          },
+          "where " + std::to_string(numel(cond_sizes)) + " picks " + what);
+    }
+  }
+  // Bad arguments fail alike: a dim out of range, a wrong out shape.
+  TestTensor mask(ScalarType::Bool, {2, 3}, std::vector<int64_t>(6, 1));
+  same(
+      ScalarType::Bool,
+      {2, 1},
+      [&](auto& c, bool o, Tensor& out) {
+        o ? native::opt_any_out(c, mask, 5, true, out)
+          : native::any_out(c, mask, 5, true, out);
+      },
+      "any bad dim");
+  auto a = rand_tensor({2, 3});
+  same(
+      ScalarType::Float,
+      {4},
+      [&](auto& c, bool o, Tensor& out) {
+        o ? native::opt_where_self_out(c, mask, *a, *a, out)
+          : native::where_self_out(c, mask, *a, *a, out);
+      },
+      "where bad out");
+}
+
 TEST_P(OptimizedKernels, BinaryOpsOnOtherDtypesFallBack) {
   TestTensor a(ScalarType::Int, {2, 3}, std::vector<int32_t>{1, 2, 3, 4, 5, 6});
   TestTensor b(ScalarType::Int, {3}, std::vector<int32_t>{10, 20, 30});
