@@ -4,7 +4,8 @@ Programs exported with plain ``to_edge`` run through the Python bindings,
 which register the optimized kernels first and the portable ones for every
 other operator (kernels/optimized/README.md). The models hit each optimized
 kernel's fast path: linear layers (addmm/mm with a transposed weight),
-attention (bmm, softmax, layer norm, GELU), convolutions (GEMM, grouped,
+attention (bmm, softmax, layer norm, GELU; scaled_dot_product_attention's
+scaling and safe-softmax masks), convolutions (GEMM, grouped,
 depthwise, strided), elementwise ops with broadcasting, at sizes that are
 not multiples of any vector width, with 1 and 2 threads of the process-wide
 pool. Tolerances: float32 rtol=1e-4, atol=1e-4 (the GEMM sums in another
@@ -47,6 +48,23 @@ class Attention(torch.nn.Module):
         x = x + self.proj(attended.transpose(1, 2).reshape(b, t, d))
         hidden = torch.nn.functional.gelu(self.fc1(self.norm2(x)))
         return x + self.fc2(hidden), torch.log_softmax(scores, dim=1)
+
+
+class ScaledDotProduct(torch.nn.Module):
+    """scaled_dot_product_attention, whose export scales by a Scalar and
+    runs a safe softmax (eq.Scalar, logical_not, any, where): a query whose
+    keys are all masked gets zeros, not NaN."""
+
+    def forward(self, q, k, v, mask):
+        attend = torch.nn.functional.scaled_dot_product_attention
+        return attend(q, k, v, attn_mask=mask), attend(q, k, v) / 3
+
+
+def _sdpa_inputs():
+    mask = torch.rand(2, 1, 7, 9) > 0.3
+    mask[:, :, 2] = False  # query 2 sees no key
+    keys, values = torch.randn(2, 3, 9, 8), torch.randn(2, 3, 9, 8)
+    return torch.randn(2, 3, 7, 8), keys, values, mask
 
 
 class ConvNet(torch.nn.Module):
@@ -98,6 +116,7 @@ def _run(module, inputs):
 
 CASES = {
     "attention": (Attention, lambda: (torch.randn(2, 19, 36),)),
+    "sdpa": (ScaledDotProduct, _sdpa_inputs),
     "convnet": (ConvNet, lambda: (torch.randn(2, 3, 23, 21),)),
     "elementwise": (
         Elementwise,
