@@ -1,10 +1,14 @@
 // Layout copies: permute_copy, transpose_copy, clone, expand_copy and
 // select_copy into a contiguous out of the input's dtype, by
 // copy_strided_to_contiguous (memcpy of rows, or a tiled transpose,
-// threaded) over a strided view of the input. The portable kernels convert element by
-// element through a generic index walk; a linear's weight transpose
-// ([out, in] -> [in, out] before addmm) is where that shows. Other dtypes
-// pairs, out dim orders and every bad argument go to the portable kernels.
+// threaded) over a strided view of the input; unsqueeze_copy and
+// squeeze_copy of a contiguous input as one memcpy. The portable kernels
+// convert element by element through a generic index walk; a linear's
+// weight transpose ([out, in] -> [in, out] before addmm) is where that
+// shows. Other dtypes pairs, out dim orders and every bad argument go to
+// the portable kernels.
+
+#include <cstring>
 
 #include <executorch/kernels/optimized/cpu/strided_copy.h>
 #include <executorch/kernels/portable/util/checks.h>
@@ -93,6 +97,40 @@ bool as_permutation(IntArrayRef dims, int64_t rank, int64_t* order) {
     }
     seen[d] = true;
     order[i] = d;
+  }
+  return true;
+}
+
+// `self` (default dim order) with these sizes, its elements in the same
+// order, into `out` after resizing it; false when the fast path does not
+// apply.
+bool copy_reshaped(KernelRuntimeContext& ctx,
+                   const char* op,
+                   const Tensor& self,
+                   const int64_t* sizes64,
+                   int64_t rank,
+                   Tensor& out) {
+  if (self.scalar_type() != out.scalar_type() || out.dim() != rank ||
+      !::executorch::runtime::tensor_is_contiguous(self)) {
+    return false;
+  }
+  ::executorch::aten::SizesType sizes[kMaxDims];
+  for (int64_t i = 0; i < rank; ++i) {
+    sizes[i] = static_cast<::executorch::aten::SizesType>(sizes64[i]);
+  }
+  if (!resize_out(ctx,
+                  op,
+                  "out",
+                  out,
+                  ArrayRef<::executorch::aten::SizesType>(
+                      sizes, static_cast<size_t>(rank)))) {
+    return true; // the context says why
+  }
+  if (!::executorch::runtime::tensor_is_contiguous(out)) {
+    return false;
+  }
+  if (self.nbytes() > 0) {
+    std::memcpy(out.mutable_data_ptr(), self.const_data_ptr(), self.nbytes());
   }
   return true;
 }
@@ -213,6 +251,58 @@ Tensor& opt_select_copy_int_out(KernelRuntimeContext& ctx,
                  static_cast<size_t>(rank - 1),
                  out)) {
     select_copy_int_out(ctx, self, dim, index, out);
+  }
+  return out;
+}
+
+// unsqueeze and squeeze reshape: the elements keep their order, so a
+// contiguous `self` is copied whole.
+Tensor& opt_unsqueeze_copy_out(KernelRuntimeContext& ctx,
+                               const Tensor& self,
+                               int64_t dim,
+                               Tensor& out) {
+  const int64_t rank = self.dim() + 1;
+  const int64_t d = dim < 0 ? dim + rank : dim;
+  int64_t sizes[kMaxDims];
+  const bool fast =
+      rank <= static_cast<int64_t>(kMaxDims) && d >= 0 && d < rank;
+  for (int64_t k = 0; fast && k < rank; ++k) {
+    sizes[k] = k == d ? 1 : self.size(k < d ? k : k - 1);
+  }
+  if (!fast ||
+      !copy_reshaped(ctx, "unsqueeze_copy.out", self, sizes, rank, out)) {
+    unsqueeze_copy_out(ctx, self, dim, out);
+  }
+  return out;
+}
+
+// The listed dims of size 1 dropped (others kept, as PyTorch does).
+Tensor& opt_squeeze_copy_dims_out(KernelRuntimeContext& ctx,
+                                  const Tensor& self,
+                                  IntArrayRef dims,
+                                  Tensor& out) {
+  const int64_t rank = self.dim();
+  bool fast = rank <= static_cast<int64_t>(kMaxDims);
+  bool dropped[kMaxDims] = {};
+  // A 0-dim tensor squeezes dims 0 and -1 into itself.
+  const int64_t wrap = rank > 0 ? rank : 1;
+  for (size_t i = 0; fast && i < dims.size(); ++i) {
+    const int64_t d = dims[i] < 0 ? dims[i] + wrap : dims[i];
+    fast = d >= 0 && d < wrap;
+    if (fast && rank > 0) {
+      dropped[d] = self.size(d) == 1;
+    }
+  }
+  int64_t sizes[kMaxDims];
+  int64_t kept = 0;
+  for (int64_t k = 0; fast && k < rank; ++k) {
+    if (!dropped[k]) {
+      sizes[kept++] = self.size(k);
+    }
+  }
+  if (!fast ||
+      !copy_reshaped(ctx, "squeeze_copy.dims_out", self, sizes, kept, out)) {
+    squeeze_copy_dims_out(ctx, self, dims, out);
   }
   return out;
 }

@@ -944,6 +944,82 @@ TEST_P(OptimizedKernels, PermuteTransposeClone) {
   EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
 }
 
+// unsqueeze_copy and squeeze_copy.dims: size-1 dims added and dropped, at
+// either end and inside, negative dims, listed dims that are not of size 1,
+// an empty list, channels-last, empty and 0-dim inputs, three dtypes.
+TEST_P(OptimizedKernels, UnsqueezeSqueeze) {
+  using Case = std::pair<std::vector<int32_t>, std::vector<uint8_t>>;
+  for (const auto& [sizes, order] :
+       std::vector<Case>{{{3, 1, 5}, {}},
+                         {{2, 1, 4, 1}, {0, 2, 3, 1}},
+                         {{0, 1, 3}, {}},
+                         {{}, {}}}) {
+    const int64_t rank = static_cast<int64_t>(sizes.size());
+    for (const ScalarType dtype :
+         {ScalarType::Float, ScalarType::Long, ScalarType::Bool}) {
+      std::vector<int64_t> values(numel(sizes));
+      for (size_t i = 0; i < values.size(); ++i) {
+        values[i] = static_cast<int64_t>(i * 7919 % 1000);
+      }
+      TestTensor x(dtype, sizes, values, DYN::STATIC, order);
+      const std::string what = std::to_string(rank) + "-d order " +
+                               std::to_string(order.size()) + " dtype " +
+                               std::to_string(static_cast<int>(dtype));
+      // Both kernels into an out of `shape`: values and context state.
+      auto same = [&](const std::vector<int32_t>& shape,
+                      auto kernel,
+                      const std::string& op) {
+        std::vector<int64_t> got[2];
+        Error state[2];
+        for (int o = 0; o < 2; ++o) {
+          TestTensor out(dtype, shape, std::vector<int64_t>(numel(shape), 0));
+          TempContext ctx;
+          kernel(ctx.get(), o == 1, out.tensor());
+          state[o] = ctx.get().failure_state();
+          got[o] = out.values<int64_t>();
+        }
+        EXPECT_EQ(state[1], state[0]) << op << " " << what;
+        EXPECT_EQ(got[1], got[0]) << op << " " << what;
+      };
+      for (const int64_t dim : {int64_t{0}, int64_t{-1}, rank / 2, rank + 3}) {
+        const int64_t d = dim < 0 ? dim + rank + 1 : dim;
+        std::vector<int32_t> shape = sizes;
+        if (d <= rank) {
+          shape.insert(shape.begin() + d, 1);
+        }
+        same(
+            shape,
+            [&](auto& c, bool o, Tensor& out) {
+              o ? native::opt_unsqueeze_copy_out(c, x, dim, out)
+                : native::unsqueeze_copy_out(c, x, dim, out);
+            },
+            "unsqueeze " + std::to_string(dim));
+      }
+      for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
+               {1}, {-1}, {0, 1}, {}, {1, -1}, {1, 1}}) {
+        std::vector<int32_t> shape;
+        for (int64_t k = 0; k < rank; ++k) {
+          bool listed = false;
+          for (int64_t d : dims) {
+            listed = listed || (d < 0 ? d + rank : d) == k;
+          }
+          if (!listed || sizes[k] != 1) {
+            shape.push_back(sizes[k]);
+          }
+        }
+        same(
+            shape,
+            [&](auto& c, bool o, Tensor& out) {
+              const IntArrayRef list(dims.data(), dims.size());
+              o ? native::opt_squeeze_copy_dims_out(c, x, list, out)
+                : native::squeeze_copy_dims_out(c, x, list, out);
+            },
+            "squeeze " + std::to_string(dims.size()) + " dims");
+      }
+    }
+  }
+}
+
 TEST_P(OptimizedKernels, SumMean) {
   struct Case {
     std::vector<int32_t> in;
