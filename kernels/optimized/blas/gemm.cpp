@@ -253,6 +253,7 @@ void run_tile(const Problem& p,
   const int64_t mr = s.gemm_mr;
   const int64_t nr = s.gemm_nr;
   float edge[256]; // one MR x NR block; gemm_mr * gemm_nr <= 256
+  const bool a_rows_in_place = p.a.col_stride == 1;
   for (int64_t k0 = 0; k0 < p.k; k0 += p.blocking.kc) {
     const int64_t kc = std::min(p.blocking.kc, p.k - k0);
     if (p.b->kind == GemmB::Kind::kMatrix) {
@@ -270,10 +271,15 @@ void run_tile(const Problem& p,
     const bool accumulate = k0 > 0;
     for (int64_t i0 = m0; i0 < m0 + rows; i0 += p.blocking.mc) {
       const int64_t mc = std::min(p.blocking.mc, m0 + rows - i0);
-      pack_panels(p.a.data + i0 * p.a.row_stride + k0 * p.a.col_stride,
+      const float* a_block =
+          p.a.data + i0 * p.a.row_stride + k0 * p.a.col_stride;
+      // Contiguous rows of A (a convolution's weight, a linear's input)
+      // are read in place; only a ragged last panel is packed (zero rows).
+      const int64_t unpacked = a_rows_in_place ? mc / mr * mr : 0;
+      pack_panels(a_block + unpacked * p.a.row_stride,
                   p.a.row_stride,
                   p.a.col_stride,
-                  mc,
+                  mc - unpacked,
                   kc,
                   mr,
                   packed_a);
@@ -282,13 +288,23 @@ void run_tile(const Problem& p,
         const float* b_panel = packed_b + j / nr * kc * nr;
         for (int64_t i = 0; i < mc; i += mr) {
           const int64_t live_rows = std::min(mr, mc - i);
-          const float* a_panel = packed_a + i / mr * kc * mr;
+          const bool in_place = i < unpacked;
+          const float* a_panel = in_place
+              ? a_block + i * p.a.row_stride
+              : packed_a + (i - unpacked) / mr * kc * mr;
           float* c = p.c + (i0 + i) * p.ldc + n0 + j;
-          if (live_rows == mr && live_cols == nr) {
-            s.gemm_microkernel(kc, a_panel, b_panel, c, p.ldc, accumulate);
+          float* dst = live_rows == mr && live_cols == nr ? c : edge;
+          const int64_t ld = dst == c ? p.ldc : nr;
+          const bool add = dst == c && accumulate;
+          if (in_place) {
+            s.gemm_microkernel_rows(
+                kc, a_panel, p.a.row_stride, b_panel, dst, ld, add);
+          } else {
+            s.gemm_microkernel(kc, a_panel, b_panel, dst, ld, add);
+          }
+          if (dst == c) {
             continue;
           }
-          s.gemm_microkernel(kc, a_panel, b_panel, edge, nr, false);
           for (int64_t r = 0; r < live_rows; ++r) {
             for (int64_t col = 0; col < live_cols; ++col) {
               const float v = edge[r * nr + col];

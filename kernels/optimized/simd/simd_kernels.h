@@ -57,6 +57,15 @@ struct SimdKernels {
                            float* c,
                            int64_t ldc,
                            bool accumulate);
+  // The same with A read in place: A_panel's row i is a[i * lda ...], kc
+  // contiguous floats (rows of a row-major A need no packing).
+  void (*gemm_microkernel_rows)(int64_t kc,
+                                const float* a,
+                                int64_t lda,
+                                const float* b_panel,
+                                float* c,
+                                int64_t ldc,
+                                bool accumulate);
 
   // out[i] = a[i * a_step] op b[i * b_step], steps 0 (broadcast) or 1.
   void (*binary)(BinaryOp op,

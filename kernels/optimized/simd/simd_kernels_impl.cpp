@@ -27,12 +27,16 @@ constexpr int kNv = 2;
 constexpr int kMr = kVecBytes == 64 ? 8 : 6;
 constexpr int kNr = kNv * kLanes;
 
-void gemm_microkernel(int64_t kc,
-                      const float* __restrict a,
-                      const float* __restrict b,
-                      float* c,
-                      int64_t ldc,
-                      bool accumulate) {
+// A(i, k) is a[i * kMr + k] in a packed panel (kRows false: kMr floats per
+// step), a[i * lda + k] read in place from rows of A (kRows true).
+template <bool kRows>
+inline void gemm_block(int64_t kc,
+                       const float* __restrict a,
+                       int64_t lda,
+                       const float* __restrict b,
+                       float* c,
+                       int64_t ldc,
+                       bool accumulate) {
   Vec acc[kMr][kNv];
   for (int i = 0; i < kMr; ++i) {
     for (int j = 0; j < kNv; ++j) {
@@ -45,12 +49,12 @@ void gemm_microkernel(int64_t kc,
       bv[j] = load(b + j * kLanes);
     }
     for (int i = 0; i < kMr; ++i) {
-      const Vec av = broadcast(a[i]);
+      const Vec av = broadcast(kRows ? a[i * lda] : a[i]);
       for (int j = 0; j < kNv; ++j) {
         acc[i][j] += av * bv[j];
       }
     }
-    a += kMr;
+    a += kRows ? 1 : kMr;
     b += kNr;
   }
   for (int i = 0; i < kMr; ++i) {
@@ -59,6 +63,25 @@ void gemm_microkernel(int64_t kc,
       store(p, accumulate ? load(p) + acc[i][j] : acc[i][j]);
     }
   }
+}
+
+void gemm_microkernel(int64_t kc,
+                      const float* a,
+                      const float* b,
+                      float* c,
+                      int64_t ldc,
+                      bool accumulate) {
+  gemm_block<false>(kc, a, 0, b, c, ldc, accumulate);
+}
+
+void gemm_microkernel_rows(int64_t kc,
+                           const float* a,
+                           int64_t lda,
+                           const float* b,
+                           float* c,
+                           int64_t ldc,
+                           bool accumulate) {
+  gemm_block<true>(kc, a, lda, b, c, ldc, accumulate);
 }
 
 // ---- Elementwise ---------------------------------------------------------
@@ -460,6 +483,7 @@ const SimdKernels& ET_OPT_CONCAT(simd_kernels_, ET_OPT_ISA_NAMESPACE)() {
       simd::kMr,
       simd::kNr,
       simd::gemm_microkernel,
+      simd::gemm_microkernel_rows,
       simd::binary,
       simd::unary,
       simd::sum,

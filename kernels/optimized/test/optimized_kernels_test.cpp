@@ -514,6 +514,22 @@ TEST_P(OptimizedKernels, MatrixProducts) {
         },
         "mm (transposed mat2) " + shape,
         1e-3f);
+    // mat1 stored transposed: its rows are strided, so the GEMM packs A
+    // (contiguous rows are read in place).
+    const auto a_values = a->values<float>();
+    TestTensor a_t(ScalarType::Float,
+                   {m, k},
+                   column_major(a_values, m, k),
+                   DYN::STATIC,
+                   {1, 0});
+    expect_same(
+        {{m, n}},
+        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+          o ? native::opt_mm_out(c, a_t, b, *outs[0])
+            : native::mm_out(c, *a, b, *outs[0]);
+        },
+        "mm (transposed mat1) " + shape,
+        1e-3f);
     for (const std::vector<int32_t>& bias_sizes :
          {std::vector<int32_t>{n}, {m, n}, {1, n}, {m, 1}, {}}) {
       auto bias = rand_tensor(bias_sizes);
