@@ -1036,6 +1036,94 @@ TEST_P(OptimizedKernels, UnsqueezeSqueeze) {
   }
 }
 
+// max_pool2d_with_indices: values and indices equal to portable's, with
+// ties, NaN, padding, ceil_mode, 3-d and 4-d inputs; dilation and
+// channels-last (portable), empty inputs and bad padding.
+TEST_P(OptimizedKernels, MaxPool) {
+  struct Case {
+    std::vector<int32_t> in;
+    std::vector<uint8_t> order;
+    std::vector<int64_t> kernel, stride, padding, dilation;
+    bool ceil_mode;
+  };
+  const std::vector<Case> cases = {
+      {{1, 4, 11, 13}, {}, {3}, {2}, {1}, {}, false}, // a CNN stem's pool
+      {{1, 4, 11, 13}, {}, {3}, {2}, {1}, {1}, true},
+      {{2, 3, 8, 8}, {}, {2}, {}, {}, {}, false},
+      {{3, 9, 7}, {}, {3, 2}, {1, 2}, {1, 0}, {1, 1}, true},
+      {{1, 2, 9, 9}, {}, {3}, {1}, {1}, {2}, false}, // dilation: portable
+      {{1, 3, 6, 7}, {0, 2, 3, 1}, {3}, {2}, {1}, {}, false}, // portable
+      {{0, 3, 5, 5}, {}, {2}, {2}, {}, {}, false},
+      {{1, 2, 5, 5}, {}, {2}, {2}, {2}, {}, false}, // bad padding
+  };
+  for (const Case& c : cases) {
+    // Few distinct values (ties), one NaN in the first plane.
+    std::vector<float> values = random_values(numel(c.in));
+    for (float& v : values) {
+      v = std::round(v);
+    }
+    if (values.size() > 20) {
+      values[20] = NAN;
+    }
+    TestTensor x(ScalarType::Float, c.in, values, DYN::STATIC, c.order);
+    const IntArrayRef kernel(c.kernel.data(), c.kernel.size());
+    const IntArrayRef stride(c.stride.data(), c.stride.size());
+    const IntArrayRef padding(c.padding.data(), c.padding.size());
+    const IntArrayRef dilation(c.dilation.data(), c.dilation.size());
+    std::vector<float> got[2];
+    std::vector<int64_t> got_indices[2];
+    Error state[2];
+    for (int o = 0; o < 2; ++o) {
+      // Outs of the input's size shrink to the pool's (the kernels resize).
+      TestTensor out(ScalarType::Float,
+                     c.in,
+                     std::vector<float>(numel(c.in), 0.0f),
+                     DYN::DYNAMIC_BOUND);
+      TestTensor indices(ScalarType::Long,
+                         c.in,
+                         std::vector<int64_t>(numel(c.in), 0),
+                         DYN::DYNAMIC_BOUND);
+      TempContext ctx;
+      if (o == 1) {
+        native::opt_max_pool2d_with_indices_out(ctx.get(),
+                                                x,
+                                                kernel,
+                                                stride,
+                                                padding,
+                                                dilation,
+                                                c.ceil_mode,
+                                                out,
+                                                indices);
+      } else {
+        native::max_pool2d_with_indices_out(ctx.get(),
+                                            x,
+                                            kernel,
+                                            stride,
+                                            padding,
+                                            dilation,
+                                            c.ceil_mode,
+                                            out,
+                                            indices);
+      }
+      state[o] = ctx.get().failure_state();
+      got[o] = out.values<float>();
+      got_indices[o] = indices.values<int64_t>();
+    }
+    const std::string what =
+        std::to_string(numel(c.in)) + " elements, kernel " +
+        std::to_string(c.kernel[0]) + " ceil " + std::to_string(c.ceil_mode);
+    EXPECT_EQ(state[1], state[0]) << what;
+    EXPECT_EQ(state[0] == Error::Ok, &c != &cases.back()) << what;
+    EXPECT_EQ(got_indices[1], got_indices[0]) << what;
+    ASSERT_EQ(got[1].size(), got[0].size()) << what;
+    for (size_t i = 0; i < got[0].size(); ++i) {
+      EXPECT_TRUE(got[1][i] == got[0][i] ||
+                  (std::isnan(got[1][i]) && std::isnan(got[0][i])))
+          << what << " [" << i << "]";
+    }
+  }
+}
+
 TEST_P(OptimizedKernels, SumMean) {
   struct Case {
     std::vector<int32_t> in;
