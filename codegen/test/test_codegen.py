@@ -72,6 +72,32 @@ def test_custom_op_from_func_entry():
     assert "to_double((*stack[1]))" in code
 
 
+def test_load_check_is_declared_and_registered_with_the_schema():
+    entries = gen.parse_functions_yaml(
+        "- func: custom::scale.out(Tensor x, float k, *, Tensor(a!) out) "
+        "-> Tensor(a!)\n  kernels:\n    - arg_meta: null\n"
+        "      kernel_name: custom::scale_out\n"
+        "  load_check: custom::scale_out_check\n",
+        {},
+    )
+    code = gen.gen_registration(entries, "register_custom", "NativeFunctions.h")
+    assert '{"custom::scale.out", Span<const ArgKind>(' in code
+    assert ", &custom::native::scale_out_check}," in code
+    decls = gen.gen_declarations(entries)
+    assert (
+        "bool scale_out_check(::executorch::runtime::Span<::executorch::runtime::EValue* const> args,"
+        " const bool* fixed);" in decls
+    )
+    # Without one, the schema has none.
+    plain = gen.parse_functions_yaml(
+        "- func: custom::scale.out(Tensor x, float k, *, Tensor(a!) out) "
+        "-> Tensor(a!)\n  kernels:\n    - arg_meta: null\n"
+        "      kernel_name: custom::scale_out\n",
+        {},
+    )
+    assert "_check" not in gen.gen_registration(plain, "register_custom", "NativeFunctions.h")
+
+
 def test_unknown_op_and_unsupported_arg_meta_are_errors():
     with pytest.raises(gen.GenError, match="no schema"):
         gen.parse_functions_yaml(

@@ -1,5 +1,6 @@
 #include <executorch/runtime/executor/method.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -29,6 +30,8 @@ struct LoadedInstruction {
   size_t num_args;
   // The kernel of a KernelCall; null for other instructions.
   OpFunction kernel;
+  // A KernelCall's registered schema, if any.
+  const OperatorSchema* schema;
 };
 
 struct Chain {
@@ -53,7 +56,7 @@ Error check_kernel_args(const char* method_name,
                         size_t instruction_index,
                         const char* op_name,
                         const LoadedInstruction& loaded) {
-  const OperatorSchema* schema = get_operator_schema(op_name);
+  const OperatorSchema* schema = loaded.schema;
   if (schema == nullptr) {
     return Error::Ok;
   }
@@ -203,6 +206,7 @@ Error Method::init(const executorch_flatbuffer::ExecutionPlan* plan) {
   ET_CHECK_OK_OR_RETURN_ERROR(check_tensor_storage());
   ET_CHECK_OK_OR_RETURN_ERROR(init_delegates());
   ET_CHECK_OK_OR_RETURN_ERROR(init_chains());
+  ET_CHECK_OK_OR_RETURN_ERROR(check_fixed_args());
   initialized_ = true;
   return Error::Ok;
 }
@@ -438,6 +442,94 @@ Error Method::init_chains() {
   return Error::Ok;
 }
 
+Error Method::check_fixed_args() {
+  bool any = false;
+  for (size_t c = 0; c < n_chains_; ++c) {
+    for (size_t i = 0; i < chains_[c].num_instructions; ++i) {
+      const OperatorSchema* schema = chains_[c].instructions[i].schema;
+      any = any || (schema != nullptr && schema->check_fixed_args != nullptr);
+    }
+  }
+  if (!any) {
+    return Error::Ok;
+  }
+  // Values something can write: the caller (inputs), moves, delegates (any
+  // arg), and kernels: an operator without a schema any arg, one with a
+  // schema the result after its arguments (what a scalar-returning
+  // operator like sym_size writes). A tensor argument is fixed only if it
+  // is a constant (no planned memory, data from the program).
+  bool* written =
+      memory_manager_->method_allocator()->allocateList<bool>(n_value_);
+  ET_CHECK_OR_RETURN_ERROR(written != nullptr,
+                           MemoryAllocationFailed,
+                           "Method '%s': method allocator out of memory for "
+                           "%zu flags",
+                           method_name(),
+                           n_value_);
+  std::fill(written, written + n_value_, false);
+  const auto* inputs = serialization_plan_->inputs();
+  for (size_t i = 0; i < vector_size(inputs); ++i) {
+    written[inputs->Get(i)] = true;
+  }
+  for (size_t c = 0; c < n_chains_; ++c) {
+    const Chain& chain = chains_[c];
+    for (size_t i = 0; i < chain.num_instructions; ++i) {
+      const auto* instruction = chain.s_chain->instructions()->Get(i);
+      const LoadedInstruction& loaded = chain.instructions[i];
+      if (instruction->instr_args_type() == InstructionArguments::MoveCall) {
+        written[instruction->instr_args_as_MoveCall()->move_to()] = true;
+        continue;
+      }
+      const size_t first_written =
+          loaded.schema != nullptr && loaded.kernel != nullptr
+              ? loaded.schema->args.size()
+              : 0;
+      for (size_t a = first_written; a < loaded.num_args; ++a) {
+        written[loaded.args[a] - values_] = true;
+      }
+    }
+  }
+  const auto* s_values = serialization_plan_->values();
+  constexpr size_t kMaxCheckedArgs = 32;
+  bool fixed[kMaxCheckedArgs];
+  for (size_t c = 0; c < n_chains_; ++c) {
+    const Chain& chain = chains_[c];
+    for (size_t i = 0; i < chain.num_instructions; ++i) {
+      const LoadedInstruction& loaded = chain.instructions[i];
+      if (loaded.schema == nullptr ||
+          loaded.schema->check_fixed_args == nullptr ||
+          loaded.num_args > kMaxCheckedArgs) {
+        continue;
+      }
+      for (size_t a = 0; a < loaded.num_args; ++a) {
+        const size_t v = static_cast<size_t>(loaded.args[a] - values_);
+        const EValue& value = *loaded.args[a];
+        if (value.isTensor()) {
+          const auto* s_tensor = s_values->Get(v)->val_as_Tensor();
+          fixed[a] = !written[v] && s_tensor != nullptr &&
+                     s_tensor->allocation_info() == nullptr &&
+                     value.toTensor().const_data_ptr() != nullptr;
+        } else {
+          fixed[a] = !written[v] && (value.isInt() || value.isDouble() ||
+                                     value.isBool() || value.isNone());
+        }
+      }
+      ET_CHECK_OR_RETURN_ERROR(
+          loaded.schema->check_fixed_args(
+              Span<EValue* const>(loaded.args, loaded.num_args), fixed),
+          InvalidProgram,
+          "Method '%s' chain %zu instruction %zu: operator '%s' refuses "
+          "the constant arguments the program gives it (the line above "
+          "names which)",
+          method_name(),
+          c,
+          i,
+          loaded.schema->name);
+    }
+  }
+  return Error::Ok;
+}
+
 Error Method::check_loop_progress(size_t chain_index,
                                   size_t instruction_index,
                                   size_t changed_before) const {
@@ -469,7 +561,7 @@ Error Method::check_loop_progress(size_t chain_index,
 Error Method::init_instruction(size_t chain_index, size_t instruction_index) {
   Chain& chain = chains_[chain_index];
   LoadedInstruction& loaded = chain.instructions[instruction_index];
-  loaded = LoadedInstruction{nullptr, 0, nullptr};
+  loaded = LoadedInstruction{nullptr, 0, nullptr, nullptr};
   const auto* instruction =
       chain.s_chain->instructions()->Get(instruction_index);
   const InstructionArguments type = instruction->instr_args_type();
@@ -666,6 +758,7 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
     return Error::OperatorMissing;
   }
   loaded.kernel = *kernel;
+  loaded.schema = get_operator_schema(name);
   return check_kernel_args(method_name(), instruction_index, name, loaded);
 }
 

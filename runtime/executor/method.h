@@ -134,6 +134,9 @@ class Method final {
                                          size_t changed_before) const;
   ET_NODISCARD Error resolve_kernel(size_t chain_index,
                                     size_t instruction_index);
+  // Runs the load-time check of each KernelCall's operator that has one
+  // (OperatorSchema::check_fixed_args) on the values the program fixes.
+  ET_NODISCARD Error check_fixed_args();
   // Fails when a tensor input or output still has no data to run with.
   ET_NODISCARD Error check_io_ready() const;
   ET_NODISCARD Error execute_instruction();

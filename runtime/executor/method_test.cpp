@@ -347,6 +347,70 @@ TEST_F(MethodTest, KernelCanWriteScalarOutputs) {
   EXPECT_EQ(harness_.method().get_output(0).toInt(), 5);
 }
 
+// x -> out = x * scale, the scale being value 1: a constant, or (with
+// `scale_is_input`) an input, or (`scale_written`) written by an earlier
+// kernel from value 3.
+ProgramSpec scale_program(double scale,
+                          bool scale_is_input = false,
+                          bool scale_written = false) {
+  MethodSpec m;
+  m.values = {ValueSpec::Tensor(planned_float({2}, 0)),
+              ValueSpec::Double(scale),
+              ValueSpec::Tensor(planned_float({2}, 16)),
+              ValueSpec::Double(2.0)};
+  m.inputs = {0};
+  if (scale_is_input) {
+    m.inputs.push_back(1);
+  }
+  m.outputs = {2};
+  m.operators = {{"test::scale", "out"}};
+  if (scale_written) {
+    m.chains = {{InstructionSpec::Move(3, 1),
+                 InstructionSpec::Kernel(0, {0, 1, 2, 2})}};
+  } else {
+    m.chains = {{InstructionSpec::Kernel(0, {0, 1, 2, 2})}};
+  }
+  m.non_const_buffer_sizes = {0, 32};
+  ProgramSpec spec;
+  spec.methods = {m};
+  return spec;
+}
+
+TEST_F(MethodTest, ConstantArgumentsTheKernelRefusesFailTheLoad) {
+  {
+    LogCapture logs;
+    EXPECT_EQ(harness_.load(scale_program(0.0)), Error::InvalidProgram);
+    EXPECT_TRUE(logs.contains({"test::scale.out: scale 0 is not > 0"}));
+    EXPECT_TRUE(logs.contains({"forward",
+                               "instruction 0",
+                               "test::scale.out",
+                               "constant arguments"}));
+  }
+  MethodHarness valid;
+  ASSERT_EQ(valid.load(scale_program(3.0)), Error::Ok);
+  OwnedTensor x = float_tensor({2}, {1, 2});
+  ASSERT_EQ(valid.method().set_input(x.tensor(), 0), Error::Ok);
+  ASSERT_EQ(valid.method().execute(), Error::Ok);
+  const Tensor& out = valid.method().get_output(0).toTensor();
+  EXPECT_EQ(out.const_data_ptr<float>()[1], 6.0f);
+}
+
+TEST_F(MethodTest, ArgumentsSetAtRunTimeAreLeftToTheKernel) {
+  // An input, or a value a move writes, is not checked at load (its value
+  // there is a placeholder); the kernel checks it at each call.
+  MethodHarness from_input;
+  EXPECT_EQ(from_input.load(scale_program(0.0, /*scale_is_input=*/true)),
+            Error::Ok);
+  MethodHarness moved;
+  ASSERT_EQ(moved.load(scale_program(0.0, false, /*scale_written=*/true)),
+            Error::Ok);
+  OwnedTensor x = float_tensor({2}, {1, 2});
+  ASSERT_EQ(moved.method().set_input(x.tensor(), 0), Error::Ok);
+  ASSERT_EQ(moved.method().execute(), Error::Ok);
+  EXPECT_EQ(moved.method().get_output(0).toTensor().const_data_ptr<float>()[1],
+            4.0f);
+}
+
 TEST_F(MethodTest, PlannedTensorLoadsInitialStateFromMutableSegment) {
   ProgramSpec spec = add_one_program();
   spec.mutable_data = {float_bytes({7, 8, 9, 10})};

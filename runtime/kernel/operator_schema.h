@@ -54,6 +54,16 @@ const char* arg_kind_name(ArgKind kind);
 // True if `value` can be unboxed as `kind`.
 bool evalue_matches(const EValue& value, ArgKind kind);
 
+// A kernel library's load-time check of an operator's arguments: `args`
+// are a KernelCall's arguments and fixed[a] says whether args[a] holds the
+// same value at every call (a constant tensor, or a number that no
+// instruction and no caller writes). It checks what it can from the fixed
+// ones (e.g. a quantize's scale and zero point) as its kernel would, and
+// on a bad value logs it (naming the operator and the argument) and
+// returns false; Method::load then refuses the program (InvalidProgram),
+// naming the instruction.
+using FixedArgsCheck = bool (*)(Span<EValue* const> args, const bool* fixed);
+
 // An operator ("namespace::name.overload") and the kinds of its arguments,
 // out arguments included. A KernelCall passes these, optionally followed by
 // one more value: the emitter passes an out variant's out arguments again
@@ -64,6 +74,10 @@ bool evalue_matches(const EValue& value, ArgKind kind);
 struct OperatorSchema {
   const char* name = nullptr;
   Span<const ArgKind> args;
+  // Optional: checks the argument values a program fixes at load (see
+  // FixedArgsCheck), so that constants every call would refuse fail the
+  // load instead.
+  FixedArgsCheck check_fixed_args = nullptr;
 };
 
 // Adds schemas to the table. A name already registered is skipped (several

@@ -2,6 +2,7 @@
 
 #include <executorch/runtime/kernel/operator_registry.h>
 #include <executorch/runtime/kernel/operator_schema.h>
+#include <executorch/runtime/platform/log.h>
 
 namespace executorch {
 namespace runtime {
@@ -61,6 +62,33 @@ void set_int_out(KernelRuntimeContext& context, Span<EValue*> args) {
   *args[1] = EValue(args[0]->toInt());
 }
 
+// Arguments: self, scale, out, (return value). Refuses a scale that is not
+// > 0 at every call, and (check_scale_args) at load when the program fixes
+// it.
+void scale_out(KernelRuntimeContext& context, Span<EValue*> args) {
+  const Tensor& self = args[0]->toTensor();
+  const double scale = args[1]->toDouble();
+  Tensor& out = args[2]->toTensor();
+  if (!(scale > 0) || !same_float_shape(context, self, out)) {
+    context.fail(Error::InvalidArgument);
+    return;
+  }
+  for (ssize_t i = 0; i < self.numel(); ++i) {
+    out.mutable_data_ptr<float>()[i] =
+        self.const_data_ptr<float>()[i] * static_cast<float>(scale);
+  }
+}
+
+bool check_scale_args(Span<EValue* const> args, const bool* fixed) {
+  if (fixed[1] && !(args[1]->toDouble() > 0)) {
+    ET_LOG(Error,
+           "test::scale.out: scale %g is not > 0",
+           args[1]->toDouble());
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 void register_test_kernels() {
@@ -69,6 +97,7 @@ void register_test_kernels() {
       Kernel("aten::add.out", add_out),
       Kernel("test::fail.out", fail_out),
       Kernel("test::set_int.out", set_int_out),
+      Kernel("test::scale.out", scale_out),
   };
   // Their schemas, so that Method checks calls to them at load as it does
   // for a generated kernel library.
@@ -76,11 +105,14 @@ void register_test_kernels() {
   static constexpr ArgKind kAdd[] = {
       ArgKind::Tensor, ArgKind::Tensor, ArgKind::Scalar, ArgKind::Tensor};
   static constexpr ArgKind kIntOut[] = {ArgKind::Int, ArgKind::Int};
+  static constexpr ArgKind kScale[] = {
+      ArgKind::Tensor, ArgKind::Double, ArgKind::Tensor};
   static const OperatorSchema schemas[] = {
       {"test::add_one.out", Span<const ArgKind>(kTensorOut)},
       {"aten::add.out", Span<const ArgKind>(kAdd)},
       {"test::fail.out", Span<const ArgKind>(kTensorOut)},
       {"test::set_int.out", Span<const ArgKind>(kIntOut)},
+      {"test::scale.out", Span<const ArgKind>(kScale), check_scale_args},
   };
   static const bool registered =
       register_operator_schemas(Span<const OperatorSchema>(schemas)) ==

@@ -1,8 +1,8 @@
 """Bad quantization parameters are refused: at export (naming the node and
-the source line) when they are constants, and by the kernels at run time
-(naming the operator and the parameter) when they arrive as inputs or were
-corrupted in the .pte after export (not yet at load: the runtime has no
-per-operator load-time check of argument values)."""
+the source line) when they are constants; at load (naming the instruction,
+the operator and the parameter) when they were corrupted in the .pte after
+export (the quantized library's load checks, quantized.yaml's load_check);
+and by the kernels at run time when they arrive as inputs."""
 
 import struct
 
@@ -17,6 +17,7 @@ from executorch.exir.verification.quant_params import (
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
+from executorch.runtime import Runtime
 
 qd = torch.ops.quantized_decomposed
 
@@ -148,14 +149,17 @@ def _patched(buffer: bytes, old: bytes, new: bytes) -> bytes:
     ],
     ids=["nan_scale", "zero_scale", "zero_point", "inf_channel_scale"],
 )
-def test_hostile_program_qparams_fail_the_call_naming_them(module, old, new, message):
+def test_hostile_program_qparams_fail_the_load_naming_them(module, old, new, message):
     """A .pte whose qparams were corrupted after export (past the export
-    checks): the quantized kernel refuses the call, naming the operator and
-    the parameter; no crash, no output computed from them."""
+    checks): loading the method fails, naming the instruction, the operator
+    and the parameter; nothing runs."""
     x = (torch.randn(2, 4),)
     buffer = to_edge(torch.export.export(module, x)).to_executorch().buffer
     good = _load_for_executorch_from_buffer(buffer)
     torch.testing.assert_close(good.forward(x)[0], module(*x), rtol=0, atol=1e-6)
-    hostile = _load_for_executorch_from_buffer(_patched(buffer, old, new))
-    with pytest.raises(RuntimeError, match=message):
-        hostile.forward(x)
+    program = Runtime.get().load_program(_patched(buffer, old, new))
+    with pytest.raises(RuntimeError) as error:
+        program.load_method("forward")
+    text = str(error.value)
+    assert message in text, text
+    assert "refuses the constant arguments the program gives it" in text, text

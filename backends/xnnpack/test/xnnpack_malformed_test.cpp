@@ -2,6 +2,8 @@
 // naming what was wrong and where, never a crash.
 
 #include <cstring>
+#include <functional>
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -214,6 +216,98 @@ TEST(XnnpackMalformed, QuantizedDatatypeWithoutParams) {
   LogCapture log;
   EXPECT_EQ(init_error(b.build()), Error::InvalidProgram);
   EXPECT_TRUE(log.contains({"value 0", "qint8"}));
+}
+
+// x [1, 3, 3, 2] -> convert (qint8, value 1) -> conv2d (qcint8 filter
+// [4, 1, 1, 2] with 4 scales along dim 0, value 2; qcint32 bias, value 3)
+// -> qint8 (value 4) -> convert -> y.
+BlobBuilder int8_conv_graph() {
+  BlobBuilder b;
+  const uint32_t x = b.input({1, 3, 3, 2}, 0);
+  const uint32_t x_q = b.tensor({1, 3, 3, 2});
+  b.values()[x_q].datatype = fb_xnnpack::XNNDatatype::xnn_datatype_qint8;
+  b.values()[x_q].per_tensor = {{0.05f, 3}};
+  const uint32_t w = b.tensor({4, 1, 1, 2});
+  ValueDesc& wv = b.values()[w];
+  wv.datatype = fb_xnnpack::XNNDatatype::xnn_datatype_qcint8;
+  wv.is_constant = true;
+  wv.bytes = std::vector<uint8_t>(8, 1);
+  wv.channel_scales = {0.01f, 0.02f, 0.03f, 0.04f};
+  const uint32_t bias = b.tensor({4});
+  ValueDesc& bv = b.values()[bias];
+  bv.datatype = fb_xnnpack::XNNDatatype::xnn_datatype_qcint32;
+  bv.is_constant = true;
+  bv.bytes = std::vector<uint8_t>(16, 0);
+  bv.channel_scales = {0.0005f, 0.001f, 0.0015f, 0.002f};
+  const uint32_t y_q = b.tensor({1, 3, 3, 4});
+  b.values()[y_q].datatype = fb_xnnpack::XNNDatatype::xnn_datatype_qint8;
+  b.values()[y_q].per_tensor = {{0.1f, -2}};
+  const uint32_t y = b.output({1, 3, 3, 4}, 1);
+  b.node(NodeKind::XNNConvert, {x}, x_q);
+  b.node(NodeKind::XNNConv2d,
+         {x_q, w, bias},
+         y_q,
+         conv_params(1, 1, 0, 1, 1, 2, 4));
+  b.node(NodeKind::XNNConvert, {y_q}, y);
+  return b;
+}
+
+// Each corrupted quantization parameter fails the load (init), naming the
+// value (its index and id) and the field, before anything runs.
+TEST(XnnpackMalformed, BadQuantizationParamsFailTheLoad) {
+  {
+    DelegateRunner runner;
+    ASSERT_EQ(runner.init(int8_conv_graph().build()), Error::Ok);
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  struct Case {
+    const char* name;
+    std::function<void(std::vector<ValueDesc>&)> corrupt;
+    std::vector<std::string> log;
+  };
+  const Case cases[] = {
+      {"zero scale",
+       [](auto& v) { v[1].per_tensor->first = 0.0f; },
+       {"value 1 (id 1)", "scale 0 is not a positive number"}},
+      {"negative scale",
+       [](auto& v) { v[4].per_tensor->first = -0.1f; },
+       {"value 4 (id 4)", "scale -0.1 is not a positive number"}},
+      {"NaN scale",
+       [nan](auto& v) { v[1].per_tensor->first = nan; },
+       {"value 1 (id 1)", "scale nan is not a positive number"}},
+      {"infinite scale",
+       [inf](auto& v) { v[4].per_tensor->first = inf; },
+       {"value 4 (id 4)", "scale inf is not a positive number"}},
+      {"zero point above int8",
+       [](auto& v) { v[1].per_tensor->second = 128; },
+       {"value 1 (id 1)", "zero point 128 outside [-128, 127] of datatype qint8"}},
+      {"zero point below int8",
+       [](auto& v) { v[4].per_tensor->second = -129; },
+       {"value 4 (id 4)", "zero point -129 outside [-128, 127]"}},
+      {"zero channel scale",
+       [](auto& v) { v[2].channel_scales[2] = 0.0f; },
+       {"value 2 (id 2)", "scale 2 (0) is not a positive number"}},
+      {"NaN bias scale",
+       [nan](auto& v) { v[3].channel_scales[0] = nan; },
+       {"value 3 (id 3)", "scale 0 (nan) is not a positive number"}},
+      {"scale count below the channels",
+       [](auto& v) { v[2].channel_scales.pop_back(); },
+       {"value 2 (id 2)", "3 scales for 4 channels"}},
+      {"scale count above the channels",
+       [](auto& v) { v[3].channel_scales.push_back(0.1f); },
+       {"value 3 (id 3)", "5 scales for 4 channels"}},
+      {"channel dim out of range",
+       [](auto& v) { v[2].channel_dim = 4; },
+       {"value 2 (id 2)", "channel_dim 4 out of range for rank 4"}},
+  };
+  for (const Case& c : cases) {
+    BlobBuilder b = int8_conv_graph();
+    c.corrupt(b.values());
+    LogCapture log;
+    EXPECT_EQ(init_error(b.build()), Error::InvalidProgram) << c.name;
+    EXPECT_TRUE(log.contains(c.log)) << c.name;
+  }
 }
 
 TEST(XnnpackMalformed, ConvKernelLargerThanInput) {

@@ -1,11 +1,15 @@
 #include <executorch/kernels/quantized/cpu/affine.h>
 
 #include <cinttypes>
+#include <initializer_list>
 
 namespace torch {
 namespace executor {
 namespace native {
 namespace quantized {
+
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::Span;
 
 bool dtype_range(ScalarType dtype, int64_t* lo, int64_t* hi) {
   switch (dtype) {
@@ -266,6 +270,77 @@ bool check_qparams(KernelRuntimeContext& ctx,
     }
   }
   return true;
+}
+
+namespace {
+
+bool all_fixed(const bool* fixed, std::initializer_list<size_t> indices) {
+  for (size_t i : indices) {
+    if (!fixed[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool check_fixed_per_tensor(const char* op,
+                            bool tensors,
+                            Span<EValue* const> args,
+                            const bool* fixed) {
+  if (!all_fixed(fixed, {1, 2, 3, 4, 5})) {
+    return true;
+  }
+  KernelRuntimeContext ctx;
+  const int64_t quant_min = args[3]->toInt();
+  const int64_t quant_max = args[4]->toInt();
+  QParams params;
+  if (tensors) {
+    if (!per_tensor_params(
+            ctx, op, args[1]->toTensor(), args[2]->toTensor(), &params)) {
+      return false;
+    }
+  } else {
+    params = QParams::per_tensor(args[1]->toDouble(), args[2]->toInt());
+  }
+  return check_quant_range(ctx,
+                           op,
+                           quant_min,
+                           quant_max,
+                           static_cast<ScalarType>(args[5]->toInt())) &&
+      check_qparams(ctx, op, params, quant_min, quant_max);
+}
+
+bool check_fixed_per_channel(const char* op,
+                             Span<EValue* const> args,
+                             const bool* fixed) {
+  if (!all_fixed(fixed, {1, 2, 3, 4, 5, 6})) {
+    return true;
+  }
+  KernelRuntimeContext ctx;
+  const Tensor& scales = args[1]->toTensor();
+  const Tensor* zero_points =
+      args[2]->isNone() ? nullptr : &args[2]->toTensor();
+  QParams params = QParams::table(scales, zero_points, 1, scales.numel());
+  if (fixed[0] &&
+      !per_channel_layout(ctx,
+                          op,
+                          args[0]->toTensor(),
+                          args[3]->toInt(),
+                          scales,
+                          zero_points,
+                          &params)) {
+    return false;
+  }
+  const int64_t quant_min = args[4]->toInt();
+  const int64_t quant_max = args[5]->toInt();
+  return check_quant_range(ctx,
+                           op,
+                           quant_min,
+                           quant_max,
+                           static_cast<ScalarType>(args[6]->toInt())) &&
+      check_qparams(ctx, op, params, quant_min, quant_max);
 }
 
 } // namespace quantized

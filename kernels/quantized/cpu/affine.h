@@ -135,6 +135,29 @@ bool check_group_size(KernelRuntimeContext& ctx,
                       const Tensor& scales,
                       int64_t* group_size);
 
+// Load-time checks (quantized.yaml's load_check; FixedArgsCheck in
+// runtime/kernel/operator_schema.h) of the operators whose arguments start
+// (input, scale(s), zero point(s), ...): the parameters a program fixes
+// (constants) get the checks and messages their kernels give at every call,
+// so a corrupted program fails to load, naming the operator and the
+// parameter. Parameters computed at run time are left to the kernels.
+//
+// Per tensor: (input, float scale, int zero_point, quant_min, quant_max,
+// dtype, ...), or with one-element tensors for scale and zero point
+// (`tensors`).
+bool check_fixed_per_tensor(const char* op,
+                            bool tensors,
+                            ::executorch::runtime::Span<
+                                ::executorch::runtime::EValue* const> args,
+                            const bool* fixed);
+// Per channel: (input, scales, zero_points (optional), axis, quant_min,
+// quant_max, dtype, ...); the scale count is checked against the input's
+// size along axis when the input is fixed too (a constant weight).
+bool check_fixed_per_channel(const char* op,
+                             ::executorch::runtime::Span<
+                                 ::executorch::runtime::EValue* const> args,
+                             const bool* fixed);
+
 // Entry `index` of a scale or zero-point table, converted to C.
 template <typename C>
 C read_param(const Tensor& table, int64_t index) {

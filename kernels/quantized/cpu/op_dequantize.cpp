@@ -8,6 +8,8 @@ namespace executor {
 namespace native {
 
 using quantized::QParams;
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::Span;
 
 namespace {
 
@@ -200,6 +202,25 @@ Tensor& dequantize_per_channel_group_out(
                     out);
   }
   return out;
+}
+
+// Load-time checks of the parameters a program fixes (affine.h).
+bool dequantize_per_tensor_out_check(Span<EValue* const> args,
+                                     const bool* fixed) {
+  return quantized::check_fixed_per_tensor(
+      "dequantize_per_tensor.out", /*tensors=*/false, args, fixed);
+}
+
+bool dequantize_per_tensor_tensor_args_out_check(Span<EValue* const> args,
+                                                 const bool* fixed) {
+  return quantized::check_fixed_per_tensor(
+      "dequantize_per_tensor.Tensor_out", /*tensors=*/true, args, fixed);
+}
+
+bool dequantize_per_channel_out_check(Span<EValue* const> args,
+                                      const bool* fixed) {
+  return quantized::check_fixed_per_channel(
+      "dequantize_per_channel.out", args, fixed);
 }
 
 } // namespace native

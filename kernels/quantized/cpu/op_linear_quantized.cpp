@@ -15,9 +15,47 @@ namespace torch {
 namespace executor {
 namespace native {
 
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::Span;
 using quantized::PackedWeights;
 
 namespace {
+
+bool check_bits(KernelRuntimeContext& ctx, const char* op, int64_t bits) {
+  if (bits != 4 && bits != 8) {
+    fail_arg(ctx, op, "weight_bits must be 4 or 8, got %" PRId64, bits);
+    return false;
+  }
+  return true;
+}
+
+// Checks the layout of the quantization of a weight with `cols` input
+// features of `bits` bits: the tables' dtypes and group_size against the
+// cols.
+bool check_weight_layout(KernelRuntimeContext& ctx,
+                         const char* op,
+                         int64_t cols,
+                         const Tensor& scales,
+                         const Tensor* zero_points,
+                         int64_t bits,
+                         int64_t group_size) {
+  if (!check_dtype(ctx, op, "weight_scales", scales, ScalarType::Float)) {
+    return false;
+  }
+  if (group_size <= 0 || cols % group_size != 0 ||
+      (bits == 4 && group_size % 2 != 0)) {
+    fail_arg(ctx,
+             op,
+             "group_size %" PRId64 " must divide the %" PRId64
+             " input features (and be even for 4 bits)",
+             group_size,
+             cols);
+    return false;
+  }
+  return zero_points == nullptr ||
+      check_dtype(
+             ctx, op, "weight_zero_points", *zero_points, ScalarType::Char);
+}
 
 // The detailed check of the weight's scales and zero points (it names the
 // bad entry or the wrong size): false, with the error set, if they are
@@ -54,6 +92,35 @@ void fail_weight_qparams(KernelRuntimeContext& ctx,
   }
 }
 
+// The load-time check (affine.h) of a linear's weight quantization, from
+// (input, weight, weight_scales, weight_zero_points, weight_bits,
+// group_size, ...) when the program fixes all but the input: the layout,
+// then every scale and zero point once (at run time the linear checks them
+// as it reads them).
+bool check_fixed_weight(const char* op,
+                        Span<EValue* const> args,
+                        const bool* fixed) {
+  for (size_t i = 1; i <= 5; ++i) {
+    if (!fixed[i]) {
+      return true;
+    }
+  }
+  KernelRuntimeContext ctx;
+  const Tensor& weight = args[1]->toTensor();
+  const Tensor& scales = args[2]->toTensor();
+  const Tensor* zps = args[3]->isNone() ? nullptr : &args[3]->toTensor();
+  const int64_t bits = args[4]->toInt();
+  const int64_t group_size = args[5]->toInt();
+  if (!check_bits(ctx, op, bits) ||
+      !check_rank(ctx, op, "weight", weight, {2})) {
+    return false;
+  }
+  const int64_t cols = weight.size(1) * (bits == 4 ? 2 : 1);
+  return check_weight_layout(ctx, op, cols, scales, zps, bits, group_size) &&
+      check_weight_qparams(
+             ctx, op, scales, zps, bits, weight.size(0) * (cols / group_size));
+}
+
 // Checks the weight arguments and the input/out shapes ([..., K] ->
 // [..., N]); fills `w`.
 bool prepare_weights(KernelRuntimeContext& ctx,
@@ -68,14 +135,12 @@ bool prepare_weights(KernelRuntimeContext& ctx,
                      Tensor& out,
                      PackedWeights* w) {
   if (!check_dtype(ctx, op, "input", input, ScalarType::Float) ||
-      !check_dtype(ctx, op, "weight_scales", scales, ScalarType::Float) ||
       !check_dtype(ctx, op, "out", out, ScalarType::Float) ||
       !check_rank(ctx, op, "weight", weight, {2}) ||
       !check_default_dim_order(ctx, op, {&input, &weight, &scales, &out})) {
     return false;
   }
-  if (bits != 4 && bits != 8) {
-    fail_arg(ctx, op, "weight_bits must be 4 or 8, got %" PRId64, bits);
+  if (!check_bits(ctx, op, bits)) {
     return false;
   }
   if (input.dim() < 1 || static_cast<size_t>(input.dim()) > kMaxDims) {
@@ -97,19 +162,8 @@ bool prepare_weights(KernelRuntimeContext& ctx,
              static_cast<ssize_t>(weight.size(1)));
     return false;
   }
-  if (group_size <= 0 || cols % group_size != 0 ||
-      (bits == 4 && group_size % 2 != 0)) {
-    fail_arg(ctx,
-             op,
-             "group_size %" PRId64 " must divide the %" PRId64
-             " input features (and be even for 4 bits)",
-             group_size,
-             cols);
-    return false;
-  }
   const Tensor* zps = zero_points.has_value() ? &*zero_points : nullptr;
-  if (zps != nullptr &&
-      !check_dtype(ctx, op, "weight_zero_points", *zps, ScalarType::Char)) {
+  if (!check_weight_layout(ctx, op, cols, scales, zps, bits, group_size)) {
     return false;
   }
   const int64_t count = rows * (cols / group_size);
@@ -290,6 +344,16 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
     fail_weight_qparams(ctx, op, weight_scales, weight_zero_points, w);
   }
   return out;
+}
+
+// Load-time checks of the weight parameters a program fixes (affine.h).
+bool weight_only_linear_out_check(Span<EValue* const> args, const bool* fixed) {
+  return check_fixed_weight("weight_only_linear.out", args, fixed);
+}
+
+bool dynamic_int8_linear_out_check(Span<EValue* const> args,
+                                   const bool* fixed) {
+  return check_fixed_weight("dynamic_int8_linear.out", args, fixed);
 }
 
 } // namespace native

@@ -11,6 +11,8 @@ namespace executor {
 namespace native {
 
 using quantized::QParams;
+using ::executorch::runtime::EValue;
+using ::executorch::runtime::Span;
 
 namespace {
 
@@ -223,6 +225,25 @@ Tensor& quantize_per_channel_group_out(KernelRuntimeContext& ctx,
                   out);
   }
   return out;
+}
+
+// Load-time checks of the parameters a program fixes (affine.h).
+bool quantize_per_tensor_out_check(Span<EValue* const> args,
+                                   const bool* fixed) {
+  return quantized::check_fixed_per_tensor(
+      "quantize_per_tensor.out", /*tensors=*/false, args, fixed);
+}
+
+bool quantize_per_tensor_tensor_args_out_check(Span<EValue* const> args,
+                                               const bool* fixed) {
+  return quantized::check_fixed_per_tensor(
+      "quantize_per_tensor.Tensor_out", /*tensors=*/true, args, fixed);
+}
+
+bool quantize_per_channel_out_check(Span<EValue* const> args,
+                                    const bool* fixed) {
+  return quantized::check_fixed_per_channel(
+      "quantize_per_channel.out", args, fixed);
 }
 
 } // namespace native

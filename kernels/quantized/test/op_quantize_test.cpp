@@ -383,6 +383,77 @@ TEST(ChooseQParamsTest, PerTokenAsymmetricPicksTheBetterZeroPoint) {
   EXPECT_EQ(zp.values<int64_t>()[1], -128);
 }
 
+// The load-time checks (quantized.yaml's load_check) refuse the bad
+// parameters a program fixes, as the kernels do at each call, and leave
+// the parameters set at run time to the kernels.
+TEST(QuantizedLoadCheckTest, PerTensorParametersWhenFixed) {
+  using ::executorch::runtime::EValue;
+  using ::executorch::runtime::Span;
+  EValue input;
+  EValue scale(0.0);
+  EValue zero_point(int64_t(0));
+  EValue quant_min(int64_t(-128));
+  EValue quant_max(int64_t(127));
+  EValue dtype(static_cast<int64_t>(ScalarType::Char));
+  EValue* args[] = {&input, &scale, &zero_point, &quant_min, &quant_max, &dtype};
+  bool fixed[] = {false, true, true, true, true, true};
+  const Span<EValue* const> span(args, 6);
+  EXPECT_FALSE(native::quantize_per_tensor_out_check(span, fixed));
+  EXPECT_FALSE(native::dequantize_per_tensor_out_check(span, fixed));
+  fixed[1] = false; // a scale computed at run time
+  EXPECT_TRUE(native::quantize_per_tensor_out_check(span, fixed));
+  fixed[1] = true;
+  scale = EValue(0.5);
+  EXPECT_TRUE(native::quantize_per_tensor_out_check(span, fixed));
+  zero_point = EValue(int64_t(200));
+  EXPECT_FALSE(native::quantize_per_tensor_out_check(span, fixed));
+  zero_point = EValue(int64_t(0));
+  quant_min = EValue(int64_t(-300));
+  EXPECT_FALSE(native::quantize_per_tensor_out_check(span, fixed));
+  // The .Tensor_out overloads read one-element tensors.
+  TestTensor scale_t(ScalarType::Double, {1}, std::vector<double>{
+      std::numeric_limits<double>::quiet_NaN()});
+  TestTensor zp_t(ScalarType::Long, {1}, std::vector<int64_t>{0});
+  EValue scale_v(static_cast<Tensor&>(scale_t));
+  EValue zp_v(static_cast<Tensor&>(zp_t));
+  quant_min = EValue(int64_t(-128));
+  EValue* tensor_args[] = {
+      &input, &scale_v, &zp_v, &quant_min, &quant_max, &dtype};
+  EXPECT_FALSE(native::quantize_per_tensor_tensor_args_out_check(
+      Span<EValue* const>(tensor_args, 6), fixed));
+}
+
+TEST(QuantizedLoadCheckTest, PerChannelTablesWhenFixed) {
+  using ::executorch::runtime::EValue;
+  using ::executorch::runtime::Span;
+  TestTensor weight(ScalarType::Char, {3, 2}, zeros(6));
+  TestTensor scales(ScalarType::Float, {3}, std::vector<float>{0.1f, 0.2f, 0.3f});
+  TestTensor zps(ScalarType::Long, {3}, std::vector<int64_t>{0, 0, 0});
+  EValue input(static_cast<Tensor&>(weight));
+  EValue scales_v(static_cast<Tensor&>(scales));
+  EValue zps_v(static_cast<Tensor&>(zps));
+  EValue axis(int64_t(0));
+  EValue quant_min(int64_t(-127));
+  EValue quant_max(int64_t(127));
+  EValue dtype(static_cast<int64_t>(ScalarType::Char));
+  EValue* args[] = {
+      &input, &scales_v, &zps_v, &axis, &quant_min, &quant_max, &dtype};
+  const Span<EValue* const> span(args, 7);
+  bool fixed[] = {true, true, true, true, true, true, true};
+  EXPECT_TRUE(native::dequantize_per_channel_out_check(span, fixed));
+  // Three scales for the two entries along axis 1 of a fixed input.
+  axis = EValue(int64_t(1));
+  EXPECT_FALSE(native::dequantize_per_channel_out_check(span, fixed));
+  // An input set at run time: its sizes are not checked at load.
+  fixed[0] = false;
+  EXPECT_TRUE(native::quantize_per_channel_out_check(span, fixed));
+  scales.tensor().mutable_data_ptr<float>()[2] = std::numeric_limits<float>::infinity();
+  EXPECT_FALSE(native::quantize_per_channel_out_check(span, fixed));
+  scales.tensor().mutable_data_ptr<float>()[2] = 0.3f;
+  zps.tensor().mutable_data_ptr<int64_t>()[1] = -128;
+  EXPECT_FALSE(native::quantize_per_channel_out_check(span, fixed));
+}
+
 TEST(QuantizedRegistrationTest, RegistersEveryOperatorOnce) {
   ASSERT_EQ(::executorch::kernels::register_quantized_kernels(), Error::Ok);
   const size_t count = ::executorch::runtime::get_registered_kernels().size();
