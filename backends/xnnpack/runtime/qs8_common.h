@@ -2,26 +2,35 @@
 
 // What the host int8 convolution kernels (qs8_conv.h: one group;
 // qs8_dwconv.h: depthwise) share: the shape and quantization they are given,
-// the CPU check, unsigned activations and the bias that absorbs their
-// shift, and the requantization, in scalar and AVX-512 form so that the
-// portable and vector kernels agree bit for bit.
+// the CPU check, the bias that absorbs the shift of their unsigned operand,
+// and the requantization, in scalar and AVX-512 form so that the portable
+// and vector kernels agree bit for bit.
 //
-// Arithmetic: vpdpbusd multiplies unsigned by signed bytes, so activations
-// become unsigned (x + 128, the sign bit flipped) and each output channel's
-// bias absorbs -(128 + input zero point) times the sum of its weights: the
-// integer sum is exactly bias + sum((x - zero_point) * w). Padding reads
-// the input zero point (a zero after the shift). Requantization is
-// XNNPACK's fp32 scheme: acc * (input scale * filter scale / output
-// scale), clamped to the output range less the zero point, rounded to
-// nearest even, plus the output zero point.
+// Arithmetic: vpdpbusd multiplies unsigned by signed bytes, so one operand
+// becomes unsigned (v + 128, the sign bit flipped).
+// - Depthwise: the activations. Each output channel's bias absorbs
+//   -(128 + input zero point) times the sum of its weights: the integer sum
+//   is exactly bias + sum((x - zero_point) * w). Padding reads the input
+//   zero point (a zero after the shift).
+// - One group: the filter, shifted once at init, so the activations are
+//   read as they are. Each output channel's bias absorbs -(input zero
+//   point) times the sum of its weights, and each row of activations adds
+//   -128 times its sum, computed once per row: bias + row offset +
+//   sum((w + 128) * x) is exactly bias + sum((x - zero_point) * w). Padding
+//   reads the input zero point.
+// Requantization is XNNPACK's fp32 scheme: acc * (input scale * filter
+// scale / output scale), clamped to the output range less the zero point,
+// rounded to nearest even, plus the output zero point.
 
 #include <cstddef>
 #include <cstdint>
 
 #if defined(__x86_64__)
-// GCC 12's AVX-512 headers start conversions from _mm512_undefined_*(),
-// which -Wmaybe-uninitialized reports at every use.
+// GCC 12's AVX-512 headers start conversions and extractions from
+// _mm512_undefined_*() / _mm256_undefined_*(), which -Wmaybe-uninitialized
+// and -Wuninitialized report at every use.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 #define ET_QS8_HAVE_VNNI 1
 // The instruction sets of the vector kernels (vnni_available() checks them).
@@ -63,24 +72,25 @@ inline size_t round_up(size_t n, size_t m) {
   return (n + m - 1) / m * m;
 }
 
-// dst = src + 128 as unsigned bytes (the sign bit flipped).
-void flip_signs(const int8_t* src, uint8_t* dst, size_t n);
-
 // The unsigned byte that padding reads: the input zero point, shifted.
 inline uint8_t pad_byte(const Qs8ConvQuant& quant) {
   return static_cast<uint8_t>(128 + quant.input_zero_point);
 }
 
-// Output channel `n`'s bias for unsigned activations: `bias` (null: 0)
-// less (128 + input zero point) * `filter_sum`. False when a sum of up to
-// `products` products of unsigned and signed bytes added to it could wrap
-// an int32 (XNNPACK's sums do not wrap either); the caller keeps the node
-// on XNNPACK.
+// Which operand of vpdpbusd a kernel shifts to unsigned (see above).
+enum class UnsignedOperand { kActivations, kFilter };
+
+// Output channel `n`'s bias (`bias`, null: 0) adjusted for the shift of
+// `shifted` (see above). False when the kernel's sum of up to `products`
+// products of unsigned and signed bytes (and, for kFilter, the row offset)
+// added to it could wrap an int32 (XNNPACK's sums do not wrap either); the
+// caller keeps the node on XNNPACK.
 bool adjusted_bias(const Qs8ConvQuant& quant,
                    const int32_t* bias,
                    size_t n,
                    int64_t filter_sum,
                    size_t products,
+                   UnsignedOperand shifted,
                    int32_t* adjusted);
 
 // Output channel `n`'s requantization scale.

@@ -19,12 +19,16 @@ using qs8::round_up;
 // What the vector and the portable tile kernels share: where the tile's
 // operands are and how to requantize.
 struct TileArgs {
-  // kTileRows rows of `reduction4` unsigned activations.
-  const uint8_t* a;
+  // kTileRows rows of `reduction4` signed activations, `a_stride` apart
+  // (the vector kernel computes them all), and each row's offset: -128
+  // times the sum of its activations.
+  const int8_t* a;
+  size_t a_stride;
+  const int32_t* row_offset;
   size_t reduction4;
-  // The filter block of the tile's first channel; the next block follows
-  // `block_bytes` later.
-  const int8_t* filter;
+  // The filter block of the tile's first channel (unsigned: w + 128); the
+  // next block follows `block_bytes` later.
+  const uint8_t* filter;
   size_t block_bytes;
   const int32_t* bias;
   const float* scale;
@@ -37,15 +41,15 @@ struct TileArgs {
 
 void tile_portable(const TileArgs& t) {
   for (size_t r = 0; r < t.rows; ++r) {
-    const uint8_t* a = t.a + r * t.reduction4;
+    const int8_t* a = t.a + r * t.a_stride;
     for (size_t n = 0; n < t.channels; ++n) {
-      const int8_t* w =
+      const uint8_t* w =
           t.filter + (n / kBlock) * t.block_bytes + (n % kBlock) * 4;
-      int32_t acc = t.bias[n];
+      int32_t acc = t.bias[n] + t.row_offset[r];
       for (size_t k = 0; k < t.reduction4; k += 4) {
-        const int8_t* wk = w + k * kBlock;
+        const uint8_t* wk = w + k * kBlock;
         for (size_t i = 0; i < 4; ++i) {
-          acc += int32_t(a[k + i]) * int32_t(wk[i]);
+          acc += int32_t(wk[i]) * int32_t(a[k + i]);
         }
       }
       t.out[r * t.out_stride + n] =
@@ -54,10 +58,20 @@ void tile_portable(const TileArgs& t) {
   }
 }
 
+// A row's offset (TileArgs::row_offset) from its `n` activations.
+int32_t row_offset_portable(const int8_t* a, size_t n) {
+  int32_t sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sum += a[i];
+  }
+  return -128 * sum;
+}
+
 #ifdef ET_QS8_HAVE_VNNI
 // kTileRows x (kBlocks * 16) sums, all in registers: per 4 reduction steps,
 // kBlocks filter loads and kTileRows broadcasts feed kTileRows * kBlocks
-// vpdpbusd.
+// vpdpbusd (the filter is the unsigned operand, the activations the signed
+// one).
 template <size_t kBlocks>
 ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
   __m512i acc[kTileRows][kBlocks];
@@ -65,7 +79,8 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
   for (size_t r = 0; r < kTileRows; ++r) {
 #pragma GCC unroll 2
     for (size_t b = 0; b < kBlocks; ++b) {
-      acc[r][b] = _mm512_loadu_si512(t.bias + b * kBlock);
+      acc[r][b] = _mm512_add_epi32(_mm512_loadu_si512(t.bias + b * kBlock),
+                                   _mm512_set1_epi32(t.row_offset[r]));
     }
   }
   for (size_t k = 0; k < t.reduction4; k += 4) {
@@ -77,11 +92,11 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
 #pragma GCC unroll 8
     for (size_t r = 0; r < kTileRows; ++r) {
       int32_t four;
-      std::memcpy(&four, t.a + r * t.reduction4 + k, sizeof(four));
+      std::memcpy(&four, t.a + r * t.a_stride + k, sizeof(four));
       const __m512i x = _mm512_set1_epi32(four);
 #pragma GCC unroll 2
       for (size_t b = 0; b < kBlocks; ++b) {
-        acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], x, w[b]);
+        acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], w[b], x);
       }
     }
   }
@@ -97,6 +112,18 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
     }
   }
 }
+
+// row_offset_portable, 64 activations at a time.
+ET_QS8_VNNI_TARGET int32_t row_offset_vnni(const int8_t* a, size_t n) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum = _mm512_setzero_si512();
+  for (size_t i = 0; i < n; i += 64) {
+    const __m512i x = _mm512_maskz_loadu_epi8(
+        n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1, a + i);
+    sum = _mm512_dpbusd_epi32(sum, ones, x);
+  }
+  return -128 * _mm512_reduce_add_epi32(sum);
+}
 #endif
 
 } // namespace
@@ -111,6 +138,26 @@ struct Qs8Conv::Task {
   bool vnni;
 };
 
+// Output pixel (image, row, column) `m` of a run, and the next one.
+struct Qs8Conv::Pixel {
+  size_t b, y, x;
+
+  Pixel(const Task& task, size_t m)
+      : b(m / (task.out_w * task.out_h)),
+        y((m / task.out_w) % task.out_h),
+        x(m % task.out_w) {}
+
+  void next(const Task& task) {
+    if (++x == task.out_w) {
+      x = 0;
+      if (++y == task.out_h) {
+        y = 0;
+        ++b;
+      }
+    }
+  }
+};
+
 bool Qs8Conv::init(const Qs8ConvShape& shape,
                    const Qs8ConvQuant& quant,
                    const int8_t* filter,
@@ -122,6 +169,8 @@ bool Qs8Conv::init(const Qs8ConvShape& shape,
       shape.out_channels == 0) {
     return false;
   }
+  pointwise_ =
+      shape.kernel_h == 1 && shape.kernel_w == 1 && reduction_ == reduction4_;
   const size_t channels = round_up(shape.out_channels, kBlock);
   const size_t block_bytes = reduction4_ * kBlock;
   packed_.assign(channels / kBlock * block_bytes, 0);
@@ -129,76 +178,140 @@ bool Qs8Conv::init(const Qs8ConvShape& shape,
   scale_.assign(channels, 0.0f);
   for (size_t n = 0; n < shape.out_channels; ++n) {
     const int8_t* row = filter + n * reduction_;
-    int8_t* block = packed_.data() + (n / kBlock) * block_bytes;
+    uint8_t* block = packed_.data() + (n / kBlock) * block_bytes;
     int64_t sum = 0;
     for (size_t k = 0; k < reduction_; ++k) {
-      block[(k / 4) * kBlock * 4 + (n % kBlock) * 4 + k % 4] = row[k];
+      block[(k / 4) * kBlock * 4 + (n % kBlock) * 4 + k % 4] =
+          static_cast<uint8_t>(row[k]) ^ 0x80;
       sum += row[k];
     }
-    if (!qs8::adjusted_bias(quant, bias, n, sum, reduction4_, &bias_[n])) {
+    if (!qs8::adjusted_bias(quant,
+                            bias,
+                            n,
+                            sum,
+                            reduction4_,
+                            qs8::UnsignedOperand::kFilter,
+                            &bias_[n])) {
       return false;
     }
     scale_[n] = qs8::channel_scale(quant, n);
   }
-  pad_value_ = qs8::pad_byte(quant);
+  pad_value_ = static_cast<int8_t>(quant.input_zero_point);
   requantization_ = qs8::Requantization(quant);
   return true;
+}
+
+const int8_t* Qs8Conv::tile_in_input(const Task& task,
+                                     size_t first,
+                                     size_t* stride) const {
+  if (!pointwise_ || task.rows - first < kTileRows) {
+    return nullptr;
+  }
+  const Qs8ConvShape& s = shape_;
+  const Pixel p(task, first);
+  const size_t ox = p.x, oy = p.y, b = p.b;
+  // Unsigned wrap-around makes a position in the top or left padding huge,
+  // so one comparison tests both ends.
+  const size_t iy = oy * s.stride_h - s.pad_top;
+  const size_t ix = ox * s.stride_w - s.pad_left;
+  if (iy >= task.in_h || ix >= task.in_w) {
+    return nullptr;
+  }
+  if (ox + kTileRows <= task.out_w) {
+    // Within one output row: the last pixel is the farthest.
+    if ((ox + kTileRows - 1) * s.stride_w - s.pad_left >= task.in_w) {
+      return nullptr;
+    }
+    *stride = s.stride_w * s.in_channels;
+  } else if (s.stride_h == 1 && s.stride_w == 1 && s.pad_left == 0 &&
+             task.out_w == task.in_w) {
+    // Across output rows that are whole input rows, in one image.
+    const Pixel last(task, first + kTileRows - 1);
+    if (last.b != b || last.y - s.pad_top >= task.in_h) {
+      return nullptr;
+    }
+    *stride = s.in_channels;
+  } else {
+    return nullptr;
+  }
+  return task.in + ((b * task.in_h + iy) * task.in_w + ix) * s.in_channels;
+}
+
+void Qs8Conv::im2col_row(const Task& task, const Pixel& p, int8_t* dst) const {
+  const Qs8ConvShape& s = shape_;
+  const size_t ic = s.in_channels;
+  const size_t ox = p.x, oy = p.y, b = p.b;
+  const size_t window = s.kernel_w * ic;
+  const size_t ix0 = ox * s.stride_w - s.pad_left;
+  for (size_t ky = 0; ky < s.kernel_h; ++ky) {
+    // Unsigned wrap-around makes a position in the top or left padding
+    // huge, so one comparison tests both ends.
+    const size_t iy = oy * s.stride_h + ky * s.dilation_h - s.pad_top;
+    int8_t* row = dst + ky * window;
+    if (iy >= task.in_h) {
+      std::memset(row, pad_value_, window);
+      continue;
+    }
+    const int8_t* in_row = task.in + (b * task.in_h + iy) * task.in_w * ic;
+    if (s.dilation_w == 1 && ix0 < task.in_w && task.in_w - ix0 >= s.kernel_w) {
+      // The window's pixels are adjacent in NHWC: one run of bytes.
+      std::memcpy(row, in_row + ix0 * ic, window);
+      continue;
+    }
+    for (size_t kx = 0; kx < s.kernel_w; ++kx) {
+      const size_t ix = ix0 + kx * s.dilation_w;
+      if (ix < task.in_w) {
+        std::memcpy(row + kx * ic, in_row + ix * ic, ic);
+      } else {
+        std::memset(row + kx * ic, pad_value_, ic);
+      }
+    }
+  }
+  // The filter is zero past the reduction: these bytes add nothing.
+  std::memset(dst + reduction_, 0, reduction4_ - reduction_);
 }
 
 void Qs8Conv::run_rows(void* context, size_t tile) {
   const Task& task = *static_cast<const Task*>(context);
   const Qs8Conv& conv = *task.conv;
-  const Qs8ConvShape& s = conv.shape_;
   const size_t first = tile * kTileRows;
   const size_t rows = std::min(kTileRows, task.rows - first);
   const size_t reduction4 = conv.reduction4_;
-  // The tile's im2col rows, unsigned; rows past `rows` are zeros the vector
-  // kernel computes and does not store.
-  alignas(64) uint8_t a[kTileRows * kMaxReduction];
-  const size_t ic = s.in_channels;
-  for (size_t i = 0; i < kTileRows; ++i) {
-    uint8_t* row = a + i * reduction4;
-    if (i >= rows) {
-      std::memset(row, 0, reduction4);
+  // The tile's rows of the im2col matrix: in the input itself for a full
+  // tile of 1x1 windows evenly spaced in it, else copied here (rows past
+  // `rows` are zeros the vector kernel computes and does not store).
+  alignas(64) int8_t buffer[kTileRows * kMaxReduction];
+  size_t stride = reduction4;
+  const int8_t* a = conv.tile_in_input(task, first, &stride);
+  if (a == nullptr) {
+    Pixel p(task, first);
+    for (size_t i = 0; i < kTileRows; ++i) {
+      if (i < rows) {
+        conv.im2col_row(task, p, buffer + i * reduction4);
+        p.next(task);
+      } else {
+        std::memset(buffer + i * reduction4, 0, reduction4);
+      }
+    }
+    a = buffer;
+    stride = reduction4;
+  }
+  int32_t row_offset[kTileRows] = {};
+  for (size_t i = 0; i < rows; ++i) {
+#ifdef ET_QS8_HAVE_VNNI
+    if (task.vnni) {
+      row_offset[i] = row_offset_vnni(a + i * stride, conv.reduction_);
       continue;
     }
-    const size_t m = first + i;
-    const size_t ox = m % task.out_w;
-    const size_t oy = (m / task.out_w) % task.out_h;
-    const size_t b = m / (task.out_w * task.out_h);
-    const size_t window = s.kernel_w * ic;
-    for (size_t ky = 0; ky < s.kernel_h; ++ky) {
-      // Unsigned wrap-around makes a position in the top or left padding
-      // huge, so one comparison tests both ends.
-      const size_t iy = oy * s.stride_h + ky * s.dilation_h - s.pad_top;
-      uint8_t* dst = row + ky * window;
-      if (iy >= task.in_h) {
-        std::memset(dst, conv.pad_value_, window);
-        continue;
-      }
-      const int8_t* in_row = task.in + (b * task.in_h + iy) * task.in_w * ic;
-      const size_t ix0 = ox * s.stride_w - s.pad_left;
-      if (s.dilation_w == 1 && ix0 < task.in_w &&
-          task.in_w - ix0 >= s.kernel_w) {
-        // The window's pixels are adjacent in NHWC: one run of bytes.
-        qs8::flip_signs(in_row + ix0 * ic, dst, window);
-        continue;
-      }
-      for (size_t kx = 0; kx < s.kernel_w; ++kx) {
-        const size_t ix = ix0 + kx * s.dilation_w;
-        if (ix < task.in_w) {
-          qs8::flip_signs(in_row + ix * ic, dst + kx * ic, ic);
-        } else {
-          std::memset(dst + kx * ic, conv.pad_value_, ic);
-        }
-      }
-    }
-    std::memset(row + conv.reduction_, 0, reduction4 - conv.reduction_);
+#endif
+    row_offset[i] = row_offset_portable(a + i * stride, conv.reduction_);
   }
-  const size_t channels = s.out_channels;
+  const size_t channels = conv.shape_.out_channels;
   const size_t block_bytes = reduction4 * kBlock;
   TileArgs t;
   t.a = a;
+  t.a_stride = stride;
+  t.row_offset = row_offset;
   t.reduction4 = reduction4;
   t.block_bytes = block_bytes;
   t.requantization = conv.requantization_;

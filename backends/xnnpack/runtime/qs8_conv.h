@@ -13,8 +13,11 @@
 // portable loop below, which exists for other CPUs' tests and as the
 // reference the vector kernel matches bit for bit.
 //
-// Arithmetic (unsigned activations, the bias that absorbs their shift,
-// padding, requantization): qs8_common.h.
+// Arithmetic (the unsigned filter, the bias and the per-row offset that
+// absorb its shift, padding, requantization): qs8_common.h. The activations
+// are the signed operand as they are, so the kernel reads 1x1 windows in the
+// input itself (a tile of 8 output pixels at a time, when they are evenly
+// spaced in it); other windows are copied (im2col) a tile at a time.
 
 #include <cstddef>
 #include <cstdint>
@@ -59,20 +62,33 @@ class Qs8Conv {
 
  private:
   struct Task;
+  struct Pixel;
   static void run_rows(void* task, size_t tile);
+  // The first of the row tile's kTileRows im2col rows when they all are in
+  // the input, `*stride` bytes apart (1x1 windows inside it), else null.
+  const int8_t* tile_in_input(const Task& task,
+                              size_t first,
+                              size_t* stride) const;
+  // Writes the im2col row of output pixel `p` (reduction4_ bytes) to `dst`.
+  void im2col_row(const Task& task, const Pixel& p, int8_t* dst) const;
 
   Qs8ConvShape shape_;
   // kernel_h * kernel_w * in_channels, and that rounded up to 4.
   size_t reduction_ = 0;
   size_t reduction4_ = 0;
-  // Filter in blocks of 16 output channels: block j holds, for each group
-  // of 4 reduction steps, 16 channels x 4 bytes (zero past the ends).
-  std::vector<int8_t> packed_;
+  // A 1x1 kernel over channels in multiples of 4: rows can be read in the
+  // input.
+  bool pointwise_ = false;
+  // Filter in blocks of 16 output channels, unsigned (w + 128): block j
+  // holds, for each group of 4 reduction steps, 16 channels x 4 bytes (zero
+  // past the ends).
+  std::vector<uint8_t> packed_;
   // Per output channel (padded to 16): the adjusted bias and the
   // requantization scale.
   std::vector<int32_t> bias_;
   std::vector<float> scale_;
-  uint8_t pad_value_ = 0;
+  // What padding reads: the input zero point.
+  int8_t pad_value_ = 0;
   qs8::Requantization requantization_;
 };
 

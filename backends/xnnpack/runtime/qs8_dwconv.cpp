@@ -232,7 +232,13 @@ bool Qs8DwConv::init(const Qs8ConvShape& shape,
         sum += w;
       }
     }
-    if (!qs8::adjusted_bias(quant, bias, c, sum, taps, &bias_[c])) {
+    if (!qs8::adjusted_bias(quant,
+                            bias,
+                            c,
+                            sum,
+                            taps,
+                            qs8::UnsignedOperand::kActivations,
+                            &bias_[c])) {
       return false;
     }
     scale_[c] = qs8::channel_scale(quant, c);

@@ -158,8 +158,18 @@ INSTANTIATE_TEST_SUITE_P(
         // 27-long reduction (not a multiple of 4), 20 channels (a partial
         // second block), 70 pixels (a partial row tile).
         Case{"k3_pad1_ic3_oc20", shape(3, 1, 1, 1, 3, 20), 2, 7, 5},
-        // 1x1: three blocks of 16 (a pair, then one).
+        // 1x1: three blocks of 16 (a pair, then one); rows read in the
+        // input (in channels a multiple of 4).
         Case{"k1_ic64_oc48", shape(1, 1, 1, 0, 64, 48), 1, 6, 6},
+        // 1x1 at stride 2 (ResNet's downsampling), 2 images of 5x17: tiles
+        // inside an output row read in the input (68 > 64 channels: the row
+        // sums' masked tail), tiles across rows copied, a partial last one.
+        Case{"k1_stride2_ic68_oc24", shape(1, 2, 1, 0, 68, 24), 2, 5, 17},
+        // 1x1 with padding: the border rows are copied, the rest read in
+        // place.
+        Case{"k1_pad1_ic8_oc16", shape(1, 1, 1, 1, 8, 16), 1, 4, 3},
+        // 1x1 over 6 channels (not a multiple of 4): copied rows.
+        Case{"k1_ic6_oc17", shape(1, 1, 1, 0, 6, 17), 1, 3, 5},
         Case{"k3_stride2_dilation2_pad2_ic5_oc33",
              shape(3, 2, 2, 2, 5, 33),
              1,
@@ -194,6 +204,56 @@ TEST(Qs8ConvRoundingTest, TiesRoundToEven) {
     EXPECT_EQ(std::vector<int8_t>(out, out + 6),
               (std::vector<int8_t>{0, 2, 2, 0, -2, -2}))
         << (vnni ? "vnni" : "portable");
+  }
+}
+
+// The extreme bytes over the longest reduction: every product
+// (x - zero point) * w at its largest (-255 * -128), so the largest sums
+// and row offsets (of the shifted filter) the kernel can meet, requantized
+// inside the output range so that any error in them shows.
+TEST(Qs8ConvRangeTest, LongestReductionOfExtremeBytes) {
+  const size_t k = Qs8Conv::kMaxReduction;
+  const Qs8ConvShape s = shape(1, 1, 1, 0, k, 3);
+  std::vector<int8_t> filter(3 * k);
+  for (size_t i = 0; i < k; ++i) {
+    filter[i] = -128;
+    filter[k + i] = 127;
+    filter[2 * k + i] = i % 2 ? 127 : -128;
+  }
+  const std::vector<float> scales(3, 1.0f);
+  Qs8ConvQuant q;
+  q.input_zero_point = 127;
+  q.filter_scales = scales.data();
+  q.output_scale = 3e6f;
+  Qs8Conv conv;
+  ASSERT_TRUE(conv.init(s, q, filter.data(), nullptr));
+  // All -128, all 127, then alternating.
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    std::vector<int8_t> in(k);
+    for (size_t i = 0; i < k; ++i) {
+      in[i] = pattern == 1 || (pattern == 2 && i % 2) ? 127 : -128;
+    }
+    std::vector<int8_t> want(3);
+    for (size_t n = 0; n < 3; ++n) {
+      int64_t acc = 0;
+      for (size_t i = 0; i < k; ++i) {
+        acc += (int64_t(in[i]) - 127) * filter[n * k + i];
+      }
+      want[n] = static_cast<int8_t>(std::nearbyint(float(acc) / 3e6f));
+    }
+    if (pattern == 0) {
+      // 255 * 128 * 8192 / 3e6 and -255 * 127 * 8192 / 3e6.
+      ASSERT_EQ(want, (std::vector<int8_t>{89, -88, 0}));
+    }
+    for (bool vnni : {false, true}) {
+      if (vnni && !qs8::vnni_available()) {
+        continue;
+      }
+      std::vector<int8_t> got(3);
+      conv.run(in.data(), 1, 1, 1, got.data(), 1, 1, nullptr, vnni);
+      EXPECT_EQ(got, want) << (vnni ? "vnni" : "portable") << ", pattern "
+                           << pattern;
+    }
   }
 }
 
