@@ -146,6 +146,7 @@ const Case kCases[] = {
     {4, 37, 512, 256, true}, // 3 panels of 16 features, the last partial
     {4, 17, 192, 64, false},
     {4, 9, 136, 8, true},     // many groups per 128-value chunk
+    {4, 23, 384, 128, false}, // 8da4w's layout: a group per chunk, no zps
     {8, 19, 384, 384, false}, // per channel, as PT2E's dynamic linears
     {8, 5, 36, 12, true},
     {4, 3, 20, 10, false}, // K not a multiple of 8: not for VNNI
