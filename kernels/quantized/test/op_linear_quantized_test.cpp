@@ -457,54 +457,62 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
 // loops' first row block) fails the call on every loop kind, for one
 // input row (GEMV) and five (GEMM).
 TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
-  const Case c{4, 70, 32, 16, true};
-  const Weights w(c);
-  const int64_t groups = c.rows * (c.cols / c.group);
-  TestTensor wt(
-      ScalarType::Byte,
-      {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / 2)},
-      w.packed);
-  for (int64_t m : {1, 5}) {
-    TestTensor xt(ScalarType::Float,
-                  {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
-                  inputs(m * c.cols));
-    TestTensor out(ScalarType::Float,
-                   {static_cast<int32_t>(m), static_cast<int32_t>(c.rows)},
-                   zeros(m * c.rows));
-    for (int64_t at : {int64_t{0}, groups - 1}) {
-      for (bool bad_zero_point : {false, true}) {
-        std::vector<float> scales = w.scales;
-        std::vector<int8_t> zero_points = w.zero_points;
-        if (bad_zero_point) {
-          zero_points[at] = 8;
-        } else {
-          scales[at] = NAN;
+  // Groups smaller than a 128-value chunk, with zero points; and 8da4w's
+  // layout (a group per chunk, no zero points).
+  for (const Case& c :
+       {Case{4, 70, 32, 16, true}, Case{4, 70, 256, 128, false}}) {
+    const Weights w(c);
+    const int64_t groups = c.rows * (c.cols / c.group);
+    TestTensor wt(
+        ScalarType::Byte,
+        {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / 2)},
+        w.packed);
+    for (int64_t m : {1, 5}) {
+      TestTensor xt(ScalarType::Float,
+                    {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
+                    inputs(m * c.cols));
+      TestTensor out(ScalarType::Float,
+                     {static_cast<int32_t>(m), static_cast<int32_t>(c.rows)},
+                     zeros(m * c.rows));
+      for (int64_t at : {int64_t{0}, groups / 2 + 1, groups - 1}) {
+        // A scale (NaN, 0, < 0, infinite), or a zero point (above, below
+        // the 4-bit range).
+        for (int bad = 0; bad < (c.zero_points ? 6 : 4); ++bad) {
+          std::vector<float> scales = w.scales;
+          std::vector<int8_t> zero_points = w.zero_points;
+          const float bad_scales[] = {NAN, 0.f, -1.f, INFINITY};
+          if (bad < 4) {
+            scales[at] = bad_scales[bad];
+          } else {
+            zero_points[at] = bad == 4 ? 8 : -9;
+          }
+          TestTensor st(ScalarType::Float,
+                        {static_cast<int32_t>(c.rows),
+                         static_cast<int32_t>(c.cols / c.group)},
+                        scales);
+          TestTensor zt(ScalarType::Char,
+                        {static_cast<int32_t>(c.rows),
+                         static_cast<int32_t>(c.cols / c.group)},
+                        zero_points);
+          TempContext ctx;
+          native::dynamic_int8_linear_out(
+              ctx.get(),
+              xt,
+              wt,
+              st,
+              c.zero_points ? std::optional<Tensor>(zt.tensor()) : std::nullopt,
+              4,
+              c.group,
+              std::nullopt,
+              true,
+              1e-6,
+              -128,
+              127,
+              out);
+          EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument)
+              << "K " << c.cols << " rows " << m << " entry " << at << " bad "
+              << bad;
         }
-        TestTensor st(ScalarType::Float,
-                      {static_cast<int32_t>(c.rows),
-                       static_cast<int32_t>(c.cols / c.group)},
-                      scales);
-        TestTensor zt(ScalarType::Char,
-                      {static_cast<int32_t>(c.rows),
-                       static_cast<int32_t>(c.cols / c.group)},
-                      zero_points);
-        TempContext ctx;
-        native::dynamic_int8_linear_out(ctx.get(),
-                                        xt,
-                                        wt,
-                                        st,
-                                        std::optional<Tensor>(zt.tensor()),
-                                        4,
-                                        c.group,
-                                        std::nullopt,
-                                        true,
-                                        1e-6,
-                                        -128,
-                                        127,
-                                        out);
-        EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument)
-            << "rows " << m << " entry " << at << " zero point "
-            << bad_zero_point;
       }
     }
   }
