@@ -450,6 +450,13 @@ def _kinds_span(entry: KernelEntry) -> str:
     return f"Span<const ArgKind>({_kinds_name(entry)})"
 
 
+def _written_args_mask(entry: KernelEntry) -> str:
+    """OperatorSchema::written_args: a bit per argument the schema marks `!`
+    (the first 64)."""
+    mask = sum(1 << i for i, a in enumerate(entry.schema.arguments[:64]) if a.mutable)
+    return f"uint64_t{{{mask:#x}}}"
+
+
 def _wrapper(entry: KernelEntry) -> str:
     schema = entry.schema
     call_args = ["context"] + [
@@ -503,8 +510,11 @@ def gen_registration(
         out.append("")
     out.append("const OperatorSchema kSchemas[] = {")
     for entry in entries:
-        check = f", &{entry.load_check_function}" if entry.load_check else ""
-        out.append(f'    {{"{entry.schema.qualified_name}", {_kinds_span(entry)}{check}}},')
+        check = f"&{entry.load_check_function}" if entry.load_check else "nullptr"
+        out.append(
+            f'    {{"{entry.schema.qualified_name}", {_kinds_span(entry)}, {check}, '
+            f"{_written_args_mask(entry)}}},"
+        )
     if not entries:
         out.append("    {},")
     out += ["};", ""]

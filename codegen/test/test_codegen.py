@@ -82,7 +82,8 @@ def test_load_check_is_declared_and_registered_with_the_schema():
     )
     code = gen.gen_registration(entries, "register_custom", "NativeFunctions.h")
     assert '{"custom::scale.out", Span<const ArgKind>(' in code
-    assert ", &custom::native::scale_out_check}," in code
+    # Argument 2 (`out`, marked `!`) is the one the kernel writes.
+    assert ", &custom::native::scale_out_check, uint64_t{0x4}}," in code
     decls = gen.gen_declarations(entries)
     assert (
         "bool scale_out_check(::executorch::runtime::Span<::executorch::runtime::EValue* const> args,"
@@ -96,6 +97,18 @@ def test_load_check_is_declared_and_registered_with_the_schema():
         {},
     )
     assert "_check" not in gen.gen_registration(plain, "register_custom", "NativeFunctions.h")
+
+
+def test_schema_marks_the_arguments_the_kernel_writes():
+    entries = gen.parse_functions_yaml(
+        "- func: custom::split.out(Tensor(a!) x, int n, *, Tensor(b!)[] out, "
+        "Tensor(c!) extra) -> ()\n  kernels:\n    - arg_meta: null\n"
+        "      kernel_name: custom::split_out\n",
+        {},
+    )
+    code = gen.gen_registration(entries, "register_custom", "NativeFunctions.h")
+    # Arguments 0, 2 and 3 are marked `!`: bits 0b1101.
+    assert "nullptr, uint64_t{0xd}}," in code
 
 
 def test_unknown_op_and_unsupported_arg_meta_are_errors():

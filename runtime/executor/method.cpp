@@ -48,14 +48,50 @@ constexpr size_t kMaxOperatorNameLength = 256;
 // operator's fallback kernel.
 constexpr size_t kMaxKernelKeyTensors = 64;
 
+using SerializedValues =
+    flatbuffers::Vector<flatbuffers::Offset<executorch_flatbuffer::EValue>>;
+
+// True if values[v] is a tensor whose data came from the program or its data
+// file at load (no planned memory, data already there): a constant.
+bool is_constant_tensor(const EValue* values,
+                        const SerializedValues* s_values,
+                        size_t v) {
+  const auto* s_tensor = s_values->Get(v)->val_as_Tensor();
+  return s_tensor != nullptr && s_tensor->allocation_info() == nullptr &&
+         values[v].isTensor() &&
+         values[v].toTensor().const_data_ptr() != nullptr;
+}
+
+// The index of a constant tensor among what values[v] holds (a tensor, or a
+// tensor list's items), or -1.
+int64_t constant_tensor_in(const EValue* values,
+                           const SerializedValues* s_values,
+                           size_t v) {
+  if (is_constant_tensor(values, s_values, v)) {
+    return static_cast<int64_t>(v);
+  }
+  const auto* list = s_values->Get(v)->val_as_TensorList();
+  const auto* items = list == nullptr ? nullptr : list->items();
+  for (size_t i = 0; items != nullptr && i < items->size(); ++i) {
+    if (is_constant_tensor(values, s_values, items->Get(i))) {
+      return items->Get(i);
+    }
+  }
+  return -1;
+}
+
 // Checks a KernelCall's arguments against its operator's registered schema
 // (operators without one, like the prim ops, check their own): one value
 // per schema argument, each of its kind, and at most one more (the result
-// the emitter passes after an out variant's out arguments).
+// the emitter passes after an out variant's out arguments); no constant
+// tensor where the kernel writes (the arguments the schema marks `!`, and
+// that result).
 Error check_kernel_args(const char* method_name,
                         size_t instruction_index,
                         const char* op_name,
-                        const LoadedInstruction& loaded) {
+                        const LoadedInstruction& loaded,
+                        const EValue* values,
+                        const SerializedValues* s_values) {
   const OperatorSchema* schema = loaded.schema;
   if (schema == nullptr) {
     return Error::Ok;
@@ -83,6 +119,24 @@ Error check_kernel_args(const char* method_name,
         a,
         arg_kind_name(schema->args[a]),
         tag_to_string(loaded.args[a]->tag));
+  }
+  for (size_t a = 0; a < loaded.num_args; ++a) {
+    const bool written =
+        a >= expected || (a < 64 && ((schema->written_args >> a) & 1) != 0);
+    const int64_t constant =
+        written ? constant_tensor_in(values, s_values, loaded.args[a] - values)
+                : -1;
+    ET_CHECK_OR_RETURN_ERROR(
+        constant < 0,
+        InvalidProgram,
+        "Method '%s' instruction %zu: operator '%s' writes its argument %zu, "
+        "and the call passes constant tensor value %lld there (constants "
+        "are read-only)",
+        method_name,
+        instruction_index,
+        op_name,
+        a,
+        static_cast<long long>(constant));
   }
   return Error::Ok;
 }
@@ -759,7 +813,12 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
   }
   loaded.kernel = *kernel;
   loaded.schema = get_operator_schema(name);
-  return check_kernel_args(method_name(), instruction_index, name, loaded);
+  return check_kernel_args(method_name(),
+                           instruction_index,
+                           name,
+                           loaded,
+                           values_,
+                           serialization_plan_->values());
 }
 
 // ---------------------------------------------------------------------------

@@ -125,7 +125,8 @@ Result<void*> external_tensor_data(
                            nbytes);
   FreeableBuffer& kept = external->buffers[external->count++];
   kept = std::move(*data);
-  // Constants are never written: kernels only write to planned outputs.
+  // Constants are never written: Method::load refuses a kernel call that
+  // would (check_kernel_args in method.cpp).
   return const_cast<void*>(kept.data());
 }
 
@@ -188,7 +189,8 @@ Result<void*> tensor_data(const Program* program,
              s_tensor->data_buffer_idx());
       return constant.error();
     }
-    // Constants are never written: kernels only write to planned outputs.
+    // Constants are never written: Method::load refuses a kernel call that
+  // would (check_kernel_args in method.cpp).
     return const_cast<void*>(*constant);
   }
   return static_cast<void*>(nullptr);

@@ -78,6 +78,11 @@ struct OperatorSchema {
   // FixedArgsCheck), so that constants every call would refuse fail the
   // load instead.
   FixedArgsCheck check_fixed_args = nullptr;
+  // Bit a set: the kernel writes argument a (the schema marks it `!`: out
+  // arguments and in-place ones). Method::load refuses a call that passes a
+  // constant tensor there: constants may be a read-only mapping of the file,
+  // and every method shares them. Arguments past 64 are not described.
+  uint64_t written_args = 0;
 };
 
 // Adds schemas to the table. A name already registered is skipped (several

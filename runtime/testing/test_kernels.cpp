@@ -108,11 +108,11 @@ void register_test_kernels() {
   static constexpr ArgKind kScale[] = {
       ArgKind::Tensor, ArgKind::Double, ArgKind::Tensor};
   static const OperatorSchema schemas[] = {
-      {"test::add_one.out", Span<const ArgKind>(kTensorOut)},
-      {"aten::add.out", Span<const ArgKind>(kAdd)},
-      {"test::fail.out", Span<const ArgKind>(kTensorOut)},
-      {"test::set_int.out", Span<const ArgKind>(kIntOut)},
-      {"test::scale.out", Span<const ArgKind>(kScale), check_scale_args},
+      {"test::add_one.out", Span<const ArgKind>(kTensorOut), nullptr, 0x2},
+      {"aten::add.out", Span<const ArgKind>(kAdd), nullptr, 0x8},
+      {"test::fail.out", Span<const ArgKind>(kTensorOut), nullptr, 0x2},
+      {"test::set_int.out", Span<const ArgKind>(kIntOut), nullptr, 0x2},
+      {"test::scale.out", Span<const ArgKind>(kScale), check_scale_args, 0x4},
   };
   static const bool registered =
       register_operator_schemas(Span<const OperatorSchema>(schemas)) ==

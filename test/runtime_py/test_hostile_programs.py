@@ -237,3 +237,42 @@ def test_kernel_argument_of_the_wrong_kind_is_refused_at_load():
         r"argument 0 must be Tensor, the call passes Int",
     ):
         program.load_method("forward")
+
+
+CONSTANT_OUT = "regressions/program/crash-0c12f75cb76f556807c76a9746c704b832cf97b0"
+
+
+def test_kernel_writing_a_constant_is_refused_at_load():
+    # Found by fuzz_program ("overwrites its const input"): mul.Scalar_out
+    # given a constant tensor of the program as `out`. Constants point into
+    # the file's bytes, a read-only mapping when loaded from a path.
+    data = (FUZZ_DIR / CONSTANT_OUT).read_bytes()
+    program = Runtime.get().load_program(data)
+    with pytest.raises(
+        RuntimeError,
+        match=r"InvalidProgram.*instruction 0: operator 'aten::mul.Scalar_out' "
+        r"writes its argument 2, and the call passes constant tensor value 0",
+    ):
+        program.load_method("forward")
+
+
+def test_kernel_writing_a_constant_of_a_mapped_file_does_not_crash():
+    # Loaded from a path, the program is mapped read-only: before the load
+    # check this run died of SIGSEGV.
+    child = (
+        "import sys\n"
+        "from executorch.extension.pybindings.portable_lib import "
+        "_load_for_executorch\n"
+        "try:\n"
+        "    _load_for_executorch(sys.argv[1]).forward([])\n"
+        "except RuntimeError as e:\n"
+        "    print('refused:', e)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", child, str(FUZZ_DIR / CONSTANT_OUT)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "refused:" in result.stdout and "constants are read-only" in result.stdout
