@@ -48,50 +48,14 @@ constexpr size_t kMaxOperatorNameLength = 256;
 // operator's fallback kernel.
 constexpr size_t kMaxKernelKeyTensors = 64;
 
-using SerializedValues =
-    flatbuffers::Vector<flatbuffers::Offset<executorch_flatbuffer::EValue>>;
-
-// True if values[v] is a tensor whose data came from the program or its data
-// file at load (no planned memory, data already there): a constant.
-bool is_constant_tensor(const EValue* values,
-                        const SerializedValues* s_values,
-                        size_t v) {
-  const auto* s_tensor = s_values->Get(v)->val_as_Tensor();
-  return s_tensor != nullptr && s_tensor->allocation_info() == nullptr &&
-         values[v].isTensor() &&
-         values[v].toTensor().const_data_ptr() != nullptr;
-}
-
-// The index of a constant tensor among what values[v] holds (a tensor, or a
-// tensor list's items), or -1.
-int64_t constant_tensor_in(const EValue* values,
-                           const SerializedValues* s_values,
-                           size_t v) {
-  if (is_constant_tensor(values, s_values, v)) {
-    return static_cast<int64_t>(v);
-  }
-  const auto* list = s_values->Get(v)->val_as_TensorList();
-  const auto* items = list == nullptr ? nullptr : list->items();
-  for (size_t i = 0; items != nullptr && i < items->size(); ++i) {
-    if (is_constant_tensor(values, s_values, items->Get(i))) {
-      return items->Get(i);
-    }
-  }
-  return -1;
-}
-
 // Checks a KernelCall's arguments against its operator's registered schema
 // (operators without one, like the prim ops, check their own): one value
 // per schema argument, each of its kind, and at most one more (the result
-// the emitter passes after an out variant's out arguments); no constant
-// tensor where the kernel writes (the arguments the schema marks `!`, and
-// that result).
+// the emitter passes after an out variant's out arguments).
 Error check_kernel_args(const char* method_name,
                         size_t instruction_index,
                         const char* op_name,
-                        const LoadedInstruction& loaded,
-                        const EValue* values,
-                        const SerializedValues* s_values) {
+                        const LoadedInstruction& loaded) {
   const OperatorSchema* schema = loaded.schema;
   if (schema == nullptr) {
     return Error::Ok;
@@ -120,25 +84,21 @@ Error check_kernel_args(const char* method_name,
         arg_kind_name(schema->args[a]),
         tag_to_string(loaded.args[a]->tag));
   }
-  for (size_t a = 0; a < loaded.num_args; ++a) {
-    const bool written =
-        a >= expected || (a < 64 && ((schema->written_args >> a) & 1) != 0);
-    const int64_t constant =
-        written ? constant_tensor_in(values, s_values, loaded.args[a] - values)
-                : -1;
-    ET_CHECK_OR_RETURN_ERROR(
-        constant < 0,
-        InvalidProgram,
-        "Method '%s' instruction %zu: operator '%s' writes its argument %zu, "
-        "and the call passes constant tensor value %lld there (constants "
-        "are read-only)",
-        method_name,
-        instruction_index,
-        op_name,
-        a,
-        static_cast<long long>(constant));
-  }
   return Error::Ok;
+}
+
+using SerializedValues =
+    flatbuffers::Vector<flatbuffers::Offset<executorch_flatbuffer::EValue>>;
+
+// True if values[v] is a tensor whose data came from the program or its data
+// file at load (no planned memory, data already there): a constant.
+bool is_constant_tensor(const EValue* values,
+                        const SerializedValues* s_values,
+                        size_t v) {
+  const auto* s_tensor = s_values->Get(v)->val_as_Tensor();
+  return s_tensor != nullptr && s_tensor->allocation_info() == nullptr &&
+         values[v].isTensor() &&
+         values[v].toTensor().const_data_ptr() != nullptr;
 }
 
 size_t vector_size(const flatbuffers::Vector<int32_t>* v) {
@@ -261,6 +221,7 @@ Error Method::init(const executorch_flatbuffer::ExecutionPlan* plan) {
   ET_CHECK_OK_OR_RETURN_ERROR(init_delegates());
   ET_CHECK_OK_OR_RETURN_ERROR(init_chains());
   ET_CHECK_OK_OR_RETURN_ERROR(check_fixed_args());
+  ET_CHECK_OK_OR_RETURN_ERROR(check_constants_not_written());
   initialized_ = true;
   return Error::Ok;
 }
@@ -584,6 +545,73 @@ Error Method::check_fixed_args() {
   return Error::Ok;
 }
 
+Error Method::check_constants_not_written() {
+  // Values that may hold a constant tensor: the constants, and the values
+  // moves carry them to (a move copies the value, so its target then points
+  // at the constant's data), to a fixed point.
+  bool* constant =
+      memory_manager_->method_allocator()->allocateList<bool>(n_value_);
+  ET_CHECK_OR_RETURN_ERROR(constant != nullptr,
+                           MemoryAllocationFailed,
+                           "Method '%s': method allocator out of memory for "
+                           "%zu flags",
+                           method_name(),
+                           n_value_);
+  const auto* s_values = serialization_plan_->values();
+  for (size_t v = 0; v < n_value_; ++v) {
+    constant[v] = is_constant_tensor(values_, s_values, v);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t c = 0; c < n_chains_; ++c) {
+      const auto* instructions = chains_[c].s_chain->instructions();
+      for (size_t i = 0; i < chains_[c].num_instructions; ++i) {
+        const auto* move = instructions->Get(i)->instr_args_as_MoveCall();
+        if (move != nullptr && constant[move->move_from()] &&
+            !constant[move->move_to()]) {
+          constant[move->move_to()] = changed = true;
+        }
+      }
+    }
+  }
+  // A kernel writes the arguments its schema marks `!` and the result after
+  // them; a tensor list there writes its items.
+  for (size_t c = 0; c < n_chains_; ++c) {
+    for (size_t i = 0; i < chains_[c].num_instructions; ++i) {
+      const LoadedInstruction& loaded = chains_[c].instructions[i];
+      if (loaded.schema == nullptr || loaded.kernel == nullptr) {
+        continue;
+      }
+      const size_t num_schema_args = loaded.schema->args.size();
+      for (size_t a = 0; a < loaded.num_args; ++a) {
+        const bool written =
+            a >= num_schema_args ||
+            (a < 64 && ((loaded.schema->written_args >> a) & 1) != 0);
+        const size_t v = static_cast<size_t>(loaded.args[a] - values_);
+        const auto* list = s_values->Get(v)->val_as_TensorList();
+        const auto* items = list == nullptr ? nullptr : list->items();
+        bool holds_constant = constant[v];
+        for (size_t k = 0; items != nullptr && k < items->size(); ++k) {
+          holds_constant = holds_constant || constant[items->Get(k)];
+        }
+        ET_CHECK_OR_RETURN_ERROR(
+            !written || !holds_constant,
+            InvalidProgram,
+            "Method '%s' chain %zu instruction %zu: operator '%s' writes its "
+            "argument %zu, value %zu, which holds a constant tensor "
+            "(constants are read-only)",
+            method_name(),
+            c,
+            i,
+            loaded.schema->name,
+            a,
+            v);
+      }
+    }
+  }
+  return Error::Ok;
+}
+
 Error Method::check_loop_progress(size_t chain_index,
                                   size_t instruction_index,
                                   size_t changed_before) const {
@@ -813,12 +841,7 @@ Error Method::resolve_kernel(size_t chain_index, size_t instruction_index) {
   }
   loaded.kernel = *kernel;
   loaded.schema = get_operator_schema(name);
-  return check_kernel_args(method_name(),
-                           instruction_index,
-                           name,
-                           loaded,
-                           values_,
-                           serialization_plan_->values());
+  return check_kernel_args(method_name(), instruction_index, name, loaded);
 }
 
 // ---------------------------------------------------------------------------

@@ -137,6 +137,10 @@ class Method final {
   // Runs the load-time check of each KernelCall's operator that has one
   // (OperatorSchema::check_fixed_args) on the values the program fixes.
   ET_NODISCARD Error check_fixed_args();
+  // Refuses a KernelCall that writes (OperatorSchema::written_args) a value
+  // that holds a constant tensor, or may after a move: constants can be a
+  // read-only mapping of the file, and every method shares them.
+  ET_NODISCARD Error check_constants_not_written();
   // Fails when a tensor input or output still has no data to run with.
   ET_NODISCARD Error check_io_ready() const;
   ET_NODISCARD Error execute_instruction();

@@ -251,9 +251,25 @@ def test_kernel_writing_a_constant_is_refused_at_load():
     with pytest.raises(
         RuntimeError,
         match=r"InvalidProgram.*instruction 0: operator 'aten::mul.Scalar_out' "
-        r"writes its argument 2, and the call passes constant tensor value 0",
+        r"writes its argument 2, value 0, which holds a constant tensor",
     ):
         program.load_method("forward")
+
+
+def test_kernel_writing_a_value_a_constant_is_moved_into_is_refused_at_load():
+    # Found by fuzz_program: a move of constant value 0 into value 4, which
+    # mul.Scalar_out writes; the second execution wrote into the constant.
+    data = (
+        FUZZ_DIR / "regressions/program/crash-e0863882ac7523439c9586ffc6f6bc163bb2c0b1"
+    ).read_bytes()
+    program = Runtime.get().load_program(data)
+    (name,) = program.method_names  # the fuzzer renamed it
+    with pytest.raises(
+        RuntimeError,
+        match=r"InvalidProgram.*instruction 0: operator 'aten::mul.Scalar_out' "
+        r"writes its argument 2, value 4, which holds a constant tensor",
+    ):
+        program.load_method(name)
 
 
 def test_kernel_writing_a_constant_of_a_mapped_file_does_not_crash():

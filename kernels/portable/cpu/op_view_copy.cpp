@@ -244,11 +244,16 @@ Tensor& slice_copy_tensor_out(KernelRuntimeContext& ctx,
   };
   const int64_t first = clamp_bound(start.value_or(0));
   const int64_t last = clamp_bound(end.value_or(size));
-  const int64_t count = last > first ? (last - first + step - 1) / step : 0;
+  // Neither may overflow for a step near 2^63: the count is 1 + the steps
+  // that fit after the first element, and with two or more the step is
+  // below the dim's size, so stride * step stays inside the tensor.
+  const int64_t count = last > first ? 1 + (last - first - 1) / step : 0;
   View view = tensor_view(self);
   view.offset = first * view.strides[d];
   view.shape.sizes[d] = static_cast<SizesType>(count);
-  view.strides[d] *= step;
+  if (count > 1) {
+    view.strides[d] *= step;
+  }
   copy_view(ctx, op, self, view, out);
   return out;
 }

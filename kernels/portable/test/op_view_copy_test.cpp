@@ -91,6 +91,38 @@ TEST(OpViewCopyTest, ToCopyOfOutOfRangeFloatsIntoIntegersIsEagers) {
   }
 }
 
+// A bool tensor whose bytes are not 0 or 1 (a crafted constant, or planned
+// memory another dtype wrote) reads every nonzero byte as true instead of
+// loading an invalid bool (undefined; fuzz_program found it in mul under
+// UBSan).
+// A step near 2^63 takes the first element (eager's result) without
+// overflowing the element count or the stride (fuzz_program, UBSan: 3 *
+// 6341068275337658369 in the stride).
+TEST(OpViewCopyTest, SliceWithAHugeStepTakesTheFirstElement) {
+  KernelRuntimeContext ctx;
+  TestTensor x(ScalarType::Int, {2, 3}, std::vector<int>{0, 1, 2, 3, 4, 5});
+  TestTensor s(ScalarType::Int, {2, 1}, std::vector<int>(2));
+  native::slice_copy_tensor_out(
+      ctx, x, 1, 1, std::nullopt, std::numeric_limits<int64_t>::max(), s);
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(s.values<int>(), (std::vector<int>{1, 4}));
+  TestTensor two(ScalarType::Int, {2, 2}, std::vector<int>(4));
+  native::slice_copy_tensor_out(ctx, x, 1, 0, 3, 2, two);
+  EXPECT_EQ(two.values<int>(), (std::vector<int>{0, 2, 3, 5}));
+}
+
+TEST(OpViewCopyTest, ToCopyOfBoolBytesOtherThanZeroAndOneIsTrue) {
+  TestTensor x(ScalarType::Bool, {4}, std::vector<int64_t>{0, 1, 0, 0});
+  uint8_t* bytes = x.tensor().mutable_data_ptr<uint8_t>();
+  bytes[2] = 64;
+  bytes[3] = 255;
+  KernelRuntimeContext ctx;
+  TestTensor out(ScalarType::Float, {4}, zeros(4));
+  native::to_copy_out(ctx, x, false, std::nullopt, out);
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+  EXPECT_EQ(out.values<float>(), (std::vector<float>{0, 1, 1, 1}));
+}
+
 TEST(OpViewCopyTest, ViewInfersSizeAndToCopyConverts) {
   KernelRuntimeContext ctx;
   TestTensor x(ScalarType::Float, {2, 3}, std::vector<float>{0, 1, 2, 3, 4, 5});

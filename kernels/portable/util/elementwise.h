@@ -129,6 +129,18 @@ inline To convert(From value) {
   }
 }
 
+// One element of a tensor's memory. A bool is read as its byte: a bool
+// tensor may hold any byte (a crafted constant, planned memory that another
+// dtype wrote), and loading one other than 0 or 1 as bool is undefined; any
+// nonzero byte is true.
+template <typename C>
+inline C read_element(const C* p) {
+  return *p;
+}
+inline bool read_element(const bool* p) {
+  return *reinterpret_cast<const uint8_t*>(p) != 0;
+}
+
 // Converts `n` elements read with `stride` from `src` (of dtype `type`)
 // into `dst`.
 template <typename T>
@@ -139,7 +151,7 @@ void load_block(
   case ScalarType::name: {                                \
     const ctype* s = reinterpret_cast<const ctype*>(src); \
     for (int64_t i = 0; i < n; ++i) {                     \
-      dst[i] = convert<T>(s[i * stride]);                 \
+      dst[i] = convert<T>(read_element(s + i * stride));  \
     }                                                     \
     break;                                                \
   }
