@@ -520,10 +520,7 @@ Error Method::check_fixed_args() {
         const size_t v = static_cast<size_t>(loaded.args[a] - values_);
         const EValue& value = *loaded.args[a];
         if (value.isTensor()) {
-          const auto* s_tensor = s_values->Get(v)->val_as_Tensor();
-          fixed[a] = !written[v] && s_tensor != nullptr &&
-                     s_tensor->allocation_info() == nullptr &&
-                     value.toTensor().const_data_ptr() != nullptr;
+          fixed[a] = !written[v] && is_constant_tensor(values_, s_values, v);
         } else {
           fixed[a] = !written[v] && (value.isInt() || value.isDouble() ||
                                      value.isBool() || value.isNone());
