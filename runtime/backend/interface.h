@@ -40,11 +40,10 @@ using DelegateHandle = void;
 // What a backend may use during init().
 class BackendInitContext final {
  public:
-  explicit BackendInitContext(
-      MemoryAllocator* runtime_allocator,
-      EventTracer* event_tracer = nullptr,
-      const char* method_name = nullptr,
-      const NamedDataMap* named_data_map = nullptr)
+  explicit BackendInitContext(MemoryAllocator* runtime_allocator,
+                              EventTracer* event_tracer = nullptr,
+                              const char* method_name = nullptr,
+                              const NamedDataMap* named_data_map = nullptr)
       : runtime_allocator_(runtime_allocator),
         event_tracer_(event_tracer),
         method_name_(method_name),
@@ -77,10 +76,9 @@ class BackendInitContext final {
 // What a backend may use during execute().
 class BackendExecutionContext final {
  public:
-  explicit BackendExecutionContext(
-      EventTracer* event_tracer = nullptr,
-      MemoryAllocator* temp_allocator = nullptr,
-      const char* method_name = nullptr)
+  explicit BackendExecutionContext(EventTracer* event_tracer = nullptr,
+                                   MemoryAllocator* temp_allocator = nullptr,
+                                   const char* method_name = nullptr)
       : event_tracer_(event_tracer),
         temp_allocator_(temp_allocator),
         method_name_(method_name) {}
@@ -90,8 +88,9 @@ class BackendExecutionContext final {
   }
   // Scratch memory valid until execute() returns; null if none was given.
   void* allocate(size_t size, size_t alignment = alignof(void*)) {
-    return temp_allocator_ == nullptr ? nullptr
-                                      : temp_allocator_->allocate(size, alignment);
+    return temp_allocator_ == nullptr
+               ? nullptr
+               : temp_allocator_->allocate(size, alignment);
   }
   MemoryAllocator* get_temp_allocator() {
     return temp_allocator_;
@@ -123,10 +122,17 @@ class BackendInterface {
 
   // Runs the delegated subgraph. `args` are the DelegateCall's values:
   // inputs then outputs, in the order the lowered subgraph declares them.
-  ET_NODISCARD virtual Error execute(
-      BackendExecutionContext& context,
-      DelegateHandle* handle,
-      Span<EValue*> args) const = 0;
+  ET_NODISCARD virtual Error execute(BackendExecutionContext& context,
+                                     DelegateHandle* handle,
+                                     Span<EValue*> args) const = 0;
+
+  // How many of a DelegateCall's args, counted from the end, `handle` writes:
+  // its outputs. Method::load refuses a program that passes a constant tensor
+  // there (constants may live in a read-only mapping of the file). The
+  // default, 0, claims nothing and leaves every arg unchecked.
+  virtual size_t num_outputs(DelegateHandle* handle) const {
+    return 0;
+  }
 
   // Releases what init() acquired. The handle's memory belongs to the
   // runtime allocator and is not freed here.

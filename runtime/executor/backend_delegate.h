@@ -33,6 +33,11 @@ class BackendDelegate final {
     return backend_->execute(context, handle_, args);
   }
 
+  // The trailing args Execute() writes (BackendInterface::num_outputs).
+  size_t num_outputs() const {
+    return backend_->num_outputs(handle_);
+  }
+
   const char* id() const {
     return id_;
   }

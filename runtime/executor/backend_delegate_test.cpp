@@ -75,6 +75,11 @@ class AddBackend final : public BackendInterface {
     return Error::Ok;
   }
 
+  // execute() writes its second arg.
+  size_t num_outputs(DelegateHandle* handle) const override {
+    return 1;
+  }
+
   void destroy(DelegateHandle* handle) const override {
     ++destroys;
   }
@@ -214,6 +219,44 @@ TEST_F(BackendDelegateTest, FailedLoadDestroysInitializedDelegates) {
   MethodHarness harness;
   EXPECT_EQ(harness.load(spec), Error::DelegateInvalidCompatibility);
   EXPECT_EQ(add_backend.destroys, destroys + 1);
+}
+
+// Delegate arg `arg` of delegate_program() made a constant {1, 2} of the
+// program.
+ProgramSpec with_constant_arg(ProgramSpec spec, size_t arg) {
+  TensorSpec constant;
+  constant.sizes = {2};
+  constant.data_buffer_idx = 1;
+  spec.constants = {float_bytes({1, 2})};
+  MethodSpec& m = spec.methods[0];
+  m.values[arg] = ValueSpec::Tensor(constant);
+  m.inputs.clear();
+  return spec;
+}
+
+TEST_F(BackendDelegateTest, OutputThatIsAConstantIsRefused) {
+  // The backend would write into the program's bytes, which may be a
+  // read-only mapping of the file.
+  MethodHarness harness;
+  LogCapture logs;
+  EXPECT_EQ(harness.load(
+                with_constant_arg(delegate_program("TestAddBackend", true), 1)),
+            Error::InvalidProgram);
+  EXPECT_TRUE(
+      logs.contains({"instruction 0: delegate of backend "
+                     "'TestAddBackend' writes its argument 1, value 1",
+                     "constants are read-only"}));
+}
+
+TEST_F(BackendDelegateTest, InputThatIsAConstantRuns) {
+  MethodHarness harness;
+  ASSERT_EQ(harness.load(
+                with_constant_arg(delegate_program("TestAddBackend", true), 0)),
+            Error::Ok);
+  ASSERT_EQ(harness.method().execute(), Error::Ok);
+  const Tensor& out = harness.method().get_output(0).toTensor();
+  EXPECT_FLOAT_EQ(out.const_data_ptr<float>()[0], 1 * 10.0f + 0.5f);
+  EXPECT_FLOAT_EQ(out.const_data_ptr<float>()[1], 2 * 10.0f + 0.5f);
 }
 
 } // namespace

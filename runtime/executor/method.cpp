@@ -572,18 +572,36 @@ Error Method::check_constants_not_written() {
     }
   }
   // A kernel writes the arguments its schema marks `!` and the result after
-  // them; a tensor list there writes its items.
+  // them; a delegate writes the trailing args its backend names as outputs.
+  // A tensor list there writes its items.
   for (size_t c = 0; c < n_chains_; ++c) {
+    const auto* instructions = chains_[c].s_chain->instructions();
     for (size_t i = 0; i < chains_[c].num_instructions; ++i) {
       const LoadedInstruction& loaded = chains_[c].instructions[i];
-      if (loaded.schema == nullptr || loaded.kernel == nullptr) {
+      const auto* delegate_call =
+          instructions->Get(i)->instr_args_as_DelegateCall();
+      const BackendDelegate* delegate =
+          delegate_call == nullptr
+              ? nullptr
+              : &delegates_[delegate_call->delegate_index()];
+      if (delegate == nullptr &&
+          (loaded.schema == nullptr || loaded.kernel == nullptr)) {
         continue;
       }
-      const size_t num_schema_args = loaded.schema->args.size();
+      const size_t first_delegate_output =
+          delegate == nullptr
+              ? 0
+              : loaded.num_args -
+                    std::min(delegate->num_outputs(), loaded.num_args);
       for (size_t a = 0; a < loaded.num_args; ++a) {
-        const bool written =
-            a >= num_schema_args ||
-            (a < 64 && ((loaded.schema->written_args >> a) & 1) != 0);
+        bool written = false;
+        if (delegate != nullptr) {
+          written = a >= first_delegate_output;
+        } else {
+          const size_t num_schema_args = loaded.schema->args.size();
+          written = a >= num_schema_args ||
+                    (a < 64 && ((loaded.schema->written_args >> a) & 1) != 0);
+        }
         const size_t v = static_cast<size_t>(loaded.args[a] - values_);
         const auto* list = s_values->Get(v)->val_as_TensorList();
         const auto* items = list == nullptr ? nullptr : list->items();
@@ -594,13 +612,14 @@ Error Method::check_constants_not_written() {
         ET_CHECK_OR_RETURN_ERROR(
             !written || !holds_constant,
             InvalidProgram,
-            "Method '%s' chain %zu instruction %zu: operator '%s' writes its "
+            "Method '%s' chain %zu instruction %zu: %s '%s' writes its "
             "argument %zu, value %zu, which holds a constant tensor "
             "(constants are read-only)",
             method_name(),
             c,
             i,
-            loaded.schema->name,
+            delegate == nullptr ? "operator" : "delegate of backend",
+            delegate == nullptr ? loaded.schema->name : delegate->id(),
             a,
             v);
       }

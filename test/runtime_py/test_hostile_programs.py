@@ -10,11 +10,17 @@ the mutant that caused it instead of killing pytest."""
 import json
 import pathlib
 import re
+import struct
 import subprocess
 import sys
 
 import pytest
+import torch
 
+from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+    XnnpackPartitioner,
+)
+from executorch.exir import to_edge_transform_and_lower
 from executorch.exir._serialize._program import (
     deserialize_pte_binary,
     serialize_pte_binary,
@@ -272,23 +278,90 @@ def test_kernel_writing_a_value_a_constant_is_moved_into_is_refused_at_load():
         program.load_method(name)
 
 
-def test_kernel_writing_a_constant_of_a_mapped_file_does_not_crash():
-    # Loaded from a path, the program is mapped read-only: before the load
-    # check this run died of SIGSEGV.
+def _run_from_path_in_child(path: pathlib.Path, inputs: str) -> str:
+    """What running forward(inputs) on the program at `path` (a read-only
+    mapping) prints in a child interpreter: 'refused: <message>' or the
+    outputs. Fails if the child dies."""
     child = (
-        "import sys\n"
+        "import sys, torch\n"
         "from executorch.extension.pybindings.portable_lib import "
         "_load_for_executorch\n"
         "try:\n"
-        "    _load_for_executorch(sys.argv[1]).forward([])\n"
+        f"    print(_load_for_executorch(sys.argv[1]).forward({inputs}))\n"
         "except RuntimeError as e:\n"
         "    print('refused:', e)\n"
     )
     result = subprocess.run(
-        [sys.executable, "-c", child, str(FUZZ_DIR / CONSTANT_OUT)],
+        [sys.executable, "-c", child, str(path)],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "refused:" in result.stdout and "constants are read-only" in result.stdout
+    return result.stdout
+
+
+def test_kernel_writing_a_constant_of_a_mapped_file_does_not_crash():
+    # Loaded from a path, the program is mapped read-only: before the load
+    # check this run died of SIGSEGV.
+    out = _run_from_path_in_child(FUZZ_DIR / CONSTANT_OUT, "[]")
+    assert "refused:" in out and "constants are read-only" in out
+
+
+def _delegate_writing_a_constant() -> bytes:
+    """A program whose XNNPACK delegate call has, as its output, the value of
+    a constant tensor of the program (a buffer that a portable `where`
+    reads), instead of its planned output."""
+
+    class LinearAndWhere(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = torch.nn.Linear(4, 4)
+            self.register_buffer("c", torch.arange(4.0).reshape(1, 4))
+
+        def forward(self, x):
+            return self.linear(x), torch.where(x > 0, self.c, x)
+
+    exported = torch.export.export(LinearAndWhere(), (torch.ones(1, 4),))
+    pte = to_edge_transform_and_lower(
+        exported, partitioner=[XnnpackPartitioner()]
+    ).to_executorch()
+    plan = pte.executorch_program.executionPlan[0]
+    (delegate_call,) = [
+        i.instrArgs
+        for i in plan.chains[0].instructions
+        if hasattr(i.instrArgs, "delegateIndex")
+    ]
+    (constant,) = [
+        v
+        for v, value in enumerate(plan.values)
+        if getattr(value.val, "allocationInfo", 1) is None
+    ]
+    *inputs, output = delegate_call.args
+    # The args vector as the flatbuffer stores it: its length, then the
+    # value indices, as little-endian int32s.
+    before = struct.pack(f"<{len(inputs) + 2}i", len(inputs) + 1, *inputs, output)
+    after = struct.pack(f"<{len(inputs) + 2}i", len(inputs) + 1, *inputs, constant)
+    assert pte.buffer.count(before) == 1
+    return pte.buffer.replace(before, after)
+
+
+DELEGATE_WRITES_CONSTANT = (
+    r"InvalidProgram.*instruction 0: delegate of backend 'XnnpackBackend' "
+    r"writes its argument 1, value \d+, which holds a constant tensor"
+)
+
+
+def test_delegate_writing_a_constant_is_refused_at_load():
+    program = Runtime.get().load_program(_delegate_writing_a_constant())
+    with pytest.raises(RuntimeError, match=DELEGATE_WRITES_CONSTANT):
+        program.load_method("forward")
+
+
+def test_delegate_writing_a_constant_of_a_mapped_file_does_not_crash(tmp_path):
+    # Before the load check, XNNPACK wrote the linear's output into the
+    # read-only mapping and the interpreter died of SIGSEGV.
+    path = tmp_path / "delegate_writes_constant.pte"
+    path.write_bytes(_delegate_writing_a_constant())
+    out = _run_from_path_in_child(path, "[torch.ones(1, 4)]")
+    assert re.search("refused: .*" + DELEGATE_WRITES_CONSTANT, out), out

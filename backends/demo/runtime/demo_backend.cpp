@@ -40,6 +40,12 @@ Error DemoBackend::execute(BackendExecutionContext&,
   return static_cast<const DemoProgram*>(handle)->execute(args);
 }
 
+size_t DemoBackend::num_outputs(DelegateHandle* handle) const {
+  return handle == nullptr
+             ? 0
+             : static_cast<const DemoProgram*>(handle)->num_outputs();
+}
+
 Error register_demo_backend() {
   static DemoBackend backend;
   if (runtime::get_backend_class(kDemoBackendId) == &backend) {

@@ -30,6 +30,8 @@ class DemoBackend final : public runtime::BackendInterface {
   runtime::Error execute(runtime::BackendExecutionContext& context,
                          runtime::DelegateHandle* handle,
                          runtime::Span<runtime::EValue*> args) const override;
+
+  size_t num_outputs(runtime::DelegateHandle* handle) const override;
 };
 
 // Registers the backend under kDemoBackendId (explicitly, so static linking

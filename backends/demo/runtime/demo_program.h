@@ -48,13 +48,15 @@ class DemoProgram final {
   // Parses and checks `blob` (every index, count and shape), copying
   // constants and allocating intermediates from `allocator`.
   static runtime::Result<DemoProgram*> parse(
-      const void* blob,
-      size_t size,
-      runtime::MemoryAllocator* allocator);
+      const void* blob, size_t size, runtime::MemoryAllocator* allocator);
 
   // Runs the instructions. `args` are the delegate call's values: the
   // inputs, then the outputs, as float32 tensors of the declared shapes.
   runtime::Error execute(runtime::Span<runtime::EValue*> args) const;
+
+  uint32_t num_outputs() const {
+    return num_outputs_;
+  }
 
   uint32_t num_instructions() const {
     return num_instructions_;

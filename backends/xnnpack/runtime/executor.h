@@ -20,9 +20,9 @@
 
 #include <executorch/backends/xnnpack/runtime/compiler.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
-#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
 #include <executorch/runtime/core/evalue.h>
+#include <executorch/runtime/core/event_tracer.h>
 #include <executorch/runtime/core/named_data_map.h>
 #include <executorch/runtime/core/span.h>
 
@@ -40,7 +40,8 @@ class XnnpackExecutor final {
   // params and constants are read in place unless it had to be copied).
   // `named_data_map` (may be null) is only used during init: buffers taken
   // from it are kept, except those of weights packed into fully connected
-  // operators, which are freed at the end of init. `num_threads` 0 means the process default.
+  // operators, which are freed at the end of init. `num_threads` 0 means the
+  // process default.
   ET_NODISCARD runtime::Error init(const void* blob,
                                    size_t size,
                                    const runtime::NamedDataMap* named_data_map,
@@ -52,6 +53,11 @@ class XnnpackExecutor final {
   // its nodes.
   ET_NODISCARD runtime::Error execute(runtime::Span<runtime::EValue*> args,
                                       runtime::EventTracer* event_tracer);
+
+  // The graph's outputs: the trailing args execute() writes.
+  size_t num_outputs() const {
+    return compiled_.graph.outputs.size();
+  }
 
  private:
   runtime::Error refresh_output_sizes();

@@ -5,9 +5,9 @@
 
 #include <xnnpack.h>
 
+#include <executorch/backends/xnnpack/runtime/executor.h>
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
-#include <executorch/backends/xnnpack/runtime/executor.h>
 #include <executorch/runtime/platform/log.h>
 
 namespace executorch {
@@ -98,6 +98,12 @@ Error XnnpackBackend::execute(BackendExecutionContext& context,
                            "XnnpackBackend: null delegate handle");
   return static_cast<XnnpackExecutor*>(handle)->execute(args,
                                                         context.event_tracer());
+}
+
+size_t XnnpackBackend::num_outputs(DelegateHandle* handle) const {
+  return handle == nullptr
+             ? 0
+             : static_cast<const XnnpackExecutor*>(handle)->num_outputs();
 }
 
 void XnnpackBackend::destroy(DelegateHandle* handle) const {

@@ -27,6 +27,8 @@ class XnnpackBackend final : public runtime::BackendInterface {
                          runtime::DelegateHandle* handle,
                          runtime::Span<runtime::EValue*> args) const override;
 
+  size_t num_outputs(runtime::DelegateHandle* handle) const override;
+
   void destroy(runtime::DelegateHandle* handle) const override;
 };
 
