@@ -4,11 +4,12 @@
 // attention_f32.cpp picks the one the CPU runs.
 //
 // Query rows are taken up to four at a time (a tile: consecutive rows of
-// one head, so every key and value loaded serves all of them; decode has
-// one). Keys are taken kBlock at a time; their scores (dot products over
-// head_dim) go to a small array on the stack, their exponentials are taken
-// together, and each output row, which accumulates the weighted values, is
-// rescaled only when a block raises its running maximum (online softmax).
+// one head, or at one row per head, as in decode, the heads that share a
+// key/value head; every key and value loaded serves all of them). Keys are
+// taken kBlock at a time; their scores (dot products over head_dim) go to a
+// small array on the stack, their exponentials are taken together, and each
+// output row, which accumulates the weighted values, is rescaled only when a
+// block raises its running maximum (online softmax).
 
 #include <executorch/extension/llm/custom_ops/attention_f32_simd.h>
 
@@ -88,6 +89,23 @@ void scale(float* y, float w, int64_t n) {
   }
 }
 
+// Asks for the cache lines of row[0, n) ahead of their use. The cache's
+// rows of one key/value head lie position_stride apart, a stream the
+// hardware prefetcher follows slowly; at decode the cache is no longer in
+// cache (the step's weights streamed through since the last layer), and
+// the loads of keys and values were where the attention stalled (perf,
+// 8da4w decode of llm_benchmark's Llama).
+inline void prefetch_row(const float* row, int64_t n) {
+  constexpr int64_t kLineFloats = 64 / sizeof(float);
+  for (int64_t i = 0; i < n; i += kLineFloats) {
+    __builtin_prefetch(row + i);
+  }
+}
+
+// How many keys ahead of the one in use the next key row is prefetched
+// (its values are prefetched with it, a block before they are used).
+constexpr int64_t kKeysAhead = 8;
+
 // One query row of a tile: where its output accumulates, how many keys it
 // sees, its mask row, and its online-softmax state.
 struct TileRow {
@@ -99,10 +117,10 @@ struct TileRow {
   float denominator;
 };
 
-// Up to NR query rows of one head (rows s0 .. s0 + NR - 1, fewer at the end
-// of the head: the missing ones see no key and write a scratch row), so
-// each key and value row loaded serves all of them. Prefill uses NR = 4,
-// decode (one row) NR = 1.
+// NR query rows that read the same key/value head (consecutive rows of one
+// head, or one row of each head of a group), so each key and value row
+// loaded serves all of them. Prefill takes 4 rows of a head at a time
+// (fewer at its end), decode the heads of a group.
 template <int NR>
 void attention_tile(const AttentionProblem& p,
                     TileRow* rows,
@@ -127,6 +145,10 @@ void attention_tile(const AttentionProblem& p,
     const int64_t n = std::min(kBlock, tile_keys - j0);
     for (int64_t t = 0; t < n; ++t) {
       const int64_t j = j0 + t;
+      if (j + kKeysAhead < tile_keys) {
+        prefetch_row(key + (j + kKeysAhead) * position_stride, d);
+      }
+      prefetch_row(value + j * position_stride, d);
       dot_rows<NR>(q, key + j * position_stride, d, dots);
       for (int r = 0; r < NR; ++r) {
         scores[r][t] =
@@ -176,6 +198,11 @@ void attention_tile(const AttentionProblem& p,
 
 constexpr int kTileRows = 4;
 
+using TileFn = void (*)(
+    const AttentionProblem&, TileRow*, const float*, const float*, int64_t);
+constexpr TileFn kTiles[kTileRows] = {
+    attention_tile<1>, attention_tile<2>, attention_tile<3>, attention_tile<4>};
+
 } // namespace
 
 void attention_f32_rows(const AttentionProblem& p,
@@ -187,34 +214,33 @@ void attention_f32_rows(const AttentionProblem& p,
                         int64_t row_end) {
   const float* mask = static_cast<const float*>(p.mask);
   const int64_t position_stride = p.kv_heads * p.head_dim;
-  // Rows missing from the last tile of a head accumulate here.
-  alignas(64) float scratch[kMaxHeadDim];
+  const int64_t group = p.heads / p.kv_heads;
   int64_t row = row_begin;
   while (row < row_end) {
     const int64_t s0 = row % p.seq_len;
-    const int64_t h = (row / p.seq_len) % p.heads;
+    const int64_t h0 = (row / p.seq_len) % p.heads;
     const int64_t b = row / (p.seq_len * p.heads);
-    // Rows of this head left in the range, at most kTileRows.
+    // A tile: the rows of this head left in the range; with one row per
+    // head (decode), the following heads' that read the same key/value
+    // head (grouped-query attention), so that their keys and values are
+    // loaded once. At most kTileRows either way.
+    const bool across_heads = p.seq_len == 1;
+    const int64_t left = across_heads ? group - h0 % group : p.seq_len - s0;
     const int64_t count = std::min<int64_t>(
-        {static_cast<int64_t>(kTileRows), p.seq_len - s0, row_end - row});
+        {static_cast<int64_t>(kTileRows), left, row_end - row});
     TileRow rows[kTileRows];
-    for (int64_t r = 0; r < kTileRows; ++r) {
-      const int64_t s = s0 + std::min(r, count - 1);
-      const bool real = r < count;
+    for (int64_t r = 0; r < count; ++r) {
+      const int64_t s = across_heads ? s0 : s0 + r;
+      const int64_t h = across_heads ? h0 + r : h0;
       rows[r] = TileRow{query + p.query_offset(b, s, h),
-                        real ? out + p.query_offset(b, s, h) : scratch,
+                        out + p.query_offset(b, s, h),
                         mask == nullptr ? nullptr : mask + s * p.kv_len,
-                        real ? p.keys_for_row(s) : 0,
+                        p.keys_for_row(s),
                         -__builtin_inff(),
                         0.0f};
     }
-    const int64_t start = p.cache_offset(b, 0, p.kv_head_of(h));
-    if (count == 1) {
-      attention_tile<1>(p, rows, key + start, value + start, position_stride);
-    } else {
-      attention_tile<kTileRows>(
-          p, rows, key + start, value + start, position_stride);
-    }
+    const int64_t start = p.cache_offset(b, 0, p.kv_head_of(h0));
+    kTiles[count - 1](p, rows, key + start, value + start, position_stride);
     row += count;
   }
 }

@@ -10,7 +10,9 @@
 // Every model's weights are distinct buffers (~50 MB for the LLM), so a
 // decode streams them from memory as a real one does.
 //
-//   quantized_linear_benchmark [--quick] [--threads N]
+//   quantized_linear_benchmark [--quick] [--threads N] [--model NAME]
+//
+// (--model: that model only, e.g. llm-decode.)
 //
 // Per model and instruction set: milliseconds of this thread's CPU time
 // per forward on one thread (best of several; a shared machine's waits do
@@ -191,13 +193,18 @@ const char* isa_name(q::Isa isa) {
 int main(int argc, char** argv) {
   bool quick = false;
   uint32_t threads = 2;
+  const char* only = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
       threads = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+      only = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--threads N]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--quick] [--threads N] [--model NAME]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -227,9 +234,24 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<Model> models;
-  models.push_back(make_model("minilm", 128, false, 8, 0, minilm));
-  models.push_back(make_model("llm-prefill", 64, true, 4, 128, llm));
-  models.push_back(make_model("llm-decode", 1, true, 4, 128, llm));
+  const auto wanted = [&](const char* name) {
+    return only == nullptr || std::strcmp(only, name) == 0;
+  };
+  if (wanted("minilm")) {
+    models.push_back(make_model("minilm", 128, false, 8, 0, minilm));
+  }
+  if (wanted("llm-prefill")) {
+    models.push_back(make_model("llm-prefill", 64, true, 4, 128, llm));
+  }
+  if (wanted("llm-decode")) {
+    models.push_back(make_model("llm-decode", 1, true, 4, 128, llm));
+  }
+  if (models.empty()) {
+    std::fprintf(stderr,
+                 "--model must be minilm, llm-prefill or llm-decode, got %s\n",
+                 only);
+    return 2;
+  }
 
   auto* pool = ::executorch::extension::threadpool::get_threadpool();
   const int rounds = quick ? 1 : 5;

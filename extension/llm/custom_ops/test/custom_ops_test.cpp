@@ -113,6 +113,10 @@ const Case kCases[] = {
     {1, 1, 4, 4, 64, 128, 0, true, false},
     {1, 1, 8, 2, 64, 128, 77, true, false},
     {2, 1, 4, 1, 40, 96, 95, true, false}, // MQA, last slot, vector tail
+    // decode takes the heads that share a key/value head together
+    {1, 1, 12, 4, 64, 130, 128, true, false}, // 3 per KV head (Llama bench)
+    {2, 1, 12, 2, 24, 40, 20, true, false},   // 6: tiles of 4 and 2, tail
+    {1, 1, 6, 2, 16, 20, 2, false, true},     // with an additive mask
     // prefill and chunked prefill, several query rows
     {1, 7, 4, 2, 32, 64, 0, true, false},
     {2, 33, 6, 3, 16, 80, 5, true, false}, // more keys than one block
