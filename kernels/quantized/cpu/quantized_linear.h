@@ -92,10 +92,11 @@ inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
 
 // The linears below check the weight's scales (finite and > 0) and zero
 // points (within [-8, 7] or [-128, 127]) themselves, a block of output
-// features at a time just before they use them, so that a call reads its
-// quantization parameters once, from cache, rather than in a pass of their
-// own; they return false when some are invalid (y is then meaningless, the
-// caller reports the error).
+// features at a time just before they use them (the VNNI GEMV in the
+// registers that carry them into the products), so that a call reads its
+// quantization parameters once rather than in a pass of their own; they
+// return false when some are invalid (y is then meaningless, the caller
+// reports the error).
 
 // Whether the scales and zero points of output features [begin, end) of
 // `w` are valid (see above).

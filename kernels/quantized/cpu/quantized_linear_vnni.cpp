@@ -240,13 +240,17 @@ struct GemvFormat {
 // share the input's loads. Per lane, vpdpbusd sums xq * q, then q times
 // -x_zp (two halves of 64 when x_zp is -128, whose negation is no int8);
 // the lane starts from -(8 or 128) * sum (xq - x_zp), and the weight's
-// zero points, if any, take out zp * sum (xq - x_zp).
+// zero points, if any, take out zp * sum (xq - x_zp). Checks each scale
+// (finite, > 0) and 4-bit zero point (within [-8, 7]) in the registers
+// that carry it (every entry of the rows' tables is in some chunk's
+// vector): false if one is invalid. A pass of its own over the tables,
+// the first to read them from memory, was 6-7% of an 8da4w decode step.
 template <int kRows,
           bool kFourBit,
           bool kSplit,
           bool kZeroPoints,
           bool kOneGroup>
-ET_VNNI void gemv_tile(const Geometry& g,
+ET_VNNI bool gemv_tile(const Geometry& g,
                        const PackedWeights& w,
                        const Scratch& s,
                        const QuantizedRows& x,
@@ -261,6 +265,10 @@ ET_VNNI void gemv_tile(const Geometry& g,
       _mm512_set1_epi8(static_cast<char>(kSplit ? 64 : -x.zero_points[m]));
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  const __m512 largest = _mm512_set1_ps(std::numeric_limits<float>::max());
+  const __m512i zp_min = _mm512_set1_epi32(-8);
+  const __m512i zp_max = _mm512_set1_epi32(7);
+  __mmask16 valid = 0xFFFF;
   const int64_t tail_bytes = g.row_stride - (g.chunks - 1) * 64;
   const __mmask64 tail_mask =
       tail_bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << tail_bytes) - 1;
@@ -320,6 +328,10 @@ ET_VNNI void gemv_tile(const Geometry& g,
         acc = _mm512_sub_epi32(
             acc,
             _mm512_mullo_epi32(zp, _mm512_load_si512(unit_sums + c * kLanes)));
+        if constexpr (kFourBit) {
+          valid &= _mm512_cmp_epi32_mask(zp, zp_min, _MM_CMPINT_NLT) &
+                   _mm512_cmp_epi32_mask(zp, zp_max, _MM_CMPINT_LE);
+        }
       }
       const __m512 scale =
           kOneGroup
@@ -327,6 +339,9 @@ ET_VNNI void gemv_tile(const Geometry& g,
               : _mm512_permutexvar_ps(
                     lane_group,
                     _mm512_maskz_loadu_ps(group_mask, scales[r] + first_group));
+      // NaN fails both comparisons.
+      valid &= _mm512_cmp_ps_mask(scale, _mm512_setzero_ps(), _CMP_GT_OQ) &
+               _mm512_cmp_ps_mask(scale, largest, _CMP_LE_OQ);
       total[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), scale, total[r]);
     }
   }
@@ -343,15 +358,18 @@ ET_VNNI void gemv_tile(const Geometry& g,
              (bias != nullptr ? bias[n] : 0.f);
     }
   }
+  return valid == 0xFFFF;
 }
 
 constexpr int kGemvRows = 4;
-// Output features per quantization-parameter check in the GEMV.
-constexpr int64_t kCheckRows = 64;
+// Output features per block of the GEMV: a block's weights stay in cache
+// while each input row multiplies them.
+constexpr int64_t kBlockRows = 64;
 
-// y[n] for n in [begin, end) of input row m.
+// y[n] for n in [begin, end) of input row m; false if some of their scales
+// or zero points are invalid (gemv_tile).
 template <bool kFourBit, bool kSplit, bool kZeroPoints, bool kOneGroup>
-void gemv_rows(const Geometry& g,
+bool gemv_rows(const Geometry& g,
                const PackedWeights& w,
                const Scratch& s,
                const QuantizedRows& x,
@@ -360,18 +378,20 @@ void gemv_rows(const Geometry& g,
                float* y,
                int64_t begin,
                int64_t end) {
+  bool valid = true;
   int64_t n = begin;
   for (; n + kGemvRows <= end; n += kGemvRows) {
-    gemv_tile<kGemvRows, kFourBit, kSplit, kZeroPoints, kOneGroup>(
+    valid &= gemv_tile<kGemvRows, kFourBit, kSplit, kZeroPoints, kOneGroup>(
         g, w, s, x, m, bias, y, n);
   }
   for (; n < end; ++n) {
-    gemv_tile<1, kFourBit, kSplit, kZeroPoints, kOneGroup>(
+    valid &= gemv_tile<1, kFourBit, kSplit, kZeroPoints, kOneGroup>(
         g, w, s, x, m, bias, y, n);
   }
+  return valid;
 }
 
-using GemvFn = void (*)(const Geometry&,
+using GemvFn = bool (*)(const Geometry&,
                         const PackedWeights&,
                         const Scratch&,
                         const QuantizedRows&,
@@ -635,14 +655,16 @@ bool linear_dynamic(const QuantizedRows& x,
     }
     split_over_threads(
         w.rows, w.cols * x.rows, [&](int64_t begin, int64_t end, int64_t) {
-          // Blocks of output features whose scales stay in L1 between
-          // the check and the products.
-          for (int64_t first = begin; first < end; first += kCheckRows) {
-            const int64_t last = std::min(first + kCheckRows, end);
-            check(first, last);
+          bool all_valid = true;
+          for (int64_t first = begin; first < end; first += kBlockRows) {
+            const int64_t last = std::min(first + kBlockRows, end);
             for (int64_t m = 0; m < x.rows; ++m) {
-              gemv[m](g, w, s, x, m, bias, y + m * w.rows, first, last);
+              all_valid &=
+                  gemv[m](g, w, s, x, m, bias, y + m * w.rows, first, last);
             }
+          }
+          if (!all_valid) {
+            valid.store(false, std::memory_order_relaxed);
           }
         });
     return valid.load(std::memory_order_relaxed);

@@ -457,16 +457,24 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
 // loops' first row block) fails the call on every loop kind, for one
 // input row (GEMV) and five (GEMM).
 TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
-  // Groups smaller than a 128-value chunk, with zero points; and 8da4w's
-  // layout (a group per chunk, no zero points).
-  for (const Case& c :
-       {Case{4, 70, 32, 16, true}, Case{4, 70, 256, 128, false}}) {
+  // Groups smaller than a 128-value chunk, with zero points and without;
+  // 8da4w's layout (a group per chunk, no zero points), with zero points,
+  // and groups spanning two chunks; a K that ends in a partial chunk; 8-bit
+  // weights (whose zero points cannot be out of range).
+  for (const Case& c : {Case{4, 70, 32, 16, true},
+                        Case{4, 70, 256, 32, false},
+                        Case{4, 70, 192, 64, true},
+                        Case{4, 70, 256, 128, false},
+                        Case{4, 70, 384, 128, true},
+                        Case{4, 70, 512, 256, false},
+                        Case{4, 70, 160, 32, true},
+                        Case{8, 70, 192, 64, false}}) {
     const Weights w(c);
     const int64_t groups = c.rows * (c.cols / c.group);
-    TestTensor wt(
-        ScalarType::Byte,
-        {static_cast<int32_t>(c.rows), static_cast<int32_t>(c.cols / 2)},
-        w.packed);
+    TestTensor wt(ScalarType::Byte,
+                  {static_cast<int32_t>(c.rows),
+                   static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
+                  w.packed);
     for (int64_t m : {1, 5}) {
       TestTensor xt(ScalarType::Float,
                     {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
@@ -477,7 +485,7 @@ TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
       for (int64_t at : {int64_t{0}, groups / 2 + 1, groups - 1}) {
         // A scale (NaN, 0, < 0, infinite), or a zero point (above, below
         // the 4-bit range).
-        for (int bad = 0; bad < (c.zero_points ? 6 : 4); ++bad) {
+        for (int bad = 0; bad < (c.zero_points && c.bits == 4 ? 6 : 4); ++bad) {
           std::vector<float> scales = w.scales;
           std::vector<int8_t> zero_points = w.zero_points;
           const float bad_scales[] = {NAN, 0.f, -1.f, INFINITY};
@@ -501,7 +509,7 @@ TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
               wt,
               st,
               c.zero_points ? std::optional<Tensor>(zt.tensor()) : std::nullopt,
-              4,
+              c.bits,
               c.group,
               std::nullopt,
               true,
