@@ -1,5 +1,7 @@
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
 
+#include <executorch/kernels/quantized/cpu/dpbusd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -96,7 +98,7 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
       const __m512i x = _mm512_set1_epi32(four);
 #pragma GCC unroll 2
       for (size_t b = 0; b < kBlocks; ++b) {
-        acc[r][b] = _mm512_dpbusd_epi32(acc[r][b], w[b], x);
+        acc[r][b] = kernels::vnni::dpbusd(acc[r][b], w[b], x);
       }
     }
   }

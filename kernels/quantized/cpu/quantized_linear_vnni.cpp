@@ -2,12 +2,16 @@
 
 #if defined(__x86_64__)
 
+#include <executorch/kernels/quantized/cpu/dpbusd.h>
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <numeric>
+#include <utility>
 
 // Functions compiled for AVX-512 VNNI whatever the build's -march; only
 // called after best_isa() checked the CPU.
@@ -27,8 +31,7 @@ namespace vnni {
 
 namespace {
 
-constexpr int64_t kLanes = 16;   // int32 lanes of a vector
-constexpr int64_t kTileRows = 8; // input rows of one GEMM tile
+constexpr int64_t kLanes = 16; // int32 lanes of a vector
 // Fewer input rows than this run the GEMV: packing a panel costs about
 // as much as multiplying it with a few rows.
 constexpr int64_t kGemmMinRows = 4;
@@ -173,10 +176,11 @@ ET_VNNI void prepare_rows(const Geometry& g,
           _mm512_sub_epi32(_mm512_setzero_si512(),
                            _mm512_slli_epi32(unit_sum, g.four_bit ? 3 : 7)));
     }
+    // Group by group (a division per unit was 80% of this function).
     int32_t* group_sums = s.group_sums + m * g.groups;
-    std::fill(group_sums, group_sums + g.groups, 0);
-    for (int64_t u = 0; u < g.units; ++u) {
-      group_sums[u / g.units_per_group] += unit_sums[u];
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const int32_t* first = unit_sums + grp * g.units_per_group;
+      group_sums[grp] = std::accumulate(first, first + g.units_per_group, 0);
     }
   }
   // Chunk c's lanes hold units 16c..16c+15: their groups relative to the
@@ -505,10 +509,36 @@ ET_VNNI void pack_panel(const Geometry& g,
   }
 }
 
+// acc[i][p] += the products of input row i's word at `slot` with panel p's
+// vector there.
+template <int kRows, int kPanels>
+ET_VNNI __attribute__((always_inline)) inline void multiply_slot(
+    __m512i (&acc)[kRows][kPanels],
+    const uint8_t* panels,
+    size_t panel_bytes,
+    const uint8_t* xrows,
+    int64_t row_bytes,
+    int64_t slot) {
+  __m512i weights[kPanels];
+  for (int p = 0; p < kPanels; ++p) {
+    weights[p] = _mm512_load_si512(panels + p * panel_bytes + slot * 64);
+  }
+  for (int i = 0; i < kRows; ++i) {
+    const __m512i words = broadcast_slot(xrows + i * row_bytes + slot * 4);
+    for (int p = 0; p < kPanels; ++p) {
+      acc[i][p] =
+          ::executorch::kernels::vnni::dpbusd(acc[i][p], weights[p], words);
+    }
+  }
+}
+
 // y[m0 + i, n0 + l] for i < kRows, l < count, from kPanels packed panels
 // side by side (count <= 16 kPanels): each broadcast input word feeds
-// kPanels products, each weight vector kRows.
-template <int kRows, int kPanels>
+// kPanels products, each weight vector kRows. With kOneGroup (the weights
+// have one group per row: per-channel int8), the integer sums run over
+// the whole row and are scaled once, so the registers need not also hold
+// kRows x kPanels float totals and the tile takes more rows.
+template <int kRows, int kPanels, bool kOneGroup, bool kFourBit>
 ET_VNNI void gemm_tile(const Geometry& g,
                        const Scratch& s,
                        const QuantizedRows& x,
@@ -522,36 +552,31 @@ ET_VNNI void gemm_tile(const Geometry& g,
   const size_t panel_bytes = Scratch::panel_bytes(g);
   const size_t weight_bytes = round_up(kLanes * g.row_bytes);
   const uint8_t* xrows = s.rows + m0 * g.row_bytes;
+  const int64_t groups = kOneGroup ? 1 : g.groups;
+  const int64_t units_per_group = kOneGroup ? g.units : g.units_per_group;
   __m512 totals[kRows][kPanels];
   for (int i = 0; i < kRows; ++i) {
     for (int p = 0; p < kPanels; ++p) {
       totals[i][p] = _mm512_setzero_ps();
     }
   }
-  for (int64_t grp = 0; grp < g.groups; ++grp) {
+  for (int64_t grp = 0; grp < groups; ++grp) {
     __m512i acc[kRows][kPanels];
     for (int i = 0; i < kRows; ++i) {
       for (int p = 0; p < kPanels; ++p) {
         acc[i][p] = _mm512_setzero_si512();
       }
     }
-    const int64_t first = grp * g.units_per_group;
-    for (int64_t u = first; u < first + g.units_per_group; ++u) {
-      const int64_t even = g.four_bit ? even_slot(g, u) : u;
-      // 8-bit: one slot per unit; 4-bit: its even values, then its odd.
-      for (int64_t slot = even; slot <= even + (g.four_bit ? kLanes : 0);
-           slot += kLanes) {
-        __m512i weights[kPanels];
-        for (int p = 0; p < kPanels; ++p) {
-          weights[p] = _mm512_load_si512(panels + p * panel_bytes + slot * 64);
-        }
-        for (int i = 0; i < kRows; ++i) {
-          const __m512i words =
-              broadcast_slot(xrows + i * g.row_bytes + slot * 4);
-          for (int p = 0; p < kPanels; ++p) {
-            acc[i][p] = _mm512_dpbusd_epi32(acc[i][p], weights[p], words);
-          }
-        }
+    const int64_t first = grp * units_per_group;
+    for (int64_t u = first; u < first + units_per_group; ++u) {
+      if constexpr (kFourBit) {
+        // The unit's even values, then its odd ones.
+        const int64_t even = even_slot(g, u);
+        multiply_slot(acc, panels, panel_bytes, xrows, g.row_bytes, even);
+        multiply_slot(
+            acc, panels, panel_bytes, xrows, g.row_bytes, even + kLanes);
+      } else {
+        multiply_slot(acc, panels, panel_bytes, xrows, g.row_bytes, u);
       }
     }
     for (int p = 0; p < kPanels; ++p) {
@@ -601,23 +626,46 @@ using TileFn = void (*)(const Geometry&,
                         float*,
                         int64_t);
 
-// Tiles by input rows: 8 rows x one panel, 6 rows x two panels (the
-// registers hold 12 accumulators and their float sums).
-constexpr int64_t kWideRows = 6;
-constexpr TileFn kNarrowTiles[kTileRows] = {gemm_tile<1, 1>,
-                                            gemm_tile<2, 1>,
-                                            gemm_tile<3, 1>,
-                                            gemm_tile<4, 1>,
-                                            gemm_tile<5, 1>,
-                                            gemm_tile<6, 1>,
-                                            gemm_tile<7, 1>,
-                                            gemm_tile<8, 1>};
-constexpr TileFn kWideTiles[kWideRows] = {gemm_tile<1, 2>,
-                                          gemm_tile<2, 2>,
-                                          gemm_tile<3, 2>,
-                                          gemm_tile<4, 2>,
-                                          gemm_tile<5, 2>,
-                                          gemm_tile<6, 2>};
+// Input rows of a tile of `panels` panels, as many as the 32 registers
+// hold: rows x panels accumulators, the panels' weight vectors and a
+// broadcast input word, plus as many float totals as accumulators when the
+// weights have several groups per row.
+constexpr int tile_rows(bool one_group, int panels) {
+  return one_group || panels == 1 ? 8 : 6;
+}
+
+template <int kPanels, bool kOneGroup, bool kFourBit, size_t... kRows>
+constexpr std::array<TileFn, sizeof...(kRows)> tiles_of(
+    std::index_sequence<kRows...>) {
+  return {
+      gemm_tile<static_cast<int>(kRows) + 1, kPanels, kOneGroup, kFourBit>...};
+}
+
+// kTiles<...>[rows - 1]: the tile for `rows` input rows.
+template <int kPanels, bool kOneGroup, bool kFourBit>
+constexpr auto kTiles = tiles_of<kPanels, kOneGroup, kFourBit>(
+    std::make_index_sequence<tile_rows(kOneGroup, kPanels)>());
+
+// The tiles of one or two panels for `w`: 8-bit weights with one group per
+// row (per-channel int8) sum whole rows in int32 (kOneGroup); the others
+// group by group.
+struct Tiles {
+  const TileFn* of_panels[2];
+  bool one_group;
+};
+
+Tiles tiles_for(const Geometry& g) {
+  if (g.four_bit) {
+    return {{kTiles<1, false, true>.data(), kTiles<2, false, true>.data()},
+            false};
+  }
+  if (g.groups == 1) {
+    return {{kTiles<1, true, false>.data(), kTiles<2, true, false>.data()},
+            true};
+  }
+  return {{kTiles<1, false, false>.data(), kTiles<2, false, false>.data()},
+          false};
+}
 
 } // namespace
 
@@ -671,6 +719,7 @@ bool linear_dynamic(const QuantizedRows& x,
   }
   // Pairs of panels: 32 output features, packed then multiplied with
   // every input row.
+  const Tiles tiles = tiles_for(g);
   const int64_t pairs = (w.rows + 2 * kLanes - 1) / (2 * kLanes);
   split_over_threads(
       pairs,
@@ -690,10 +739,10 @@ bool linear_dynamic(const QuantizedRows& x,
                        count - kLanes,
                        panels + Scratch::panel_bytes(g));
           }
-          const int64_t tile_rows = wide ? kWideRows : kTileRows;
-          for (int64_t m0 = 0; m0 < x.rows; m0 += tile_rows) {
-            const int64_t rows = std::min(tile_rows, x.rows - m0);
-            (wide ? kWideTiles : kNarrowTiles)[rows - 1](
+          const int64_t tile = tile_rows(tiles.one_group, wide ? 2 : 1);
+          for (int64_t m0 = 0; m0 < x.rows; m0 += tile) {
+            const int64_t rows = std::min(tile, x.rows - m0);
+            tiles.of_panels[wide ? 1 : 0][rows - 1](
                 g, s, x, m0, panels, n0, count, bias, y, w.rows);
           }
         }

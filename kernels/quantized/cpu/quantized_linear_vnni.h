@@ -17,7 +17,8 @@
 // - a GEMM for more rows (prefill, encoders), which first copies 16
 //   weight rows at a time into a panel where each 64-byte vector holds
 //   four consecutive values of 16 output features (vpdpbusd's layout), then
-//   multiplies the panel with 8 input rows at a time.
+//   multiplies two panels at a time with 8 input rows (6 when the weights
+//   have several groups per row, whose float sums also take registers).
 
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
 

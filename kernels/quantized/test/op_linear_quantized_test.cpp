@@ -148,6 +148,7 @@ const Case kCases[] = {
     {4, 9, 136, 8, true},     // many groups per 128-value chunk
     {4, 23, 384, 128, false}, // 8da4w's layout: a group per chunk, no zps
     {8, 19, 384, 384, false}, // per channel, as PT2E's dynamic linears
+    {8, 37, 256, 256, true},  // per channel: a pair of panels, then one
     {8, 5, 36, 12, true},
     {4, 3, 20, 10, false}, // K not a multiple of 8: not for VNNI
     {8, 3, 42, 14, true},  // K not a multiple of 4: not for VNNI
@@ -183,7 +184,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(QuantizedLinearTest, MatchesTheReference) {
   for (const Case& c : kCases) {
-    for (int64_t m : {1, 3, 4, 9, 17}) {
+    for (int64_t m : {1, 3, 4, 9, 14, 17}) {
       TempContext ctx;
       const Weights w(c);
       const std::vector<float> x = inputs(m * c.cols);
