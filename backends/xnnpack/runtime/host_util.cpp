@@ -149,7 +149,7 @@ void gather(const void* in,
       gather_slab,
       &task,
       out_dims[d],
-      0);
+      PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
 void map_elements(UnaryFunction f,

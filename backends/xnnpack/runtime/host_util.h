@@ -62,7 +62,7 @@ void parallelize_tiles(pthreadpool_t pool, size_t range, size_t tile, F& f) {
       &f,
       range,
       tile,
-      0);
+      PTHREADPOOL_FLAG_YIELD_WORKERS);
 }
 
 // out[i] = F(in[i]) for n floats, in tiles across `pool`.
