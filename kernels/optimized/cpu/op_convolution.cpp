@@ -181,10 +181,12 @@ bool depthwise(KernelRuntimeContext& ctx,
   const int64_t multiplier = g.out_c / g.in_c;
   const int64_t taps = g.kernel_h * g.kernel_w;
   const DepthwisePlane layout(g);
+  // Per thread: the plane's copy, padded to an even number of floats so that
+  // the taps' row pointers after it are aligned, then the pointers.
+  static_assert(alignof(const float*) <= 2 * sizeof(float));
   const size_t copy_floats = static_cast<size_t>(layout.floats(g));
-  // Per thread: the plane's copy, then the taps' row pointers.
-  const size_t scratch_bytes =
-      copy_floats * sizeof(float) + taps * sizeof(const float*);
+  const size_t copy_bytes = (copy_floats + copy_floats % 2) * sizeof(float);
+  const size_t scratch_bytes = copy_bytes + taps * sizeof(const float*);
   const SimdKernels& kernels = simd();
   bool out_of_memory = false;
   ::executorch::extension::parallel_for(
@@ -199,7 +201,7 @@ bool depthwise(KernelRuntimeContext& ctx,
         }
         float* copy = static_cast<float*>(scratch);
         const float** rows = reinterpret_cast<const float**>(
-            static_cast<char*>(scratch) + copy_floats * sizeof(float));
+            static_cast<char*>(scratch) + copy_bytes);
         for (int64_t p = begin; p < end; ++p) {
           const int64_t n = p / g.out_c;
           const int64_t oc = p % g.out_c;
