@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include <executorch/kernels/portable/util/pointwise.h>
+#include <executorch/kernels/portable/util/wrapping.h>
 
 namespace torch {
 namespace executor {
@@ -14,17 +15,9 @@ namespace native {
 
 namespace {
 
-// Integer add, sub and mul wrap around (two's complement) on overflow, as
-// PyTorch's results do; C++ leaves signed overflow undefined, so they are
-// computed in an unsigned type at least as wide as unsigned int (a narrower
-// one would promote back to int and could overflow there). Other types
-// compute as written, in their own arithmetic.
-template <typename T>
-constexpr bool kWraps =
-    std::is_integral<T>::value && !std::is_same<T, bool>::value;
-
-template <typename T>
-using Wrapped = std::common_type_t<std::make_unsigned_t<T>, unsigned int>;
+// Integer add, sub and mul wrap around on overflow (util/wrapping.h).
+using internal::kWraps;
+using internal::Wrapped;
 
 // x + a * y.
 template <typename T>
@@ -43,15 +36,6 @@ T sub_scaled(T x, T a, T y) {
     return static_cast<T>(Wrapped<T>(x) - Wrapped<T>(a) * Wrapped<T>(y));
   } else {
     return static_cast<T>(x - a * y);
-  }
-}
-
-template <typename T>
-T multiply(T x, T y) {
-  if constexpr (kWraps<T>) {
-    return static_cast<T>(Wrapped<T>(x) * Wrapped<T>(y));
-  } else {
-    return static_cast<T>(x * y);
   }
 }
 
@@ -95,7 +79,7 @@ auto sub_maker(const Scalar& alpha) {
 auto mul_maker() {
   return [](auto zero) {
     using T = decltype(zero);
-    return [](T x, T y) { return multiply(x, y); };
+    return [](T x, T y) { return internal::wrapping_mul(x, y); };
   };
 }
 

@@ -8,6 +8,7 @@
 
 #include <NativeFunctions.h> // mean_dim_out
 #include <executorch/kernels/portable/util/reduce.h>
+#include <executorch/kernels/portable/util/wrapping.h>
 
 namespace torch {
 namespace executor {
@@ -16,7 +17,7 @@ namespace native {
 namespace {
 
 // Accumulator for sums: double for floating inputs, int64 otherwise (as
-// PyTorch sums integers into int64).
+// PyTorch sums integers into int64, wrapping around on overflow).
 template <typename T>
 using sum_acc_t =
     std::conditional_t<std::is_integral<T>::value, int64_t, double>;
@@ -57,7 +58,9 @@ Tensor& sum_or_mean(KernelRuntimeContext& ctx,
   const double count = static_cast<double>(plan.reduced_count);
   ET_SWITCH_REALHBBF16_TYPES(self.scalar_type(), ctx, op, T, [&] {
     using ACC = sum_acc_t<T>;
-    auto step = [](ACC acc, T x) { return acc + internal::convert<ACC>(x); };
+    auto step = [](ACC acc, T x) {
+      return internal::wrapping_add(acc, internal::convert<ACC>(x));
+    };
     if (mean) {
       reduce_into<T>(
           self,
@@ -384,7 +387,9 @@ Tensor& prod_impl(KernelRuntimeContext& ctx,
         plan,
         out,
         ACC(1),
-        [](ACC acc, T x) { return acc * internal::convert<ACC>(x); },
+        [](ACC acc, T x) {
+          return internal::wrapping_mul(acc, internal::convert<ACC>(x));
+        },
         [](ACC acc) { return acc; });
   });
   return out;
@@ -547,7 +552,8 @@ Tensor& cumsum_out(KernelRuntimeContext& ctx,
       for_each_lane(self, d, [&](int64_t base, int64_t stride, int64_t n) {
         ACC acc = 0;
         for (int64_t i = 0; i < n; ++i) {
-          acc += internal::convert<ACC>(in[base + i * stride]);
+          acc = internal::wrapping_add(
+              acc, internal::convert<ACC>(in[base + i * stride]));
           result[base + i * stride] = internal::convert<O>(acc);
         }
       });

@@ -1,5 +1,7 @@
 // Reductions (cpu/op_reduce.cpp): dims, keepdim and empty inputs.
 
+#include <limits>
+
 #include <gtest/gtest.h>
 
 #include <NativeFunctions.h>
@@ -37,6 +39,37 @@ TEST(OpReduceTest, SumMeanAmaxOverDims) {
   const int64_t bad[] = {3};
   native::sum_dim_out(ctx, x, IntArrayRef(bad), false, std::nullopt, s);
   EXPECT_EQ(ctx.failure_state(), Error::InvalidArgument);
+}
+
+// Integer sums and products wrap around on overflow, as eager does (the
+// expected values are eager's); fuzz_program found sum.IntList_out
+// overflowing int64, undefined behaviour in C++ (UBSan).
+TEST(OpReduceTest, IntegerOverflowWrapsAroundLikeEager) {
+  KernelRuntimeContext ctx;
+  const std::vector<int64_t> values{
+      9151314444947554308, 4575657222473777152, 7};
+  TestTensor x(ScalarType::Long, {3}, values);
+  TestTensor sum(ScalarType::Long, {}, std::vector<int64_t>{0});
+  native::sum_dim_out(ctx, x, std::nullopt, false, std::nullopt, sum);
+  EXPECT_EQ(sum.values<int64_t>(),
+            (std::vector<int64_t>{-4719772406288220149}));
+
+  TestTensor running(ScalarType::Long, {3}, std::vector<int64_t>{0, 0, 0});
+  native::cumsum_out(ctx, x, 0, std::nullopt, running);
+  EXPECT_EQ(
+      running.values<int64_t>(),
+      (std::vector<int64_t>{
+          9151314444947554308, -4719772406288220156, -4719772406288220149}));
+
+  TestTensor y(ScalarType::Long,
+               {2, 2},
+               std::vector<int64_t>{1LL << 62, 1LL << 62, 1, 2});
+  TestTensor products(ScalarType::Long, {2}, std::vector<int64_t>{0, 0});
+  native::prod_int_out(ctx, y, 0, false, std::nullopt, products);
+  EXPECT_EQ(
+      products.values<int64_t>(),
+      (std::vector<int64_t>{1LL << 62, std::numeric_limits<int64_t>::min()}));
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
 }
 
 TEST(OpReduceTest, EmptyInputSumsToZero) {
