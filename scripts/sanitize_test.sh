@@ -81,12 +81,33 @@ if [ "$python_tests" = 1 ]; then
   # PYTHONPATH: its sitecustomize makes every interpreter of the run, the
   # tests' own child interpreters too, import this build's extension
   # modules instead of the main build's next to the sources.
-  asan_runtime="$(g++ -print-file-name=libasan.so)"
-  log "pytest ${pytest_args[*]}"
+  # libstdc++ is preloaded too: ASan's __cxa_throw interceptor looks up the
+  # real function when the runtime starts, and an interpreter that loads
+  # libstdc++ only later, with the first extension module, would leave it
+  # null (ASan aborts on the first C++ exception, "CHECK failed ...
+  # real___cxa_throw").
+  preload="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libstdc++.so)"
+  # Reports go to files: pytest captures the stderr of the test that trips
+  # one, and it would die with that test's process.
+  reports="$build_dir/sanitizer-reports"
+  rm -rf "$reports" && mkdir -p "$reports"
+  log "pytest ${pytest_args[*]} (sanitizer reports: $reports)"
   cd "$repo_root"
-  LD_PRELOAD="$asan_runtime" ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1" \
+  status=0
+  LD_PRELOAD="$preload" \
+    ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:log_path=$reports/asan" \
+    UBSAN_OPTIONS="$UBSAN_OPTIONS:log_path=$reports/ubsan" \
     PYTHONPATH="$repo_root/scripts/sanitize_site${PYTHONPATH:+:$PYTHONPATH}" \
     EXECUTORCH_SANITIZE_EXTENSION_ROOT="$ext_root" \
-    "$venv/bin/python" -m pytest "${pytest_args[@]}"
+    "$venv/bin/python" -m pytest "${pytest_args[@]}" || status=$?
+  if [ -n "$(ls -A "$reports")" ]; then
+    head -n 40 "$reports"/*
+    log "sanitizer reports in $reports"
+    exit 1
+  fi
+  if [ "$status" != 0 ]; then
+    log "pytest failed (exit $status)"
+    exit "$status"
+  fi
 fi
 log "clean, $((SECONDS - start)) s in all"
