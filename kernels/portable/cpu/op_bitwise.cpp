@@ -2,6 +2,7 @@
 // (tensor-tensor and tensor-scalar forms) and not.
 
 #include <executorch/kernels/portable/util/pointwise.h>
+#include <executorch/kernels/portable/util/wrapping.h>
 
 namespace torch {
 namespace executor {
@@ -41,7 +42,9 @@ ET_BITWISE_MAKER(bitwise_xor, x ^ y)
 // values shifted right), as PyTorch defines them, instead of C++'s
 // undefined behaviour.
 ET_BITWISE_MAKER(bitwise_left_shift,
-                 y < T(0) || y >= T(sizeof(T) * 8) ? T(0) : T(x << y))
+                 y < T(0) || y >= T(sizeof(T) * 8)
+                     ? T(0)
+                     : internal::wrapping_shift_left(x, y))
 ET_BITWISE_MAKER(bitwise_right_shift,
                  y < T(0) || y >= T(sizeof(T) * 8) ? T(x < T(0) ? -1 : 0)
                                                    : T(x >> y))

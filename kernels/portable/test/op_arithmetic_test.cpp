@@ -79,6 +79,29 @@ TEST(OpAddTest, ScalarVariantPromotesIntToFloat) {
   EXPECT_EQ(out.values<float>(), (std::vector<float>{2, 3}));
 }
 
+// A left shift keeps the low bits, as eager does (the expected values are
+// eager's), also of negative values and of values whose result overflows:
+// undefined behaviour in C++17, found by scripts/sanitize_test.sh (UBSan)
+// through the shifts sample of test_kernels_against_eager.py.
+TEST(OpBitwiseTest, LeftShiftKeepsTheLowBitsLikeEager) {
+  KernelRuntimeContext ctx;
+  TestTensor x(
+      ScalarType::Long,
+      {3},
+      std::vector<int64_t>{-22, std::numeric_limits<int64_t>::min(), 3});
+  TestTensor by(ScalarType::Long, {3}, std::vector<int64_t>{3, 1, 62});
+  TestTensor out(ScalarType::Long, {3}, std::vector<int64_t>{0, 0, 0});
+  native::bitwise_left_shift_tensor_out(ctx, x, by, out);
+  EXPECT_EQ(out.values<int64_t>(),
+            (std::vector<int64_t>{-176, 0, -4611686018427387904}));
+
+  TestTensor x8(ScalarType::Char, {2}, std::vector<int>{-100, 100});
+  TestTensor out8(ScalarType::Char, {2}, std::vector<int>{0, 0});
+  native::bitwise_left_shift_tensor_scalar_out(ctx, x8, int64_t{2}, out8);
+  EXPECT_EQ(out8.values<int>(), (std::vector<int>{112, -112}));
+  EXPECT_EQ(ctx.failure_state(), Error::Ok);
+}
+
 // Integer add, sub, rsub and mul wrap around on overflow, as eager does
 // (the expected values are eager's); fuzz_program found sub.Scalar_out
 // overflowing int64, undefined behaviour in C++ (UBSan).

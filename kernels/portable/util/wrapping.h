@@ -5,7 +5,8 @@
 // is computed in an unsigned type at least as wide as unsigned int (a
 // narrower one would promote back to int and could overflow there). Other
 // types compute as written, in their own arithmetic. Used by the portable
-// add/sub/mul kernels and the integer sums and products of the reductions.
+// add/sub/mul kernels, the integer sums and products of the reductions and
+// the left shift.
 
 #include <type_traits>
 
@@ -36,6 +37,17 @@ T wrapping_mul(T x, T y) {
     return static_cast<T>(Wrapped<T>(x) * Wrapped<T>(y));
   } else {
     return static_cast<T>(x * y);
+  }
+}
+
+// x << y for 0 <= y < the width of T (shifting a negative value left is
+// undefined in C++17; PyTorch keeps the low bits).
+template <typename T>
+T wrapping_shift_left(T x, T y) {
+  if constexpr (kWraps<T>) {
+    return static_cast<T>(Wrapped<T>(x) << y);
+  } else {
+    return static_cast<T>(x << y);
   }
 }
 
