@@ -25,7 +25,8 @@
 // (KernelArgumentOfWrongType, KernelCallWith*), a move that would change a
 // value's type (MoveChangesAValuesType), a tensor without memory
 // (TensorWithoutStorage), tensor data not aligned to its element size
-// (PlannedOffsetMisaligned), a loop that cannot make progress
+// (PlannedOffsetMisaligned), a bool constant whose byte is not 0 or 1
+// (BoolConstantByteNotZeroOrOne), a loop that cannot make progress
 // (JumpBackWithoutProgress) and execution past a budget (BudgetTest).
 
 #include <executorch/runtime/executor/method.h>
@@ -316,6 +317,17 @@ const MalformedCase kCases[] = {
      },
      Error::InvalidProgram,
      {"value 0", "data_buffer_idx 2"}},
+    {"BoolConstantByteNotZeroOrOne",
+     [](ProgramSpec& p) {
+       TensorSpec flags;
+       flags.dtype = etensor::ScalarType::Bool;
+       flags.sizes = {4};
+       flags.data_buffer_idx = 1;
+       p.constants = {{1, 0, 64, 1}};
+       forward(p).values.push_back(ValueSpec::Tensor(flags));
+     },
+     Error::InvalidProgram,
+     {"value 2", "bool element 2 is the byte 64, not 0 or 1"}},
     {"TensorWithoutStorage",
      [](ProgramSpec& p) {
        TensorSpec intermediate;

@@ -352,6 +352,23 @@ Result<::executorch::aten::Tensor> parse_tensor(
     ET_UNWRAP(data,
               tensor_data(program, memory_manager, s_tensor, nbytes, where));
   }
+  // Bool elements from the file (constants, initial states, external data)
+  // must be 0 or 1: kernels read them as C++ bool, for which any other byte
+  // is undefined.
+  if (type == ScalarType::Bool && data != nullptr &&
+      (is_external(s_tensor) || s_tensor->data_buffer_idx() > 0)) {
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < nbytes; ++i) {
+      ET_CHECK_OR_RETURN_ERROR(bytes[i] <= 1,
+                               InvalidProgram,
+                               "Method '%s' value %zu: bool element %zu is "
+                               "the byte %u, not 0 or 1",
+                               where.method_name,
+                               where.value_index,
+                               i,
+                               static_cast<unsigned>(bytes[i]));
+    }
+  }
   // Kernels load elements through typed pointers: an offset that is not a
   // multiple of the element size would be a misaligned (undefined) access.
   const size_t element_size = elementSize(type);

@@ -243,8 +243,8 @@ void run_elementwise(ArrayRef<SizesType> shape,
       const CTYPE* in_typed[N] = {reinterpret_cast<const CTYPE*>(in_ptr[I])...};
       RTYPE* out_typed = reinterpret_cast<RTYPE*>(out_ptr);
       for (int64_t i = 0; i < inner; ++i) {
-        out_typed[i * out_step] =
-            static_cast<RTYPE>(fn(in_typed[I][i * in_step[I]]...));
+        out_typed[i * out_step] = static_cast<RTYPE>(
+            fn(read_element(&in_typed[I][i * in_step[I]])...));
       }
     } else {
       CTYPE block[N][kBlock];
