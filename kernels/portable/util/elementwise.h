@@ -17,6 +17,7 @@
 #include <utility>
 
 #include <executorch/kernels/portable/util/checks.h>
+#include <executorch/runtime/core/portable_type/float_to_integer.h>
 
 namespace torch {
 namespace executor {
@@ -94,22 +95,7 @@ constexpr bool is_16bit_float =
     std::is_same<T, ::executorch::aten::Half>::value ||
     std::is_same<T, ::executorch::aten::BFloat16>::value;
 
-// A floating value to an integer type other than bool. C++ leaves a value
-// outside the target's range (or NaN) undefined; this converts as x86 does,
-// and so eager PyTorch there: truncation toward zero into int64 for a 64-bit
-// target and int32 otherwise, a value outside that range or NaN giving its
-// minimum, then wrapping into a narrower target (3e9 to int8 is 0, -6645090
-// to int16 is -25954).
-template <typename To, typename From>
-inline To float_to_integer(From value) {
-  using Wide = std::conditional_t<sizeof(To) == 8, int64_t, int32_t>;
-  // -2^31 and -2^63, exact in every floating type.
-  constexpr From kMin = static_cast<From>(std::numeric_limits<Wide>::min());
-  const Wide wide = value >= kMin && value < -kMin
-                        ? static_cast<Wide>(value)
-                        : std::numeric_limits<Wide>::min();
-  return static_cast<To>(wide);
-}
+using ::executorch::runtime::etensor::float_to_integer;
 
 // static_cast that goes through float for Half and BFloat16, which only
 // convert to and from float, and is defined for every floating value

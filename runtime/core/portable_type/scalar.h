@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <executorch/runtime/core/portable_type/float_to_integer.h>
 #include <executorch/runtime/platform/assert.h>
 
 namespace executorch {
@@ -53,7 +54,12 @@ class Scalar {
       case Tag::Int:
         return static_cast<T>(value_.as_int);
       case Tag::Double:
-        return static_cast<T>(value_.as_double);
+        if constexpr (std::is_integral<T>::value &&
+                      !std::is_same<T, bool>::value) {
+          return float_to_integer<T>(value_.as_double);
+        } else {
+          return static_cast<T>(value_.as_double);
+        }
     }
     return T();
   }
