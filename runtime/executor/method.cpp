@@ -457,6 +457,19 @@ Error Method::init_chains() {
   return Error::Ok;
 }
 
+Result<bool*> Method::allocate_value_flags() {
+  bool* flags =
+      memory_manager_->method_allocator()->allocateList<bool>(n_value_);
+  ET_CHECK_OR_RETURN_ERROR(flags != nullptr,
+                           MemoryAllocationFailed,
+                           "Method '%s': method allocator out of memory for "
+                           "%zu flags",
+                           method_name(),
+                           n_value_);
+  std::fill(flags, flags + n_value_, false);
+  return flags;
+}
+
 Error Method::check_fixed_args() {
   bool any = false;
   for (size_t c = 0; c < n_chains_; ++c) {
@@ -473,15 +486,8 @@ Error Method::check_fixed_args() {
   // schema the result after its arguments (what a scalar-returning
   // operator like sym_size writes). A tensor argument is fixed only if it
   // is a constant (no planned memory, data from the program).
-  bool* written =
-      memory_manager_->method_allocator()->allocateList<bool>(n_value_);
-  ET_CHECK_OR_RETURN_ERROR(written != nullptr,
-                           MemoryAllocationFailed,
-                           "Method '%s': method allocator out of memory for "
-                           "%zu flags",
-                           method_name(),
-                           n_value_);
-  std::fill(written, written + n_value_, false);
+  bool* written = nullptr;
+  ET_UNWRAP(written, allocate_value_flags());
   const auto* inputs = serialization_plan_->inputs();
   for (size_t i = 0; i < vector_size(inputs); ++i) {
     written[inputs->Get(i)] = true;
@@ -546,14 +552,8 @@ Error Method::check_constants_not_written() {
   // Values that may hold a constant tensor: the constants, and the values
   // moves carry them to (a move copies the value, so its target then points
   // at the constant's data), to a fixed point.
-  bool* constant =
-      memory_manager_->method_allocator()->allocateList<bool>(n_value_);
-  ET_CHECK_OR_RETURN_ERROR(constant != nullptr,
-                           MemoryAllocationFailed,
-                           "Method '%s': method allocator out of memory for "
-                           "%zu flags",
-                           method_name(),
-                           n_value_);
+  bool* constant = nullptr;
+  ET_UNWRAP(constant, allocate_value_flags());
   const auto* s_values = serialization_plan_->values();
   for (size_t v = 0; v < n_value_; ++v) {
     constant[v] = is_constant_tensor(values_, s_values, v);

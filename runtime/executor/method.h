@@ -134,6 +134,9 @@ class Method final {
                                          size_t changed_before) const;
   ET_NODISCARD Error resolve_kernel(size_t chain_index,
                                     size_t instruction_index);
+  // One flag per value, all false, from the method allocator: scratch for
+  // the load-time analyses below, which last as long as the method.
+  ET_NODISCARD Result<bool*> allocate_value_flags();
   // Runs the load-time check of each KernelCall's operator that has one
   // (OperatorSchema::check_fixed_args) on the values the program fixes.
   ET_NODISCARD Error check_fixed_args();
