@@ -214,18 +214,19 @@ def test_thread_counts_give_the_same_result(threads):
 def test_host_kernels_split_across_threads():
     """Operators the backend runs itself (Debian's XNNPACK lacks them)
     split large tensors across the pool's threads; tensors this size (above
-    the backend's serial-work threshold) take that path."""
+    the backend's serial-work thresholds, the largest of which is 1 MiB moved
+    for a transpose or slice) take that path."""
     model = Lambda(
         lambda x, y: (
             torch.tanh(x),
             F.gelu(x),
             x.permute(0, 2, 3, 1),
             x[:, 8:56] * 2,
-            F.layer_norm(x, (32,)),
+            F.layer_norm(x, (64,)),
             torch.bmm(y, y.transpose(1, 2)),
         )
     )
-    inputs = (torch.randn(2, 64, 32, 32), torch.randn(4, 128, 64))
+    inputs = (torch.randn(2, 64, 64, 64), torch.randn(4, 128, 64))
     check(model, inputs, ACCUMULATING, num_threads=2)
 
 

@@ -240,16 +240,18 @@ class Matcher {
   std::vector<uint32_t> inside_;
 };
 
-// Calls f(row) for `rows` rows of `cols` elements, split across the pool.
+// Calls f(row) for `rows` rows of `cols` elements, split across the pool
+// when there are at least `min_parallel` elements.
 template <typename F>
-void for_rows(pthreadpool_t pool, size_t rows, size_t cols, F f) {
+void for_rows(
+    pthreadpool_t pool, size_t rows, size_t cols, size_t min_parallel, F f) {
   auto tile = [&](size_t start, size_t count) {
     for (size_t r = start; r < start + count; ++r) {
       f(r);
     }
   };
   parallelize_tiles(
-      pool_for(rows * cols, kMinParallelElements, pool),
+      pool_for(rows * cols, min_parallel, pool),
       rows,
       std::max<size_t>(1, kElementTile / std::max<size_t>(cols, 1)),
       tile);
@@ -291,7 +293,7 @@ Error run_fusion(const Fusion& fusion, const HostContext& context) {
     };
     const float* weight = param(fusion.weight);
     const float* bias = param(fusion.bias);
-    for_rows(context.pool, rows, cols, [&](size_t r) {
+    for_rows(context.pool, rows, cols, kMinParallelNormElements, [&](size_t r) {
       float mean, rstd;
       simd.layer_norm_row(in + r * cols,
                           out + r * cols,
@@ -304,7 +306,7 @@ Error run_fusion(const Fusion& fusion, const HostContext& context) {
     });
     return Error::Ok;
   }
-  for_rows(context.pool, rows, cols, [&](size_t r) {
+  for_rows(context.pool, rows, cols, kMinParallelElements, [&](size_t r) {
     const float* row = in + r * cols;
     size_t j = 0;
     while (j < cols && row[j] == -INFINITY) {

@@ -145,7 +145,8 @@ void gather(const void* in,
                   element_size,
                   dst};
   pthreadpool_parallelize_1d(
-      pool_for(task.slab * out_dims[d], kMinParallelElements, pool),
+      pool_for(
+          task.slab * out_dims[d] * element_size, kMinParallelCopyBytes, pool),
       gather_slab,
       &task,
       out_dims[d],

@@ -15,11 +15,20 @@ namespace executorch {
 namespace backends {
 namespace xnnpack {
 
-// Work smaller than this runs on the calling thread (a null pool):
-// dispatching to the pool's workers costs a wake-up and a barrier, which is
-// more than a few microseconds of work saves, and on a machine with more
-// runnable threads than cores each barrier can wait a scheduler time slice.
+// Work smaller than these runs on the calling thread (a null pool):
+// dispatching to the pool's workers costs a wake-up and a barrier, and on a
+// machine with more runnable threads than cores each barrier can wait a
+// scheduler time slice. Waking a sleeping worker cost ~20 us of wall-clock
+// time on a 2-core AMD EPYC VM, so each threshold is about 40 us of its
+// kind of work on one thread (the measurements are in
+// kernels/optimized/cpu/grain.h, whose grains these match).
+// Per-element math (softmax, GELU, exp; elements):
 inline constexpr size_t kMinParallelElements = size_t{1} << 15;
+// Layer norm (elements):
+inline constexpr size_t kMinParallelNormElements = size_t{1} << 17;
+// Transposes, slices, concatenations (bytes moved):
+inline constexpr size_t kMinParallelCopyBytes = size_t{1} << 20;
+// Matrix products (multiply-adds):
 inline constexpr size_t kMinParallelMacs = size_t{1} << 20;
 
 // Elements per task of an elementwise loop: enough to amortize scheduling.

@@ -1,10 +1,10 @@
 #pragma once
 
 // The optimized kernels' float32 loops on raw contiguous buffers, threaded
-// on the process-wide pool (work under ~16K elements stays on the calling
-// thread). The kernels call them after their checks; host code outside a
-// kernel call (the XNNPACK delegate's transformer steps) calls them
-// directly. Matrix products: gemm_ops.h and blas/gemm.h.
+// on the process-wide pool (work under a grain, grain.h, stays on the
+// calling thread). The kernels call them after their checks; host code outside
+// a kernel call (the XNNPACK delegate's transformer steps) calls them directly.
+// Matrix products: gemm_ops.h and blas/gemm.h.
 
 #include <cstdint>
 
@@ -35,6 +35,10 @@ void layer_norm_float(const float* in,
                       float eps,
                       float* mean,
                       float* rstd);
+
+// The least elements a thread's share of `op` gets (grain.h): kMathGrain
+// for polynomial math and square roots, kCheapGrain for the rest.
+int64_t unary_grain(UnaryOp op);
 
 // out[i] = op(in[i]) for i < n (gelu, tanh, ...; p0 and p1 as
 // simd_kernels.h says). in may equal out.

@@ -13,13 +13,6 @@ using ::executorch::aten::ScalarType;
 using ::executorch::aten::Tensor;
 using torch::executor::native::kMaxDims;
 
-namespace {
-
-// Elements per task, as PyTorch's grain size.
-constexpr int64_t kGrain = 32768;
-
-} // namespace
-
 bool all_float(std::initializer_list<const Tensor*> tensors) {
   for (const Tensor* t : tensors) {
     if (t->scalar_type() != ScalarType::Float) {
@@ -32,6 +25,7 @@ bool all_float(std::initializer_list<const Tensor*> tensors) {
 bool for_each_float_run(
     const Tensor& out,
     std::initializer_list<const Tensor*> inputs,
+    int64_t grain,
     ::executorch::runtime::FunctionRef<void(const FloatRun&)> fn) {
   namespace native = torch::executor::native;
   const size_t count = inputs.size();
@@ -84,15 +78,15 @@ bool for_each_float_run(
           ? 1
           : std::max<int64_t>(
                 1,
-                std::min<int64_t>(inner / kGrain,
+                std::min<int64_t>(inner / std::max<int64_t>(grain, 1),
                                   ::executorch::extension::get_thread_count()));
   const int64_t piece_len = (inner + pieces - 1) / pieces;
   const int64_t units = rows * pieces;
-  const int64_t grain =
-      std::max<int64_t>(1, kGrain / std::max<int64_t>(piece_len, 1));
+  const int64_t units_per_task =
+      std::max<int64_t>(1, grain / std::max<int64_t>(piece_len, 1));
   float* out_data = reinterpret_cast<float*>(out_op.data);
   ::executorch::extension::parallel_for(
-      0, units, grain, [&](int64_t begin, int64_t end) {
+      0, units, units_per_task, [&](int64_t begin, int64_t end) {
         for (int64_t u = begin; u < end; ++u) {
           int64_t row = u / pieces;
           const int64_t piece = u % pieces;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/batch_norm.h>
@@ -26,12 +27,10 @@ namespace native {
 namespace {
 
 using ::executorch::kernels::optimized::BinaryOp;
+using ::executorch::kernels::optimized::kCheapGrain;
 using ::executorch::kernels::optimized::simd;
 using ::executorch::kernels::optimized::thread_scratch;
 using ::executorch::kernels::optimized::UnaryOp;
-
-// Elements per task, as PyTorch's grain size.
-constexpr int64_t kGrain = 32768;
 
 // A per-channel parameter the fast path takes: absent (when optional) or
 // `channels` dense floats.
@@ -55,7 +54,7 @@ void batch_norm_planes(const ChannelAffine& affine,
   ::executorch::extension::parallel_for(
       0,
       planes,
-      std::max<int64_t>(1, kGrain / std::max<int64_t>(inner, 1)),
+      std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(inner, 1)),
       [&](int64_t begin, int64_t end) {
         for (int64_t p = begin; p < end; ++p) {
           const int64_t c = p % channels;
@@ -83,7 +82,7 @@ bool batch_norm_rows(const ChannelAffine& affine,
   ::executorch::extension::parallel_for(
       0,
       pixels,
-      std::max<int64_t>(1, kGrain / std::max<int64_t>(channels, 1)),
+      std::max<int64_t>(1, kCheapGrain / std::max<int64_t>(channels, 1)),
       [&](int64_t begin, int64_t end) {
         float* rows = static_cast<float*>(
             thread_scratch(2 * static_cast<size_t>(channels) * sizeof(float)));

@@ -19,6 +19,7 @@ using ::executorch::kernels::optimized::all_float;
 using ::executorch::kernels::optimized::BinaryOp;
 using ::executorch::kernels::optimized::FloatRun;
 using ::executorch::kernels::optimized::for_each_float_run;
+using ::executorch::kernels::optimized::kCheapGrain;
 using ::executorch::kernels::optimized::simd;
 
 // true when the float path wrote `out` or failed `ctx` with the reason;
@@ -38,16 +39,17 @@ bool float_binary(KernelRuntimeContext& ctx,
     return true;
   }
   const auto& kernels = simd();
-  return for_each_float_run(out, {&a, &b}, [&](const FloatRun& run) {
-    kernels.binary(op,
-                   run.in[0],
-                   run.step[0],
-                   run.in[1],
-                   run.step[1],
-                   run.out,
-                   run.n,
-                   alpha);
-  });
+  return for_each_float_run(
+      out, {&a, &b}, kCheapGrain, [&](const FloatRun& run) {
+        kernels.binary(op,
+                       run.in[0],
+                       run.step[0],
+                       run.in[1],
+                       run.step[1],
+                       run.out,
+                       run.n,
+                       alpha);
+      });
 }
 
 // `a` op `b` for a float32 `a` and `out`: the portable kernel computes in
@@ -66,7 +68,7 @@ bool float_binary_scalar(KernelRuntimeContext& ctx,
   }
   const float value = b.to<float>();
   const auto& kernels = simd();
-  return for_each_float_run(out, {&a}, [&](const FloatRun& run) {
+  return for_each_float_run(out, {&a}, kCheapGrain, [&](const FloatRun& run) {
     kernels.binary(op, run.in[0], run.step[0], &value, 0, run.out, run.n, 1.0f);
   });
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <executorch/kernels/optimized/cpu/float_ops.h>
+#include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
@@ -32,7 +33,7 @@ void layer_norm_float(const float* in,
   ::executorch::extension::parallel_for(
       0,
       rows,
-      std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)),
+      std::max<int64_t>(1, kRowNormGrain / std::max<int64_t>(n, 1)),
       [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           float row_mean;

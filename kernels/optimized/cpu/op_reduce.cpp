@@ -5,6 +5,7 @@
 // empty reductions (mean's 0 / 0) and every bad argument go to the portable
 // kernels.
 
+#include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/kernels/portable/util/elementwise.h>
@@ -87,7 +88,7 @@ bool reduce_rows(KernelRuntimeContext& ctx,
   ::executorch::extension::parallel_for(
       0,
       rows,
-      std::max<int64_t>(1, 32768 / row),
+      std::max<int64_t>(1, ::executorch::kernels::optimized::kCheapGrain / row),
       [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           dst[r] = kernels.sum(in + r * row, row) * scale;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <executorch/kernels/optimized/cpu/float_ops.h>
+#include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
@@ -22,8 +23,6 @@ namespace {
 
 // Lanes per softmax_lanes call: a few vectors wide, its scratch in L1.
 constexpr int64_t kLaneBlock = 64;
-// Elements per task.
-constexpr int64_t kGrainElements = 16384;
 
 } // namespace
 
@@ -41,7 +40,7 @@ void softmax_float(const float* in,
     ::executorch::extension::parallel_for(
         0,
         outer,
-        std::max<int64_t>(1, kGrainElements / n),
+        std::max<int64_t>(1, kMathGrain / n),
         [&](int64_t begin, int64_t end) {
           for (int64_t r = begin; r < end; ++r) {
             kernels.softmax_row(in + r * n, out + r * n, n, log);
@@ -53,7 +52,7 @@ void softmax_float(const float* in,
   ::executorch::extension::parallel_for(
       0,
       outer * blocks,
-      std::max<int64_t>(1, kGrainElements / (n * kLaneBlock)),
+      std::max<int64_t>(1, kMathGrain / (n * kLaneBlock)),
       [&](int64_t begin, int64_t end) {
         float* scratch =
             static_cast<float*>(thread_scratch(kLaneBlock * sizeof(float)));

@@ -2,6 +2,7 @@
 // hardtanh, sigmoid, tanh, silu, exp, hardswish, neg, abs, sqrt, rsqrt,
 // reciprocal. Other dtypes and layouts go to the portable kernels.
 
+#include <executorch/kernels/optimized/cpu/float_ops.h>
 #include <executorch/kernels/optimized/cpu/float_runs.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
@@ -18,6 +19,7 @@ using ::executorch::kernels::optimized::all_float;
 using ::executorch::kernels::optimized::FloatRun;
 using ::executorch::kernels::optimized::for_each_float_run;
 using ::executorch::kernels::optimized::simd;
+using ::executorch::kernels::optimized::unary_grain;
 using ::executorch::kernels::optimized::UnaryOp;
 
 // true when the float path wrote `out` or failed `ctx`; false when the
@@ -38,9 +40,10 @@ bool float_unary(KernelRuntimeContext& ctx,
   // `in` has `out`'s shape, so its runs are contiguous too (a run of one
   // element may come with step 0).
   const auto& kernels = simd();
-  return for_each_float_run(out, {&in}, [&](const FloatRun& run) {
-    kernels.unary(op, run.in[0], run.out, run.n, p0, p1);
-  });
+  return for_each_float_run(
+      out, {&in}, unary_grain(op), [&](const FloatRun& run) {
+        kernels.unary(op, run.in[0], run.out, run.n, p0, p1);
+      });
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/portable/util/elementwise.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
@@ -19,8 +20,6 @@ namespace {
 
 using torch::executor::native::kMaxDims;
 
-// Elements per task, as PyTorch's grain size.
-constexpr int64_t kGrain = 32768;
 // Tile edge of the transposing copy: a 32 x 32 tile of 8-byte elements is
 // 8 KiB read and 8 KiB written, well inside L1.
 constexpr int64_t kTile = 32;
@@ -66,17 +65,20 @@ void copy_rows(const char* in,
   if (rows == 1) {
     // One long run (a dense copy): in pieces, one per task.
     const int64_t bytes = static_cast<int64_t>(row_bytes);
-    const int64_t grain = kGrain * static_cast<int64_t>(element_size);
     ::executorch::extension::parallel_for(
-        0, bytes, grain, [&](int64_t begin, int64_t end) {
-          std::memcpy(out + begin, in + begin, static_cast<size_t>(end - begin));
+        0, bytes, kCopyGrainBytes, [&](int64_t begin, int64_t end) {
+          std::memcpy(
+              out + begin, in + begin, static_cast<size_t>(end - begin));
         });
     return;
   }
   ::executorch::extension::parallel_for(
       0,
       rows,
-      std::max<int64_t>(1, kGrain / std::max<int64_t>(row, 1)),
+      std::max<int64_t>(
+          1,
+          kCopyGrainBytes /
+              std::max<int64_t>(static_cast<int64_t>(row_bytes), 1)),
       [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           int64_t in_offset = 0;
@@ -172,7 +174,9 @@ void copy_tiles(const T* in,
   ::executorch::extension::parallel_for(
       0,
       outer * j_tiles * l_tiles,
-      std::max<int64_t>(1, kGrain / (kTile * kTile)),
+      std::max<int64_t>(
+          1,
+          kCopyGrainBytes / (kTile * kTile * static_cast<int64_t>(sizeof(T)))),
       [&](int64_t begin, int64_t end) {
         for (int64_t u = begin; u < end; ++u) {
           const int64_t lt = u % l_tiles;

@@ -143,8 +143,8 @@ TEST_P(OptimizedKernels, BinaryOpsWithBroadcasting) {
       {{4, 1, 9}, {3, 1}, {}, {4, 3, 9}},
       {{3, 4}, {}, {}, {3, 4}},
       {{0, 5}, {5}, {}, {0, 5}},
-      {{300, 257}, {257}, {}, {300, 257}},      // threaded
-      {{1, 70001}, {1, 70001}, {}, {1, 70001}}, // one long run in pieces
+      {{1500, 257}, {257}, {}, {1500, 257}},       // threaded
+      {{1, 600001}, {1, 600001}, {}, {1, 600001}}, // one long run in pieces
       {{2, 3, 4, 5}, {2, 3, 4, 5}, {0, 2, 3, 1}, {2, 3, 4, 5}},
       {{2, 3, 4, 5}, {3, 1, 1}, {0, 2, 3, 1}, {2, 3, 4, 5}},
   };
@@ -431,7 +431,11 @@ TEST_P(OptimizedKernels, UnaryOps) {
        100},
   };
   for (const std::vector<int32_t>& sizes :
-       {std::vector<int32_t>{3, 1001}, {0, 4}, {}, {2, 3, 4, 5}}) {
+       {std::vector<int32_t>{3, 1001},
+        {3, 100003}, // threaded, math and memory-bound ops alike
+        {0, 4},
+        {},
+        {2, 3, 4, 5}}) {
     for (const auto& [name, optimized, portable, lo, hi] : ops) {
       auto x = rand_tensor(sizes, {}, lo, hi);
       expect_same(
@@ -603,7 +607,7 @@ TEST_P(OptimizedKernels, LayerNorm) {
        std::vector<std::pair<std::vector<int32_t>, std::vector<int64_t>>>{
            {{4, 7, 129}, {129}},
            {{4, 7, 129}, {7, 129}},
-           {{300, 384}, {384}},
+           {{700, 384}, {384}}, // threaded
            {{0, 8}, {8}}}) {
     auto x = rand_tensor(sizes);
     int32_t lane = 1;
@@ -803,11 +807,12 @@ TEST_P(OptimizedKernels, BatchNorm) {
   for (const auto& [sizes, order] :
        std::vector<std::pair<std::vector<int32_t>, std::vector<uint8_t>>>{
            {{2, 5, 7, 9}, {}},
-           {{1, 32, 56, 57}, {}}, // threaded planes
+           {{1, 32, 112, 113}, {}}, // threaded planes
            {{3, 7, 11}, {}},
            {{4, 13}, {}},
            {{2, 5, 7, 9}, {0, 2, 3, 1}}, // channels-last
            {{1, 33, 40, 40}, {0, 2, 3, 1}},
+           {{1, 16, 160, 160}, {0, 2, 3, 1}}, // threaded pixels
            {{0, 5, 3, 3}, {}}}) {
     const int32_t c = sizes[1];
     auto x = rand_tensor(sizes, order);
@@ -890,8 +895,8 @@ TEST_P(OptimizedKernels, PermuteTransposeClone) {
                           std::vector<uint8_t>,
                           std::vector<int64_t>>;
   const std::vector<Case> cases = {
-      {{576, 192}, {}, {1, 0}}, // a linear's weight
-      {{37, 45}, {}, {1, 0}}, // ragged 4 x 4 blocks and tiles
+      {{576, 192}, {}, {1, 0}},      // a linear's weight
+      {{37, 45}, {}, {1, 0}},        // ragged 4 x 4 blocks and tiles
       {{197, 3, 64}, {}, {1, 0, 2}}, // heads: rows stay contiguous
       {{3, 197, 64}, {}, {0, 2, 1}}, // keys transposed for q @ k^T
       {{2, 3, 4, 5}, {}, {3, 1, 0, 2}},
@@ -899,7 +904,9 @@ TEST_P(OptimizedKernels, PermuteTransposeClone) {
       {{2, 5, 7, 3}, {0, 2, 3, 1}, {0, 1, 2, 3}}, // channels-last in
       {{4, 0, 3}, {}, {2, 1, 0}},
       {{}, {}, {}},
-      {{1, 70001}, {}, {0, 1}}, // one long dense copy in pieces
+      {{1, 1100000}, {}, {0, 1}},      // one long dense copy in pieces
+      {{1100, 1000}, {}, {1, 0}},      // threaded tiles (over 1 MiB of bytes)
+      {{1100, 3, 320}, {}, {1, 0, 2}}, // threaded rows
   };
   for (const auto& [sizes, order, perm] : cases) {
     const std::string what = std::to_string(sizes.size()) + "-d " +
@@ -1133,12 +1140,13 @@ TEST_P(OptimizedKernels, SumMean) {
   };
   const std::vector<Case> cases = {
       {{1, 1280, 7, 7}, {}, {-1, -2}, true}, // a global average pool
-      {{16, 128, 77}, {}, {-1}, false}, // rows not a multiple of a vector
-      {{3, 5, 7}, {}, {}, false}, // every dim
+      {{16, 128, 77}, {}, {-1}, false},      // rows not a multiple of a vector
+      {{40, 100, 77}, {}, {-1}, true},       // threaded rows
+      {{3, 5, 7}, {}, {}, false},            // every dim
       {{3, 5, 7}, {}, {0, 1, 2}, true},
-      {{4, 6, 5}, {}, {1}, false}, // an inner dim: portable
+      {{4, 6, 5}, {}, {1}, false},               // an inner dim: portable
       {{2, 3, 4, 5}, {0, 2, 3, 1}, {-1}, false}, // channels-last: portable
-      {{0, 9}, {}, {1}, true}, // no rows
+      {{0, 9}, {}, {1}, true},                   // no rows
       {{3, 0}, {}, {1}, false}, // empty rows: mean's NaN from portable
   };
   for (const Case& c : cases) {
