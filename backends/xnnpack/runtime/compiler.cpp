@@ -432,6 +432,10 @@ Error CompiledGraph::create_operator(Step* step) {
       node.inputs[2] == kNoValue
           ? nullptr
           : static_cast<const float*>(graph.values[node.inputs[2]].constant);
+  // XNN_FLAG_YIELD_WORKERS: the workers sleep after the product, as after
+  // a runtime's last operator (xnn_run_operator honours the operator's
+  // flag), instead of spinning for the next command while the caller runs
+  // the host steps in between.
   const xnn_status status = xnn_create_fully_connected_nc_f32(
       k,
       n,
@@ -441,7 +445,7 @@ Error CompiledGraph::create_operator(Step* step) {
       bias,
       node.output_min,
       node.output_max,
-      node.flags,
+      node.flags | XNN_FLAG_YIELD_WORKERS,
       &step->op);
   ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                            InvalidProgram,
