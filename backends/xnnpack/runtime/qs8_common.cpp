@@ -26,15 +26,11 @@ bool adjusted_bias(const Qs8ConvQuant& quant,
                    size_t n,
                    int64_t filter_sum,
                    size_t products,
-                   UnsignedOperand shifted,
                    int32_t* adjusted) {
-  const bool filter = shifted == UnsignedOperand::kFilter;
-  const int64_t shift = (filter ? 0 : 128) + int64_t(quant.input_zero_point);
+  const int64_t shift = 128 + int64_t(quant.input_zero_point);
   const int64_t value = (bias ? bias[n] : 0) - shift * filter_sum;
-  // Largest sum a kernel adds to it: 255 * 128 per product, and for a
-  // shifted filter a row offset of up to 128 * 128 per product.
-  const int64_t per_product = filter ? 255 * 128 + 128 * 128 : 255 * 128;
-  const int64_t max_sum = per_product * int64_t(products);
+  // Largest sum a kernel adds to it: 255 * 128 per product.
+  const int64_t max_sum = int64_t(255 * 128) * int64_t(products);
   if (std::abs(value) + max_sum > std::numeric_limits<int32_t>::max()) {
     return false;
   }

@@ -21,16 +21,15 @@ using qs8::round_up;
 // What the vector and the portable tile kernels share: where the tile's
 // operands are and how to requantize.
 struct TileArgs {
-  // kTileRows rows of `reduction4` signed activations, `a_stride` apart
-  // (the vector kernel computes them all), and each row's offset: -128
-  // times the sum of its activations.
+  // kTileRows rows of `reduction4` activations, `a_stride` apart (the vector
+  // kernel computes them all), read as they are and shifted to unsigned
+  // (x + 128) as they are multiplied.
   const int8_t* a;
   size_t a_stride;
-  const int32_t* row_offset;
   size_t reduction4;
-  // The filter block of the tile's first channel (unsigned: w + 128); the
-  // next block follows `block_bytes` later.
-  const uint8_t* filter;
+  // The filter block of the tile's first channel; the next block follows
+  // `block_bytes` later.
+  const int8_t* filter;
   size_t block_bytes;
   const int32_t* bias;
   const float* scale;
@@ -45,13 +44,13 @@ void tile_portable(const TileArgs& t) {
   for (size_t r = 0; r < t.rows; ++r) {
     const int8_t* a = t.a + r * t.a_stride;
     for (size_t n = 0; n < t.channels; ++n) {
-      const uint8_t* w =
+      const int8_t* w =
           t.filter + (n / kBlock) * t.block_bytes + (n % kBlock) * 4;
-      int32_t acc = t.bias[n] + t.row_offset[r];
+      int32_t acc = t.bias[n];
       for (size_t k = 0; k < t.reduction4; k += 4) {
-        const uint8_t* wk = w + k * kBlock;
+        const int8_t* wk = w + k * kBlock;
         for (size_t i = 0; i < 4; ++i) {
-          acc += int32_t(wk[i]) * int32_t(a[k + i]);
+          acc += int32_t(wk[i]) * (int32_t(a[k + i]) + 128);
         }
       }
       t.out[r * t.out_stride + n] =
@@ -60,31 +59,22 @@ void tile_portable(const TileArgs& t) {
   }
 }
 
-// A row's offset (TileArgs::row_offset) from its `n` activations.
-int32_t row_offset_portable(const int8_t* a, size_t n) {
-  int32_t sum = 0;
-  for (size_t i = 0; i < n; ++i) {
-    sum += a[i];
-  }
-  return -128 * sum;
-}
-
 #ifdef ET_QS8_HAVE_VNNI
 // kTileRows x (kBlocks * 16) sums, all in registers: per 4 reduction steps,
-// kBlocks filter loads and kTileRows broadcasts feed kTileRows * kBlocks
-// vpdpbusd (the filter is the unsigned operand, the activations the signed
-// one).
+// kBlocks filter loads and kTileRows broadcasts (with the sign bit flipped:
+// the unsigned operand) feed kTileRows * kBlocks vpdpbusd.
 template <size_t kBlocks>
 ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
   __m512i acc[kTileRows][kBlocks];
-#pragma GCC unroll 8
-  for (size_t r = 0; r < kTileRows; ++r) {
 #pragma GCC unroll 2
-    for (size_t b = 0; b < kBlocks; ++b) {
-      acc[r][b] = _mm512_add_epi32(_mm512_loadu_si512(t.bias + b * kBlock),
-                                   _mm512_set1_epi32(t.row_offset[r]));
+  for (size_t b = 0; b < kBlocks; ++b) {
+    const __m512i bias = _mm512_loadu_si512(t.bias + b * kBlock);
+#pragma GCC unroll 8
+    for (size_t r = 0; r < kTileRows; ++r) {
+      acc[r][b] = bias;
     }
   }
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   for (size_t k = 0; k < t.reduction4; k += 4) {
     __m512i w[kBlocks];
 #pragma GCC unroll 2
@@ -95,37 +85,62 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
     for (size_t r = 0; r < kTileRows; ++r) {
       int32_t four;
       std::memcpy(&four, t.a + r * t.a_stride + k, sizeof(four));
-      const __m512i x = _mm512_set1_epi32(four);
+      const __m512i x = _mm512_xor_si512(_mm512_set1_epi32(four), flip);
 #pragma GCC unroll 2
       for (size_t b = 0; b < kBlocks; ++b) {
-        acc[r][b] = kernels::vnni::dpbusd(acc[r][b], w[b], x);
+        acc[r][b] = kernels::vnni::dpbusd(acc[r][b], x, w[b]);
       }
     }
   }
+  // Requantized four vectors at a time: two rows of 32 channels, or four
+  // of 16, which a permutation of the packs' dwords puts in row order.
   const qs8::Requantization16 requantization = qs8::broadcast(t.requantization);
-  for (size_t r = 0; r < t.rows; ++r) {
-    for (size_t b = 0; b < kBlocks && b * kBlock < t.channels; ++b) {
-      const __m128i q = qs8::requantize16(
-          acc[r][b], _mm512_loadu_ps(t.scale + b * kBlock), requantization);
-      _mm_mask_storeu_epi8(
-          t.out + r * t.out_stride + b * kBlock,
-          qs8::first_lanes(std::min(kBlock, t.channels - b * kBlock)),
-          q);
+  __m512 scale[kBlocks];
+  for (size_t b = 0; b < kBlocks; ++b) {
+    scale[b] = _mm512_loadu_ps(t.scale + b * kBlock);
+  }
+  const __m512i order =
+      _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  constexpr size_t kRowsPerPack = 4 / kBlocks;
+  const size_t width = std::min(kBlocks * kBlock, t.channels);
+  for (size_t r = 0; r < kTileRows && r < t.rows; r += kRowsPerPack) {
+    __m512i four[4];
+    __m512 four_scales[4];
+    for (size_t i = 0; i < 4; ++i) {
+      four[i] = acc[r + i / kBlocks][i % kBlocks];
+      four_scales[i] = scale[i % kBlocks];
+    }
+    const __m512i q = _mm512_permutexvar_epi32(
+        order, qs8::requantize64(four, four_scales, requantization));
+    int8_t* out = t.out + r * t.out_stride;
+    const size_t rows = std::min(kRowsPerPack, t.rows - r);
+    if constexpr (kBlocks == 2) {
+      const __mmask32 mask =
+          static_cast<__mmask32>(width == 32 ? ~0u : (1u << width) - 1);
+      _mm256_mask_storeu_epi8(out, mask, _mm512_castsi512_si256(q));
+      if (rows > 1) {
+        _mm256_mask_storeu_epi8(
+            out + t.out_stride, mask, _mm512_extracti64x4_epi64(q, 1));
+      }
+    } else {
+      const __mmask16 mask = qs8::first_lanes(width);
+      _mm_mask_storeu_epi8(out, mask, _mm512_castsi512_si128(q));
+      if (rows > 1) {
+        _mm_mask_storeu_epi8(
+            out + t.out_stride, mask, _mm512_extracti32x4_epi32(q, 1));
+      }
+      if (rows > 2) {
+        _mm_mask_storeu_epi8(
+            out + 2 * t.out_stride, mask, _mm512_extracti32x4_epi32(q, 2));
+      }
+      if (rows > 3) {
+        _mm_mask_storeu_epi8(
+            out + 3 * t.out_stride, mask, _mm512_extracti32x4_epi32(q, 3));
+      }
     }
   }
 }
 
-// row_offset_portable, 64 activations at a time.
-ET_QS8_VNNI_TARGET int32_t row_offset_vnni(const int8_t* a, size_t n) {
-  const __m512i ones = _mm512_set1_epi8(1);
-  __m512i sum = _mm512_setzero_si512();
-  for (size_t i = 0; i < n; i += 64) {
-    const __m512i x = _mm512_maskz_loadu_epi8(
-        n - i >= 64 ? ~__mmask64(0) : (__mmask64(1) << (n - i)) - 1, a + i);
-    sum = _mm512_dpbusd_epi32(sum, ones, x);
-  }
-  return -128 * _mm512_reduce_add_epi32(sum);
-}
 #endif
 
 } // namespace
@@ -180,20 +195,13 @@ bool Qs8Conv::init(const Qs8ConvShape& shape,
   scale_.assign(channels, 0.0f);
   for (size_t n = 0; n < shape.out_channels; ++n) {
     const int8_t* row = filter + n * reduction_;
-    uint8_t* block = packed_.data() + (n / kBlock) * block_bytes;
+    int8_t* block = packed_.data() + (n / kBlock) * block_bytes;
     int64_t sum = 0;
     for (size_t k = 0; k < reduction_; ++k) {
-      block[(k / 4) * kBlock * 4 + (n % kBlock) * 4 + k % 4] =
-          static_cast<uint8_t>(row[k]) ^ 0x80;
+      block[(k / 4) * kBlock * 4 + (n % kBlock) * 4 + k % 4] = row[k];
       sum += row[k];
     }
-    if (!qs8::adjusted_bias(quant,
-                            bias,
-                            n,
-                            sum,
-                            reduction4_,
-                            qs8::UnsignedOperand::kFilter,
-                            &bias_[n])) {
+    if (!qs8::adjusted_bias(quant, bias, n, sum, reduction_, &bias_[n])) {
       return false;
     }
     scale_[n] = qs8::channel_scale(quant, n);
@@ -298,22 +306,11 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
     a = buffer;
     stride = reduction4;
   }
-  int32_t row_offset[kTileRows] = {};
-  for (size_t i = 0; i < rows; ++i) {
-#ifdef ET_QS8_HAVE_VNNI
-    if (task.vnni) {
-      row_offset[i] = row_offset_vnni(a + i * stride, conv.reduction_);
-      continue;
-    }
-#endif
-    row_offset[i] = row_offset_portable(a + i * stride, conv.reduction_);
-  }
   const size_t channels = conv.shape_.out_channels;
   const size_t block_bytes = reduction4 * kBlock;
   TileArgs t;
   t.a = a;
   t.a_stride = stride;
-  t.row_offset = row_offset;
   t.reduction4 = reduction4;
   t.block_bytes = block_bytes;
   t.requantization = conv.requantization_;

@@ -13,11 +13,11 @@
 // portable loop below, which exists for other CPUs' tests and as the
 // reference the vector kernel matches bit for bit.
 //
-// Arithmetic (the unsigned filter, the bias and the per-row offset that
-// absorb its shift, padding, requantization): qs8_common.h. The activations
-// are the signed operand as they are, so the kernel reads 1x1 windows in the
-// input itself (a tile of 8 output pixels at a time, when they are evenly
-// spaced in it); other windows are copied (im2col) a tile at a time.
+// Arithmetic (activations shifted to unsigned as they are broadcast, the
+// bias that absorbs the shift, padding, requantization): qs8_common.h. The
+// kernel reads 1x1 windows in the input itself (a tile of 8 output pixels at
+// a time, when they are evenly spaced in it); other windows are copied
+// (im2col) a tile at a time.
 
 #include <cstddef>
 #include <cstdint>
@@ -79,10 +79,9 @@ class Qs8Conv {
   // A 1x1 kernel over channels in multiples of 4: rows can be read in the
   // input.
   bool pointwise_ = false;
-  // Filter in blocks of 16 output channels, unsigned (w + 128): block j
-  // holds, for each group of 4 reduction steps, 16 channels x 4 bytes (zero
-  // past the ends).
-  std::vector<uint8_t> packed_;
+  // Filter in blocks of 16 output channels: block j holds, for each group
+  // of 4 reduction steps, 16 channels x 4 bytes (zero past the ends).
+  std::vector<int8_t> packed_;
   // Per output channel (padded to 16): the adjusted bias and the
   // requantization scale.
   std::vector<int32_t> bias_;

@@ -237,7 +237,6 @@ bool Qs8DwConv::init(const Qs8ConvShape& shape,
                             c,
                             sum,
                             taps,
-                            qs8::UnsignedOperand::kActivations,
                             &bias_[c])) {
       return false;
     }

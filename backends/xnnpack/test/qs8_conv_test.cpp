@@ -168,6 +168,10 @@ INSTANTIATE_TEST_SUITE_P(
         // 1x1 with padding: the border rows are copied, the rest read in
         // place.
         Case{"k1_pad1_ic8_oc16", shape(1, 1, 1, 1, 8, 16), 1, 4, 3},
+        // 1x1 over 16 channels into 40 (a pair of blocks, then half of
+        // one), 25 pixels: the last tile is one row (an odd one of a pair
+        // of rows requantized together, and one of four).
+        Case{"k1_ic16_oc40", shape(1, 1, 1, 0, 16, 40), 1, 5, 5},
         // 1x1 over 6 channels (not a multiple of 4): copied rows.
         Case{"k1_ic6_oc17", shape(1, 1, 1, 0, 6, 17), 1, 3, 5},
         Case{"k3_stride2_dilation2_pad2_ic5_oc33",
@@ -209,7 +213,7 @@ TEST(Qs8ConvRoundingTest, TiesRoundToEven) {
 
 // The extreme bytes over the longest reduction: every product
 // (x - zero point) * w at its largest (-255 * -128), so the largest sums
-// and row offsets (of the shifted filter) the kernel can meet, requantized
+// (and adjusted biases) the kernel can meet, requantized
 // inside the output range so that any error in them shows.
 TEST(Qs8ConvRangeTest, LongestReductionOfExtremeBytes) {
   const size_t k = Qs8Conv::kMaxReduction;
@@ -254,6 +258,44 @@ TEST(Qs8ConvRangeTest, LongestReductionOfExtremeBytes) {
       EXPECT_EQ(got, want) << (vnni ? "vnni" : "portable") << ", pattern "
                            << pattern;
     }
+  }
+}
+
+// Sums whose scaled values are far outside int32 (cvtps2dq's range) land
+// on the clamp bounds, as in the scalar requantization.
+TEST(Qs8ConvRangeTest, ScaledSumsBeyondInt32Saturate) {
+  const Qs8ConvShape s = shape(1, 1, 1, 0, 4, 20);
+  std::vector<int8_t> filter(20 * 4);
+  std::vector<int32_t> bias(20);
+  for (size_t n = 0; n < 20; ++n) {
+    for (size_t k = 0; k < 4; ++k) {
+      filter[n * 4 + k] = n % 2 ? 127 : -128;
+    }
+    bias[n] = n % 3 == 0 ? 0 : 1000;
+  }
+  const std::vector<float> scales(20, 1.0f);
+  Qs8ConvQuant q;
+  q.input_zero_point = -128;
+  q.filter_scales = scales.data();
+  q.output_scale = 1e-9f;
+  q.output_zero_point = 5;
+  q.output_min = -90;
+  q.output_max = 110;
+  const int8_t in[4] = {127, 127, 127, 127};
+  std::vector<int8_t> want(20);
+  for (size_t n = 0; n < 20; ++n) {
+    // (255 * 4 * w + bias) * 1e9 is about +-1.3e14: the sign of w decides.
+    want[n] = n % 2 ? 110 : -90;
+  }
+  Qs8Conv conv;
+  ASSERT_TRUE(conv.init(s, q, filter.data(), bias.data()));
+  for (bool vnni : {false, true}) {
+    if (vnni && !qs8::vnni_available()) {
+      continue;
+    }
+    std::vector<int8_t> got(20);
+    conv.run(in, 1, 1, 1, got.data(), 1, 1, nullptr, vnni);
+    EXPECT_EQ(got, want) << (vnni ? "vnni" : "portable");
   }
 }
 

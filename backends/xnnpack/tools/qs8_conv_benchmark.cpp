@@ -1,17 +1,19 @@
-// qs8_conv_benchmark: speed of the host int8 one-group convolution
-// (runtime/qs8_conv.h) on the one-group convolutions of two models at
-// 224x224: MobileNetV2 (the stem, then each block's 1x1 expansion and
-// projection, and the last 1x1) and ResNet-18 (the stem, the 3x3s and the
-// 1x1 downsamplings), with random weights and inputs.
+// qs8_conv_benchmark: speed of the host int8 convolutions (runtime/qs8_conv.h:
+// one group; runtime/qs8_dwconv.h: depthwise) on the convolutions of two
+// models at 224x224: MobileNetV2 (the stem, then each block's 1x1
+// expansion, 3x3 depthwise and 1x1 projection, and the last 1x1) and
+// ResNet-18 (the stem, the 3x3s and the 1x1 downsamplings), with random
+// weights and inputs.
 //
-//   qs8_conv_benchmark [--quick] [--portable]
+//   qs8_conv_benchmark [--quick] [--portable] [--layers]
 //
 // Per model: milliseconds of this thread's CPU time per forward of those
 // convolutions on one thread (the sum over convolutions of the best of
 // several runs each; a shared machine's waits do not count), split into
-// 1x1 and other windows, and the multiply-adds per second. Uses the VNNI
-// kernel where the CPU has it (--portable: the portable loop). A benchmark,
-// not a test (its smoke run checks that it reports).
+// 1x1, depthwise and other windows, and the multiply-adds per second.
+// --layers also lists each convolution's time. Uses the VNNI kernels where
+// the CPU has them (--portable: the portable loops). A benchmark, not a
+// test (its smoke run checks that it reports).
 
 #include <algorithm>
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
+#include <executorch/backends/xnnpack/runtime/qs8_dwconv.h>
 
 namespace xnn = executorch::backends::xnnpack;
 
@@ -29,6 +32,7 @@ namespace {
 
 struct Conv {
   size_t kernel, stride, in_channels, out_channels, in_size;
+  bool depthwise = false;
 };
 
 size_t out_size(const Conv& c) {
@@ -53,8 +57,9 @@ std::vector<Conv> mobilenet_v2() {
       if (b[0] != 1) {
         convs.push_back({1, 1, channels, hidden, size});
       }
-      // The depthwise convolution (qs8_dwconv.h) strides.
-      size = i == 0 ? (size + b[3] - 1) / b[3] : size;
+      const size_t stride = i == 0 ? b[3] : 1;
+      convs.push_back({3, stride, hidden, hidden, size, true});
+      size = (size + stride - 1) / stride;
       convs.push_back({1, 1, hidden, b[1], size});
       channels = b[1];
     }
@@ -87,7 +92,9 @@ double thread_seconds() {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// The best of `repeats` runs of `c`, in seconds of this thread's CPU time.
+// The best of `repeats` runs of `c` on `Kernel`, in seconds of this thread's
+// CPU time.
+template <typename Kernel>
 double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
   xnn::Qs8ConvShape shape;
   shape.kernel_h = shape.kernel_w = c.kernel;
@@ -96,8 +103,9 @@ double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
   shape.in_channels = c.in_channels;
   shape.out_channels = c.out_channels;
   std::uniform_int_distribution<int> byte(-128, 127);
+  // Depthwise filters are [kernel, kernel, channels].
   std::vector<int8_t> filter(c.out_channels * c.kernel * c.kernel *
-                             c.in_channels);
+                             (c.depthwise ? 1 : c.in_channels));
   for (auto& v : filter) {
     v = static_cast<int8_t>(byte(rng));
   }
@@ -107,7 +115,7 @@ double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
   quant.input_zero_point = -3;
   quant.filter_scales = scales.data();
   quant.output_scale = 0.05f;
-  xnn::Qs8Conv conv;
+  Kernel conv;
   if (!conv.init(shape, quant, filter.data(), nullptr)) {
     std::fprintf(
         stderr, "init refused a %zux%zu convolution\n", c.kernel, c.kernel);
@@ -132,23 +140,42 @@ double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
 void report(const char* name,
             const std::vector<Conv>& convs,
             bool vnni,
-            int repeats) {
+            int repeats,
+            bool layers) {
   std::mt19937 rng(1);
-  double pointwise = 0, other = 0, macs = 0;
+  double pointwise = 0, depthwise = 0, other = 0, macs = 0;
   for (const Conv& c : convs) {
-    const double s = time_conv(c, vnni, repeats, rng);
-    (c.kernel == 1 ? pointwise : other) += s;
+    const double s = c.depthwise
+                         ? time_conv<xnn::Qs8DwConv>(c, vnni, repeats, rng)
+                         : time_conv<xnn::Qs8Conv>(c, vnni, repeats, rng);
+    (c.depthwise ? depthwise : c.kernel == 1 ? pointwise : other) += s;
     const double o = static_cast<double>(out_size(c));
-    macs += o * o * c.out_channels * c.kernel * c.kernel * c.in_channels;
+    const double m = o * o * c.out_channels * c.kernel * c.kernel *
+                     (c.depthwise ? 1 : c.in_channels);
+    macs += m;
+    if (layers) {
+      std::printf(
+          "  %zux%zu%s /%zu %4zu -> %4zu at %3zu: %7.1f us, %5.1f G/s\n",
+          c.kernel,
+          c.kernel,
+          c.depthwise ? " dw" : "   ",
+          c.stride,
+          c.in_channels,
+          c.out_channels,
+          c.in_size,
+          s * 1e6,
+          m / s * 1e-9);
+    }
   }
-  const double total = pointwise + other;
+  const double total = pointwise + depthwise + other;
   std::printf(
-      "%-13s %-8s %8.3f ms (1x1 %.3f, other %.3f), %.1f G "
+      "%-13s %-8s %8.3f ms (1x1 %.3f, depthwise %.3f, other %.3f), %.1f G "
       "multiply-adds/s\n",
       name,
       vnni ? "vnni" : "portable",
       total * 1e3,
       pointwise * 1e3,
+      depthwise * 1e3,
       other * 1e3,
       macs / total * 1e-9);
 }
@@ -156,14 +183,17 @@ void report(const char* name,
 } // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, portable = false;
+  bool quick = false, portable = false, layers = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--portable") == 0) {
       portable = true;
+    } else if (std::strcmp(argv[i], "--layers") == 0) {
+      layers = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--portable]\n", argv[0]);
+      std::fprintf(
+          stderr, "usage: %s [--quick] [--portable] [--layers]\n", argv[0]);
       return 2;
     }
   }
@@ -173,7 +203,7 @@ int main(int argc, char** argv) {
       "# this thread's CPU ms per forward (best of %d per "
       "convolution)\n",
       repeats);
-  report("mobilenet_v2", mobilenet_v2(), vnni, repeats);
-  report("resnet18", resnet18(), vnni, repeats);
+  report("mobilenet_v2", mobilenet_v2(), vnni, repeats, layers);
+  report("resnet18", resnet18(), vnni, repeats, layers);
   return 0;
 }
