@@ -69,8 +69,17 @@ class Qs8Conv {
   const int8_t* tile_in_input(const Task& task,
                               size_t first,
                               size_t* stride) const;
-  // Writes the im2col row of output pixel `p` (reduction4_ bytes) to `dst`.
-  void im2col_row(const Task& task, const Pixel& p, int8_t* dst) const;
+  // Writes the im2col rows of output pixels [first, first + rows)
+  // (reduction4_ bytes each) to `dst`, moving bytes with `Bytes` (copy and
+  // fill: library calls, or AVX-512 masked moves).
+  template <typename Bytes>
+  void im2col(const Task& task, size_t first, size_t rows, int8_t* dst) const;
+  // im2col with masked moves (the VNNI kernel's).
+  static void im2col_vnni(const Qs8Conv& conv,
+                          const Task& task,
+                          size_t first,
+                          size_t rows,
+                          int8_t* dst);
 
   Qs8ConvShape shape_;
   // kernel_h * kernel_w * in_channels, and that rounded up to 4.

@@ -179,6 +179,9 @@ INSTANTIATE_TEST_SUITE_P(
              1,
              11,
              9},
+        // Window rows of 72 bytes (3 pixels of 24 channels): copied and
+        // padded in runs longer than one masked move.
+        Case{"k3_pad1_ic24_oc16", shape(3, 1, 1, 1, 24, 16), 1, 5, 6},
         // ResNet's stem.
         Case{"k7_stride2_pad3_ic3_oc64", shape(7, 2, 1, 3, 3, 64), 1, 20, 20}),
     [](const ::testing::TestParamInfo<Case>& info) {
