@@ -229,6 +229,37 @@ ET_VNNI inline __m128 sum_each(const __m512 (&v)[4]) {
 // 768-wide 4-bit row, on the 8da4w decode linears; thread CPU time).
 constexpr int64_t kPrefetchBytes = 8192;
 
+// Whether the n scales at `scales` are finite and > 0 and the n 4-bit
+// zero points at `zero_points` (if not null) within [-8, 7].
+ET_VNNI bool tables_valid(const float* scales,
+                          const int8_t* zero_points,
+                          int64_t n) {
+  const __m512 largest = _mm512_set1_ps(std::numeric_limits<float>::max());
+  const __m512i zp_min = _mm512_set1_epi8(-8);
+  const __m512i zp_max = _mm512_set1_epi8(7);
+  __mmask16 bad = 0;
+  __mmask64 bad_zp = 0;
+  for (int64_t i = 0; i < n; i += kLanes) {
+    const __mmask16 mask = n - i >= kLanes
+                               ? static_cast<__mmask16>(0xFFFF)
+                               : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 v = _mm512_maskz_loadu_ps(mask, scales + i);
+    // NaN fails both comparisons.
+    bad |= mask & ~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ) &
+                    _mm512_cmp_ps_mask(v, largest, _CMP_LE_OQ));
+  }
+  if (zero_points != nullptr) {
+    for (int64_t i = 0; i < n; i += 64) {
+      const __mmask64 mask =
+          n - i >= 64 ? ~__mmask64{0} : (__mmask64{1} << (n - i)) - 1;
+      const __m512i v = _mm512_maskz_loadu_epi8(mask, zero_points + i);
+      bad_zp |= _mm512_mask_cmp_epi8_mask(mask, v, zp_min, _MM_CMPINT_LT) |
+                _mm512_mask_cmp_epi8_mask(mask, v, zp_max, _MM_CMPINT_NLE);
+    }
+  }
+  return bad == 0 && bad_zp == 0;
+}
+
 // What a GEMV call's inner loop depends on, fixed per call so that each
 // combination compiles to a loop without branches (and with the tile's
 // sums in registers).
@@ -244,11 +275,13 @@ struct GemvFormat {
 // share the input's loads. Per lane, vpdpbusd sums xq * q, then q times
 // -x_zp (two halves of 64 when x_zp is -128, whose negation is no int8);
 // the lane starts from -(8 or 128) * sum (xq - x_zp), and the weight's
-// zero points, if any, take out zp * sum (xq - x_zp). Checks each scale
-// (finite, > 0) and 4-bit zero point (within [-8, 7]) in the registers
-// that carry it (every entry of the rows' tables is in some chunk's
-// vector): false if one is invalid. A pass of its own over the tables,
-// the first to read them from memory, was 6-7% of an 8da4w decode step.
+// zero points, if any, take out zp * sum (xq - x_zp). First checks the
+// tile's scales (finite, > 0) and 4-bit zero points (within [-8, 7]),
+// which lie side by side in the tables: false if one is invalid. (A pass
+// of its own over all the tables before the GEMV, the first to read them
+// from memory, was 6-7% of an 8da4w decode step; checking each chunk's
+// scale in the loop cost three vector instructions of ~16 per 64 weight
+// bytes and row.)
 template <int kRows,
           bool kFourBit,
           bool kSplit,
@@ -269,10 +302,12 @@ ET_VNNI bool gemv_tile(const Geometry& g,
       _mm512_set1_epi8(static_cast<char>(kSplit ? 64 : -x.zero_points[m]));
   const __m512i nibble = _mm512_set1_epi8(0x0F);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
-  const __m512 largest = _mm512_set1_ps(std::numeric_limits<float>::max());
-  const __m512i zp_min = _mm512_set1_epi32(-8);
-  const __m512i zp_max = _mm512_set1_epi32(7);
-  __mmask16 valid = 0xFFFF;
+  if (!tables_valid(
+          w.scales + n0 * g.groups,
+          kZeroPoints && kFourBit ? w.zero_points + n0 * g.groups : nullptr,
+          kRows * g.groups)) {
+    return false;
+  }
   const int64_t tail_bytes = g.row_stride - (g.chunks - 1) * 64;
   const __mmask64 tail_mask =
       tail_bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << tail_bytes) - 1;
@@ -332,10 +367,6 @@ ET_VNNI bool gemv_tile(const Geometry& g,
         acc = _mm512_sub_epi32(
             acc,
             _mm512_mullo_epi32(zp, _mm512_load_si512(unit_sums + c * kLanes)));
-        if constexpr (kFourBit) {
-          valid &= _mm512_cmp_epi32_mask(zp, zp_min, _MM_CMPINT_NLT) &
-                   _mm512_cmp_epi32_mask(zp, zp_max, _MM_CMPINT_LE);
-        }
       }
       const __m512 scale =
           kOneGroup
@@ -343,9 +374,6 @@ ET_VNNI bool gemv_tile(const Geometry& g,
               : _mm512_permutexvar_ps(
                     lane_group,
                     _mm512_maskz_loadu_ps(group_mask, scales[r] + first_group));
-      // NaN fails both comparisons.
-      valid &= _mm512_cmp_ps_mask(scale, _mm512_setzero_ps(), _CMP_GT_OQ) &
-               _mm512_cmp_ps_mask(scale, largest, _CMP_LE_OQ);
       total[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc), scale, total[r]);
     }
   }
@@ -362,7 +390,7 @@ ET_VNNI bool gemv_tile(const Geometry& g,
              (bias != nullptr ? bias[n] : 0.f);
     }
   }
-  return valid == 0xFFFF;
+  return true;
 }
 
 constexpr int kGemvRows = 4;

@@ -455,8 +455,10 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
 // The linears check the scales and zero points block by block as they read
 // them: a bad entry in the first or the last output feature (past the
 // GEMV's first 64-feature block, the GEMM's first panel pair, the portable
-// loops' first row block) fails the call on every loop kind, for one
-// input row (GEMV) and five (GEMM).
+// loops' first row block), or in the second or third output feature of one
+// of the GEMV's 4-row tiles (each tile checks its rows' tables, its first
+// row's to its last's), fails the call on every loop kind, for one input
+// row (GEMV) and five (GEMM).
 TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
   // Groups smaller than a 128-value chunk, with zero points and without;
   // 8da4w's layout (a group per chunk, no zero points), with zero points,
@@ -483,7 +485,12 @@ TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
       TestTensor out(ScalarType::Float,
                      {static_cast<int32_t>(m), static_cast<int32_t>(c.rows)},
                      zeros(m * c.rows));
-      for (int64_t at : {int64_t{0}, groups / 2 + 1, groups - 1}) {
+      const int64_t per_row = c.cols / c.group;
+      for (int64_t at : {int64_t{0},
+                         5 * per_row + per_row - 1,
+                         66 * per_row + per_row / 2,
+                         groups / 2 + 1,
+                         groups - 1}) {
         // A scale (NaN, 0, < 0, infinite), or a zero point (above, below
         // the 4-bit range).
         for (int bad = 0; bad < (c.zero_points && c.bits == 4 ? 6 : 4); ++bad) {
