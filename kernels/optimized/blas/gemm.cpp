@@ -355,7 +355,9 @@ bool sgemm(int64_t m,
   scratch_bytes -= static_cast<size_t>(reinterpret_cast<char*>(base) -
                                        static_cast<char*>(scratch));
   // Tiles: a column block each (all rows: B is packed once), more when
-  // threads would idle.
+  // threads would idle, and as many per thread: a count the threads do not
+  // divide (MiniLM's 1152 or 1536 columns in 3 blocks of 512) takes
+  // narrower column blocks up to the next multiple.
   const int64_t macs = m * n * std::max<int64_t>(k, 1);
   const int64_t max_chunks =
       static_cast<int64_t>(scratch_bytes / sizeof(float) /
@@ -365,6 +367,8 @@ bool sgemm(int64_t m,
                         std::min({::executorch::extension::get_thread_count(),
                                   max_chunks,
                                   macs / kMinMacsPerThread}));
+  const int64_t row_panels = ceil_div(m, s.gemm_mr);
+  const int64_t col_panels = ceil_div(n, s.gemm_nr);
   int64_t m_tiles = 1;
   int64_t n_tiles = ceil_div(n, p.blocking.nc);
   while (m_tiles * n_tiles < threads) {
@@ -379,12 +383,17 @@ bool sgemm(int64_t m,
       break;
     }
   }
-  // Tile boundaries on multiples of MR / NR, so only the last is ragged.
-  const int64_t tile_rows = round_up(ceil_div(m, m_tiles), s.gemm_mr);
-  const int64_t tile_cols = round_up(ceil_div(n, n_tiles), s.gemm_nr);
-  m_tiles = ceil_div(m, tile_rows);
-  n_tiles = ceil_div(n, tile_cols);
+  if (m_tiles * n_tiles % threads != 0 &&
+      round_up(n_tiles, threads) <= col_panels) {
+    n_tiles = round_up(n_tiles, threads);
+  }
+  // Tile boundaries on multiples of MR / NR, the panels spread evenly:
+  // tiles differ by at most one panel, the last (possibly ragged) tile is
+  // among the smaller ones, and none is wider than the blocking's nc.
   const int64_t tiles = m_tiles * n_tiles;
+  const auto first_panel = [](int64_t tile, int64_t tiles, int64_t panels) {
+    return ceil_div(panels * tile, tiles);
+  };
   ::executorch::extension::parallel_for(
       0, tiles, ceil_div(tiles, threads), [&](int64_t begin, int64_t end) {
         float* chunk = base + ::executorch::extension::get_thread_num() *
@@ -393,15 +402,15 @@ bool sgemm(int64_t m,
         float* packed_b =
             chunk + round_up(p.blocking.mc * p.blocking.kc, kAlignFloats);
         for (int64_t t = begin; t < end; ++t) {
-          const int64_t m0 = t / n_tiles * tile_rows;
-          const int64_t n0 = t % n_tiles * tile_cols;
-          run_tile(p,
-                   m0,
-                   std::min(tile_rows, m - m0),
-                   n0,
-                   std::min(tile_cols, n - n0),
-                   packed_a,
-                   packed_b);
+          const int64_t mt = t / n_tiles;
+          const int64_t nt = t % n_tiles;
+          const int64_t m0 = first_panel(mt, m_tiles, row_panels) * s.gemm_mr;
+          const int64_t m1 =
+              std::min(m, first_panel(mt + 1, m_tiles, row_panels) * s.gemm_mr);
+          const int64_t n0 = first_panel(nt, n_tiles, col_panels) * s.gemm_nr;
+          const int64_t n1 =
+              std::min(n, first_panel(nt + 1, n_tiles, col_panels) * s.gemm_nr);
+          run_tile(p, m0, m1 - m0, n0, n1 - n0, packed_a, packed_b);
         }
       });
   return true;

@@ -6,8 +6,10 @@
 // im2col matrix of an image (a convolution as one GEMM, without the im2col
 // buffer). C is row-major with row stride ldc.
 //
-// How: C is cut into tiles (at most kMc rows by kNc columns); a tile is
-// one task of parallel_for on the process-wide pool. For each kKc-deep
+// How: C is cut into tiles (blocks of at most kNc columns over all rows,
+// or over a share of the rows when threads would idle; narrower blocks
+// when the threads do not divide their count); a tile is one task of
+// parallel_for on the process-wide pool. For each kKc-deep
 // slice of K a task packs its A rows and B columns into panels (scratch)
 // and runs the microkernel of the chosen instruction set (simd/isa.h)
 // over them. Scratch comes from the caller: sgemm_scratch_bytes() says how

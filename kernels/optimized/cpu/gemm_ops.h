@@ -22,8 +22,10 @@ namespace optimized {
 // c[i] = epilogue(a[i] @ b[i]) for i < batches: a[i] is the m x k matrix
 // `a` moved by i * a_batch_stride floats, b[i] likewise (k x n), c[i] the
 // row-major m x n matrix at c + i * m * n. Threaded: small products one per
-// task, large ones split inside. Scratch comes from cpu/scratch.h. Returns
-// false when scratch memory ran out (c is then incomplete).
+// task (each cut into row blocks when the threads do not divide the
+// batches), a single large one split inside the GEMM. Scratch comes from
+// cpu/scratch.h. Returns false when scratch memory ran out (c is then
+// incomplete).
 bool batch_matmul_float(int64_t batches,
                         int64_t m,
                         int64_t n,

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <numeric>
 
 #include <executorch/kernels/optimized/blas/gemm.h>
 #include <executorch/kernels/optimized/cpu/float_runs.h>
 #include <executorch/kernels/optimized/cpu/gemm_ops.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
+#include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
@@ -54,29 +56,51 @@ bool batch_matmul_float(int64_t batches,
                         float* c,
                         const GemmEpilogue& epilogue) {
   const size_t scratch_bytes = sgemm_scratch_bytes(m, n, k);
-  const int64_t macs_per_batch = std::max<int64_t>(m * n * k, 1);
+  // Batches run one per task (several when small; a nested parallel_for
+  // runs inline), a single product threads inside the GEMM. When the
+  // threads do not divide the batches (ViT-tiny's 3 heads at 2 threads),
+  // each batch's rows are cut into `parts` MR-aligned blocks, so that the
+  // tasks divide evenly.
+  const int64_t threads = ::executorch::extension::get_thread_count();
+  const int64_t mr = simd().gemm_mr;
+  const int64_t row_panels = (m + mr - 1) / mr;
+  int64_t parts = 1;
+  if (batches > 1 && row_panels > 1) {
+    parts = std::min(threads / std::gcd(batches, threads), row_panels);
+  }
+  // The first blocks take the extra panels, the last the ragged one.
+  const auto first_row = [&](int64_t part) {
+    return std::min(m, (row_panels * part + parts - 1) / parts * mr);
+  };
+  const int64_t macs_per_task = std::max<int64_t>(m * n * k / parts, 1);
   std::atomic<bool> ok{true};
-  // Small matrices (attention heads) run one batch per task; large ones
-  // thread inside the GEMM (a nested parallel_for runs inline).
   ::executorch::extension::parallel_for(
       0,
-      batches,
-      std::max<int64_t>(1, kBatchGrainMacs / macs_per_batch),
+      batches * parts,
+      std::max<int64_t>(1, kBatchGrainMacs / macs_per_task),
       [&](int64_t begin, int64_t end) {
         void* scratch = thread_scratch(scratch_bytes);
-        for (int64_t i = begin; i < end; ++i) {
+        for (int64_t t = begin; t < end; ++t) {
+          const int64_t i = t / parts;
+          const int64_t part = t % parts;
+          const int64_t row0 = first_row(part);
+          const int64_t row1 = first_row(part + 1);
           MatrixView ai = a;
           MatrixView bi = b;
-          ai.data += i * a_batch_stride;
+          ai.data += i * a_batch_stride + row0 * a.row_stride;
           bi.data += i * b_batch_stride;
-          if (!sgemm(m,
+          GemmEpilogue rows_epilogue = epilogue;
+          if (epilogue.bias != nullptr) {
+            rows_epilogue.bias += row0 * epilogue.bias_row_stride;
+          }
+          if (!sgemm(row1 - row0,
                      n,
                      k,
                      ai,
                      GemmB::matrix_of(bi),
-                     c + i * m * n,
+                     c + i * m * n + row0 * n,
                      n,
-                     epilogue,
+                     rows_epilogue,
                      scratch,
                      scratch_bytes)) {
             ok = false;

@@ -9,6 +9,7 @@
 // cancel, so matrix products and convolutions allow atol 1e-3 on results
 // of magnitude up to ~100.
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <executorch/extension/threadpool/threadpool.h>
+#include <executorch/kernels/optimized/cpu/gemm_ops.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/test/test_tensor.h>
 #include <optimized/optimized_native_cpu_ops_lib/NativeFunctions.h>
@@ -482,12 +484,15 @@ std::vector<float> column_major(const std::vector<float>& row_major,
 TEST_P(OptimizedKernels, MatrixProducts) {
   // 300 x 260 x 530: a tile of 3 row blocks (144, 144, 12) against each
   // packed B block, 2 column tiles (the second ragged), 2 depth slices.
+  // 20 x 300 x 1100: fewer rows than a row block, 3 column blocks of at
+  // most 512 that 2 threads split into 4 (N not a multiple of NR).
   for (const auto& [m, k, n] :
        std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1},
                                                           {7, 13, 5},
                                                           {64, 300, 70},
                                                           {150, 520, 130},
                                                           {300, 260, 530},
+                                                          {20, 300, 1100},
                                                           {3, 0, 4},
                                                           {0, 5, 3}}) {
     const std::string shape =
@@ -550,7 +555,12 @@ TEST_P(OptimizedKernels, MatrixProducts) {
   }
   for (const auto& [batch, m, k, n] :
        std::vector<std::tuple<int32_t, int32_t, int32_t, int32_t>>{
-           {12, 33, 17, 29}, {3, 128, 64, 128}, {1, 5, 7, 3}, {0, 2, 2, 2}}) {
+           {12, 33, 17, 29},
+           {3, 128, 64, 128},
+           {3, 197, 64, 197}, // 2 threads split each batch's rows
+           {5, 7, 300, 1000}, // ... into 2 blocks of MR and a ragged one
+           {1, 5, 7, 3},
+           {0, 2, 2, 2}}) {
     auto a = rand_tensor({batch, m, k});
     auto b = rand_tensor({batch, k, n});
     expect_same(
@@ -562,6 +572,57 @@ TEST_P(OptimizedKernels, MatrixProducts) {
         "bmm " + std::to_string(batch),
         1e-3f);
   }
+}
+
+// batch_matmul_float with a [m, n] bias, alpha and a clamp, on 3 batches
+// whose rows 2 threads split (each block's bias rows follow it), against
+// a product in double.
+TEST_P(OptimizedKernels, BatchMatmulWithEpilogue) {
+  const int64_t batches = 3, m = 45, k = 300, n = 200;
+  const auto a = random_values(batches * m * k);
+  const auto b = random_values(batches * k * n);
+  const auto bias = random_values(m * n);
+  opt::GemmEpilogue epilogue;
+  epilogue.alpha = 0.5f;
+  epilogue.bias = bias.data();
+  epilogue.bias_row_stride = n;
+  epilogue.bias_col_stride = 1;
+  epilogue.bias_scale = 2.0f;
+  epilogue.min = -40.0f;
+  epilogue.max = 40.0f;
+  std::vector<float> c(batches * m * n, NAN);
+  ASSERT_TRUE(opt::batch_matmul_float(batches,
+                                      m,
+                                      n,
+                                      k,
+                                      opt::MatrixView{a.data(), k, 1},
+                                      m * k,
+                                      opt::MatrixView{b.data(), n, 1},
+                                      k * n,
+                                      c.data(),
+                                      epilogue));
+  size_t bad = 0;
+  for (int64_t batch = 0; batch < batches; ++batch) {
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float* a_row = a.data() + (batch * m + i) * k;
+        const float* b_col = b.data() + batch * k * n + j;
+        double sum = 0.0;
+        for (int64_t p = 0; p < k; ++p) {
+          sum += static_cast<double>(a_row[p]) * b_col[p * n];
+        }
+        const double want =
+            std::clamp(0.5 * sum + 2.0 * bias[i * n + j], -40.0, 40.0);
+        const float got = c[(batch * m + i) * n + j];
+        if (!(std::fabs(got - want) <= 1e-3 + 1e-4 * std::fabs(want)) &&
+            ++bad <= 3) {
+          ADD_FAILURE() << "batch " << batch << " [" << i << ", " << j
+                        << "]: " << got << ", want " << want;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u);
 }
 
 TEST_P(OptimizedKernels, MatrixProductsReportBadShapes) {
