@@ -411,7 +411,10 @@ Error CompiledGraph::create_runtime(Step* step, pthreadpool_t pool) {
   // runs on the calling thread, and a spinning worker would compete with it
   // for a core.
   status = xnn_create_runtime_v2(
-      subgraph.get(), pool, XNN_FLAG_YIELD_WORKERS, &step->runtime);
+      subgraph.get(),
+      runtime_pool(graph, step->first_node, step->end_node, pool),
+      XNN_FLAG_YIELD_WORKERS,
+      &step->runtime);
   ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                            InvalidProgram,
                            "XNNPACK cannot create the runtime for nodes %zu "
@@ -523,6 +526,39 @@ Error compile(CompiledGraph* compiled) {
   take_nodes_on_host(&compiled->graph);
   ET_CHECK_OK_OR_RETURN_ERROR(compiled->plan_steps());
   return compiled->plan_arena();
+}
+
+pthreadpool_t runtime_pool(const Graph& graph,
+                           size_t first,
+                           size_t end,
+                           pthreadpool_t pool) {
+  size_t elements = 0;
+  for (size_t i = first; i < end; ++i) {
+    const Node& node = graph.nodes[i];
+    switch (node.kind) {
+      case fb_xnnpack::XNodeUnion::XNNAdd:
+      case fb_xnnpack::XNodeUnion::XNNSubtract:
+      case fb_xnnpack::XNodeUnion::XNNMultiply:
+      case fb_xnnpack::XNodeUnion::XNNMinimum:
+      case fb_xnnpack::XNodeUnion::XNNMaximum:
+      case fb_xnnpack::XNodeUnion::XNNClamp:
+      case fb_xnnpack::XNodeUnion::XNNConvert:
+      case fb_xnnpack::XNodeUnion::XNNCopy:
+      case fb_xnnpack::XNodeUnion::XNNGlobalAvgPooling2d:
+        break;
+      default:
+        return pool;
+    }
+    for (const auto* list : {&node.inputs, &node.outputs}) {
+      for (uint32_t v : *list) {
+        if (v != kNoValue) {
+          const Dims& dims = graph.values[v].dims;
+          elements += product(dims, 0, dims.size());
+        }
+      }
+    }
+  }
+  return pool_for(elements, kMinParallelStreamElements, pool);
 }
 
 Error build_runtimes(CompiledGraph* compiled, pthreadpool_t pool) {

@@ -112,8 +112,19 @@ class CompiledGraph final {
 // Errors: MemoryAllocationFailed when the arena does not fit in memory.
 runtime::Error compile(CompiledGraph* compiled);
 
+// The pool an XNNPACK runtime over graph.nodes[first, end) runs on: null
+// (the calling thread) when each node only streams its values once (adds,
+// subtractions, multiplications, minimum, maximum, clamps, converts, copies,
+// global average pooling) and they total under kMinParallelStreamElements
+// (host_util.h) at the current dims, else `pool`.
+pthreadpool_t runtime_pool(const Graph& graph,
+                           size_t first,
+                           size_t end,
+                           pthreadpool_t pool);
+
 // (Re)creates every XNNPACK step's runtime at the graph's current dims, on
-// `pool`, and the operator of each operator step that has none yet.
+// runtime_pool(), and the operator of each operator step that has none
+// yet.
 // Errors: InvalidProgram naming the node XNNPACK rejects.
 runtime::Error build_runtimes(CompiledGraph* compiled, pthreadpool_t pool);
 

@@ -34,15 +34,20 @@ int32_t quantize_bound(float value, float scale, int32_t zero_point) {
   return static_cast<int32_t>(std::nearbyint(q));
 }
 
+// A convolution's estimated thread CPU time (ns) from `x` to `y` (NHWC).
+size_t cost_ns(const Qs8Conv& conv, const Dims& /*x*/, const Dims& y) {
+  return static_cast<size_t>(conv.cost_ns(y[0], y[1], y[2]));
+}
+size_t cost_ns(const Qs8DwConv& conv, const Dims& x, const Dims& y) {
+  return static_cast<size_t>(conv.cost_ns(x[0], x[1], x[2], y[1], y[2]));
+}
+
 // A host convolution kernel (Qs8Conv, Qs8DwConv) that init prepared.
 template <typename Kernel>
 Error run_qs8_conv(const HostContext& context, const Node& node) {
   const auto& conv = *static_cast<const Kernel*>(node.host_state.get());
-  const auto* p = static_cast<const _XNNNodeConv*>(node.params);
   const Dims& x = context.graph.values[node.inputs[0]].dims;
   const Dims& y = context.graph.values[node.outputs[0]].dims;
-  const size_t work = product(y, 0, 4) * p->kernel_height() *
-                      p->kernel_width() * p->group_input_channels();
   conv.run(static_cast<const int8_t*>(context.data[node.inputs[0]]),
            x[0],
            x[1],
@@ -50,7 +55,7 @@ Error run_qs8_conv(const HostContext& context, const Node& node) {
            static_cast<int8_t*>(context.data[node.outputs[0]]),
            y[1],
            y[2],
-           pool_for(work, kMinParallelMacs, context.pool),
+           pool_for(cost_ns(conv, x, y), kMinParallelNs, context.pool),
            /*vnni=*/true);
   return Error::Ok;
 }

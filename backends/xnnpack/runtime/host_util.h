@@ -30,6 +30,16 @@ inline constexpr size_t kMinParallelNormElements = size_t{1} << 17;
 inline constexpr size_t kMinParallelCopyBytes = size_t{1} << 20;
 // Matrix products (multiply-adds):
 inline constexpr size_t kMinParallelMacs = size_t{1} << 20;
+// Memory-bound XNNPACK runtimes (elements read and written by adds,
+// converts, clamps, ...; compiler.h's runtime_pool): split when a second
+// thread gets ~40 us of them at kernels/optimized's kCheapGrain rate (~0.1
+// ns per element; XNNPACK's own rates were not measured). MobileNetV2's
+// int8 adds and its input's convert move 16K-301K elements.
+inline constexpr size_t kMinParallelStreamElements = size_t{1} << 20;
+// Work whose thread CPU time on one thread is estimated (ns; the int8
+// convolutions' cost_ns, qs8_conv.h): split when a second thread gets at
+// least 40 us of it.
+inline constexpr size_t kMinParallelNs = 80000;
 
 // Elements per task of an elementwise loop: enough to amortize scheduling.
 inline constexpr size_t kElementTile = 4096;

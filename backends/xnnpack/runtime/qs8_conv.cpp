@@ -394,6 +394,17 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
 #endif
 }
 
+double Qs8Conv::cost_ns(size_t batch, size_t out_h, size_t out_w) const {
+  // Thread CPU time with VNNI on an AMD EPYC: 0.0047 ns per multiply-add
+  // (3x3 64 -> 64 at 56: 585 us), 0.13 ns per output byte (1x1 16 -> 96 at
+  // 112: 244 us) and 4 ns per window row copied (MobileNetV2's stem: 245
+  // us, 27-long reductions of 9-byte rows).
+  const double pixels = double(batch) * out_h * out_w;
+  const double copied_rows = pointwise_ ? 0.0 : double(shape_.kernel_h);
+  return pixels * (shape_.out_channels * (reduction_ * 0.0047 + 0.13) +
+                   copied_rows * 4.0);
+}
+
 void Qs8Conv::run(const int8_t* in,
                   size_t batch,
                   size_t in_h,

@@ -56,6 +56,14 @@ class Qs8Conv {
            pthreadpool_t pool,
            bool vnni) const;
 
+  // Estimated thread CPU time (ns) of run() with the VNNI kernel on one
+  // thread: multiply-adds, outputs requantized and window rows copied, at
+  // costs fitted to qs8_conv_benchmark's MobileNetV2 and ResNet-18 layers
+  // (within 11% of each, but 25-31% under for 1x1s into 16-24 channels;
+  // qs8_conv_benchmark --layers prints both). The caller splits run() only
+  // when this pays for a pool dispatch (host_util.h).
+  double cost_ns(size_t batch, size_t out_h, size_t out_w) const;
+
   // Longest reduction (kernel_h * kernel_w * in_channels, rounded up to 4)
   // one row tile holds: the tile lives on the worker's stack.
   static constexpr size_t kMaxReduction = 8192;

@@ -318,6 +318,17 @@ void Qs8DwConv::run_tile(void* context, size_t tile) {
   }
 }
 
+double Qs8DwConv::cost_ns(
+    size_t batch, size_t in_h, size_t in_w, size_t out_h, size_t out_w) const {
+  // Thread CPU time with VNNI on an AMD EPYC: 0.036 ns per multiply-add
+  // (3x3 at stride 1 over 960 channels at 7: 15 us) and 0.05 ns per input
+  // byte (3x3 at stride 2 over 96 channels at 112: 160 us).
+  const double channels = shape_.out_channels;
+  return double(batch) * channels *
+         (double(out_h) * out_w * shape_.kernel_h * shape_.kernel_w * 0.036 +
+          double(in_h) * in_w * 0.05);
+}
+
 void Qs8DwConv::run(const int8_t* in,
                     size_t batch,
                     size_t in_h,

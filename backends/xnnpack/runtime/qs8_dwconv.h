@@ -62,6 +62,14 @@ class Qs8DwConv {
            pthreadpool_t pool,
            bool vnni) const;
 
+  // Estimated thread CPU time (ns) of run() with the VNNI kernel on one
+  // thread: multiply-adds and input bytes rearranged into quads, at costs
+  // fitted to qs8_conv_benchmark's MobileNetV2 layers (within 20% of
+  // each). The caller splits run() only when this pays for a pool dispatch
+  // (host_util.h).
+  double cost_ns(
+      size_t batch, size_t in_h, size_t in_w, size_t out_h, size_t out_w) const;
+
   // Taps of one kernel row: the four bytes of a vpdpbusd lane.
   static constexpr size_t kMaxKernelWidth = 4;
   // Input rows one output row's window spans ((kernel_h - 1) * dilation_h

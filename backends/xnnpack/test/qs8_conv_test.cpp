@@ -13,10 +13,13 @@
 
 #include <pthreadpool.h>
 
+#include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
 
 namespace {
 
+using executorch::backends::xnnpack::kMinParallelNs;
+using executorch::backends::xnnpack::pool_for;
 using executorch::backends::xnnpack::Qs8Conv;
 using executorch::backends::xnnpack::Qs8ConvQuant;
 using executorch::backends::xnnpack::Qs8ConvShape;
@@ -120,18 +123,25 @@ TEST_P(Qs8ConvTest, KernelsEqualTheScalarReference) {
 
   Qs8Conv conv;
   ASSERT_TRUE(conv.init(s, q, filter.data(), bias.data()));
+  // One thread, three, and two where the backend would split (the
+  // estimate is worth two threads), else one.
   pthreadpool_t pool = pthreadpool_create(3);
+  pthreadpool_t two = pthreadpool_create(2);
+  pthreadpool_t chosen =
+      pool_for(size_t(conv.cost_ns(c.batch, oh, ow)), kMinParallelNs, two);
   for (bool vnni : {false, true}) {
     if (vnni && !qs8::vnni_available()) {
       continue;
     }
-    for (pthreadpool_t p : {pthreadpool_t(nullptr), pool}) {
+    for (pthreadpool_t p : {pthreadpool_t(nullptr), pool, chosen}) {
       std::vector<int8_t> got(want.size(), 0);
       conv.run(in.data(), c.batch, c.in_h, c.in_w, got.data(), oh, ow, p, vnni);
-      EXPECT_EQ(got, want) << (vnni ? "vnni" : "portable")
-                           << (p ? ", 3 threads" : "");
+      EXPECT_EQ(got, want) << (vnni ? "vnni" : "portable") << ", "
+                           << (p ? pthreadpool_get_threads_count(p) : 1)
+                           << " threads";
     }
   }
+  pthreadpool_destroy(two);
   pthreadpool_destroy(pool);
 }
 
@@ -183,10 +193,36 @@ INSTANTIATE_TEST_SUITE_P(
         // padded in runs longer than one masked move.
         Case{"k3_pad1_ic24_oc16", shape(3, 1, 1, 1, 24, 16), 1, 5, 6},
         // ResNet's stem.
-        Case{"k7_stride2_pad3_ic3_oc64", shape(7, 2, 1, 3, 3, 64), 1, 20, 20}),
+        Case{"k7_stride2_pad3_ic3_oc64", shape(7, 2, 1, 3, 3, 64), 1, 20, 20},
+        // MobileNetV2's stem at 224x224: worth two threads (the cases
+        // above run on one where the backend chooses).
+        Case{"mobilenet_v2_stem", shape(3, 2, 1, 1, 3, 32), 1, 224, 224}),
     [](const ::testing::TestParamInfo<Case>& info) {
       return std::string(info.param.name);
     });
+
+// The backend splits a convolution across two threads only when each gets
+// at least 40 us of estimated work: MobileNetV2's stem (245 us on one
+// thread) and its 16 -> 96 1x1 at 112 (244 us) do, its 1x1s at 7x7 (24-108
+// us) but the last and its 96 -> 24 1x1 at 56 (56 us) do not.
+TEST(Qs8ConvCostTest, SplitsOnlyWorkWorthTwoThreads) {
+  std::vector<int8_t> filter(1280 * 320, 1);
+  std::vector<float> scales(1280, 0.01f);
+  Qs8ConvQuant q;
+  q.input_scale = q.output_scale = 1.0f;
+  q.filter_scales = scales.data();
+  auto splits = [&](const Qs8ConvShape& s, size_t out) {
+    Qs8Conv conv;
+    EXPECT_TRUE(conv.init(s, q, filter.data(), nullptr));
+    return conv.cost_ns(1, out, out) >= kMinParallelNs;
+  };
+  EXPECT_TRUE(splits(shape(3, 2, 1, 1, 3, 32), 112));
+  EXPECT_TRUE(splits(shape(1, 1, 1, 0, 16, 96), 112));
+  EXPECT_TRUE(splits(shape(1, 1, 1, 0, 320, 1280), 7));
+  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 96, 24), 56));
+  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 960, 160), 7));
+  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 576, 160), 7));
+}
 
 // acc * scale exactly halfway between two integers rounds to the even one,
 // as torch's quantize does.

@@ -17,12 +17,15 @@
 
 #include <pthreadpool.h>
 
+#include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/qs8_dwconv.h>
 #include <executorch/backends/xnnpack/test/blob_builder.h>
 #include <executorch/backends/xnnpack/test/delegate_runner.h>
 
 namespace {
 
+using executorch::backends::xnnpack::kMinParallelNs;
+using executorch::backends::xnnpack::pool_for;
 using executorch::backends::xnnpack::Qs8ConvQuant;
 using executorch::backends::xnnpack::Qs8ConvShape;
 using executorch::backends::xnnpack::Qs8DwConv;
@@ -91,8 +94,9 @@ std::vector<int8_t> reference(const Case& c,
   return out;
 }
 
-// Runs `conv` with each kernel this CPU has, on one thread and on three,
-// and expects `want` each time.
+// Runs `conv` with each kernel this CPU has, on one thread, on three, and
+// on two where the backend would split (the estimate is worth two threads)
+// else one, and expects `want` each time.
 void expect_kernels_equal(const Qs8DwConv& conv,
                           const Case& c,
                           const std::vector<int8_t>& in,
@@ -100,20 +104,27 @@ void expect_kernels_equal(const Qs8DwConv& conv,
                           size_t ow,
                           const std::vector<int8_t>& want) {
   pthreadpool_t pool = pthreadpool_create(3);
+  pthreadpool_t two = pthreadpool_create(2);
+  pthreadpool_t chosen =
+      pool_for(size_t(conv.cost_ns(c.batch, c.in_h, c.in_w, oh, ow)),
+               kMinParallelNs,
+               two);
   for (bool vnni : {false, true}) {
     if (vnni && !qs8::vnni_available()) {
       continue;
     }
-    for (pthreadpool_t p : {pthreadpool_t(nullptr), pool}) {
+    for (pthreadpool_t p : {pthreadpool_t(nullptr), pool, chosen}) {
       // Bytes past the output must stay untouched.
       std::vector<int8_t> got(want.size() + 64, 99);
       conv.run(in.data(), c.batch, c.in_h, c.in_w, got.data(), oh, ow, p, vnni);
       EXPECT_EQ(std::vector<int8_t>(got.begin(), got.begin() + want.size()),
                 want)
-          << (vnni ? "vnni" : "portable") << (p ? ", 3 threads" : "");
+          << (vnni ? "vnni" : "portable") << ", "
+          << (p ? pthreadpool_get_threads_count(p) : 1) << " threads";
       EXPECT_EQ(std::count(got.begin() + want.size(), got.end(), 99), 64);
     }
   }
+  pthreadpool_destroy(two);
   pthreadpool_destroy(pool);
 }
 
@@ -209,10 +220,44 @@ INSTANTIATE_TEST_SUITE_P(
              19,
              150,
              1,
-             1}),
+             1},
+        // MobileNetV2's at 112x112 over 96 channels, stride 2: worth two
+        // threads (the cases above run on one where the backend chooses).
+        Case{"mobilenet_v2_k3_stride2_c96",
+             shape(3, 3, 2, 1, 1, 96),
+             1,
+             112,
+             112,
+             0,
+             0}),
     [](const ::testing::TestParamInfo<Case>& info) {
       return std::string(info.param.name);
     });
+
+// The backend splits a depthwise convolution across two threads only when
+// each gets at least 40 us of estimated work: MobileNetV2's at 112 and its
+// stride-1 ones at 56 (160-165 us on one thread) do, its stride-2 one at 56
+// (60 us) and those at 28 and below (14-50 us) do not.
+TEST(Qs8DwConvCostTest, SplitsOnlyWorkWorthTwoThreads) {
+  std::vector<int8_t> filter(9 * 960, 1);
+  std::vector<float> scales(960, 0.01f);
+  Qs8ConvQuant q;
+  q.input_scale = q.output_scale = 1.0f;
+  q.filter_scales = scales.data();
+  auto splits = [&](size_t stride, size_t channels, size_t in) {
+    Qs8DwConv conv;
+    EXPECT_TRUE(conv.init(
+        shape(3, 3, stride, 1, 1, channels), q, filter.data(), nullptr));
+    const size_t out = in / stride;
+    return conv.cost_ns(1, in, in, out, out) >= kMinParallelNs;
+  };
+  EXPECT_TRUE(splits(1, 32, 112));
+  EXPECT_TRUE(splits(2, 96, 112));
+  EXPECT_TRUE(splits(1, 144, 56));
+  EXPECT_FALSE(splits(2, 144, 56));
+  EXPECT_FALSE(splits(1, 192, 28));
+  EXPECT_FALSE(splits(1, 960, 7));
+}
 
 // Each output is bias * scale: ties round to even, as torch's quantize does,
 // and values past the int8 range saturate at -128 and 127.

@@ -11,9 +11,10 @@
 // convolutions on one thread (the sum over convolutions of the best of
 // several runs each; a shared machine's waits do not count), split into
 // 1x1, depthwise and other windows, and the multiply-adds per second.
-// --layers also lists each convolution's time. Uses the VNNI kernels where
-// the CPU has them (--portable: the portable loops). A benchmark, not a
-// test (its smoke run checks that it reports).
+// --layers also lists each convolution's time, beside the kernel's
+// estimate of it (cost_ns: which calls the backend splits across threads).
+// Uses the VNNI kernels where the CPU has them (--portable: the portable
+// loops). A benchmark, not a test (its smoke run checks that it reports).
 
 #include <algorithm>
 #include <cstdint>
@@ -92,10 +93,23 @@ double thread_seconds() {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-// The best of `repeats` runs of `c` on `Kernel`, in seconds of this thread's
-// CPU time.
+// The kernel's estimate of its time (cost_ns), in seconds.
+double estimate(const xnn::Qs8Conv& conv, size_t /*in*/, size_t out) {
+  return conv.cost_ns(1, out, out) * 1e-9;
+}
+double estimate(const xnn::Qs8DwConv& conv, size_t in, size_t out) {
+  return conv.cost_ns(1, in, in, out, out) * 1e-9;
+}
+
+struct Timing {
+  // The best of the runs, in seconds of this thread's CPU time, and the
+  // kernel's estimate of it.
+  double seconds = 0.0, estimate = 0.0;
+};
+
+// `repeats` runs of `c` on `Kernel`.
 template <typename Kernel>
-double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
+Timing time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
   xnn::Qs8ConvShape shape;
   shape.kernel_h = shape.kernel_w = c.kernel;
   shape.stride_h = shape.stride_w = c.stride;
@@ -119,7 +133,7 @@ double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
   if (!conv.init(shape, quant, filter.data(), nullptr)) {
     std::fprintf(
         stderr, "init refused a %zux%zu convolution\n", c.kernel, c.kernel);
-    return 0.0;
+    return {};
   }
   std::vector<int8_t> in(c.in_size * c.in_size * c.in_channels);
   for (auto& v : in) {
@@ -134,7 +148,7 @@ double time_conv(const Conv& c, bool vnni, int repeats, std::mt19937& rng) {
         in.data(), 1, c.in_size, c.in_size, out.data(), o, o, nullptr, vnni);
     best = std::min(best, thread_seconds() - start);
   }
-  return best;
+  return {best, estimate(conv, c.in_size, o)};
 }
 
 void report(const char* name,
@@ -145,9 +159,10 @@ void report(const char* name,
   std::mt19937 rng(1);
   double pointwise = 0, depthwise = 0, other = 0, macs = 0;
   for (const Conv& c : convs) {
-    const double s = c.depthwise
+    const Timing t = c.depthwise
                          ? time_conv<xnn::Qs8DwConv>(c, vnni, repeats, rng)
                          : time_conv<xnn::Qs8Conv>(c, vnni, repeats, rng);
+    const double s = t.seconds;
     (c.depthwise ? depthwise : c.kernel == 1 ? pointwise : other) += s;
     const double o = static_cast<double>(out_size(c));
     const double m = o * o * c.out_channels * c.kernel * c.kernel *
@@ -155,7 +170,8 @@ void report(const char* name,
     macs += m;
     if (layers) {
       std::printf(
-          "  %zux%zu%s /%zu %4zu -> %4zu at %3zu: %7.1f us, %5.1f G/s\n",
+          "  %zux%zu%s /%zu %4zu -> %4zu at %3zu: %7.1f us (estimate %7.1f "
+          "us), %5.1f G/s\n",
           c.kernel,
           c.kernel,
           c.depthwise ? " dw" : "   ",
@@ -164,6 +180,7 @@ void report(const char* name,
           c.out_channels,
           c.in_size,
           s * 1e6,
+          t.estimate * 1e6,
           m / s * 1e-9);
     }
   }
