@@ -73,8 +73,13 @@ size_t scratch_slices();
 // order, on the thread pool: at most scratch_slices() runs, and fewer when
 // a run would get under kMinRunWork multiply-adds (`work_per_item` each),
 // since waking a thread costs more than a small run. `slice` numbers the
-// run, and with it the part of a scratch the run may use.
-constexpr int64_t kMinRunWork = int64_t{1} << 18;
+// run, and with it the part of a scratch the run may use. Waking the
+// pool's sleeping worker costs ~20 us on a 2-core AMD EPYC VM
+// (kernels/optimized/cpu/grain.h), and a decode GEMV streams 4-bit weights
+// at ~30 GB/s, 2M multiply-adds in ~35 us: at 256K, each of a 124M Llama's
+// decode linears was split, and 8da4w decode at 2 threads took 4.55 ms per
+// token against 3.26 at 1 (quiet machine, llm_benchmark.py).
+constexpr int64_t kMinRunWork = int64_t{1} << 21;
 void split_over_threads(
     int64_t items,
     int64_t work_per_item,

@@ -421,12 +421,13 @@ TEST(QuantizedLinearArgsTest, EmptyInputGivesEmptyOutput) {
 #ifdef ET_USE_THREADPOOL
 // Output features are split over threads, each output computed by one
 // thread in the same order: bit-identical to one thread, and to the
-// reference. Big enough (256 features) to be split.
+// reference. Big enough to be split into four runs.
 TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
   auto* pool = ::executorch::extension::threadpool::get_threadpool();
   const size_t threads = pool->get_thread_count();
   for (int bits : {4, 8}) {
-    const Case c{bits, 256, 128, 32, false};
+    const Case c{bits, 16384, 128, 32, false};
+    ASSERT_GE(c.rows * c.cols * 4, 4 * native::quantized::kMinRunWork);
     ASSERT_TRUE(pool->_unsafe_reset_threadpool(1));
     const std::vector<float> one = run_both(c, 4);
     ASSERT_TRUE(pool->_unsafe_reset_threadpool(4));
@@ -437,8 +438,8 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
       ASSERT_EQ(one[i], four[i]) << "bits " << bits << " at " << i;
     }
     const Weights w(c);
-    const std::vector<float> expected =
-        reference_linear(c, w, inputs(4 * 128), std::vector<float>(256, 0.f));
+    const std::vector<float> expected = reference_linear(
+        c, w, inputs(4 * c.cols), std::vector<float>(c.rows, 0.f));
     float largest = 0.f;
     for (float e : expected) {
       largest = std::max(largest, std::fabs(e));
