@@ -64,6 +64,25 @@ void for_each_run(
   }
 }
 
+// Calls f(T{}) with T the unsigned integer of element_size bytes (1, 2 or
+// 4), so a copy moves whole elements; false for other sizes.
+template <typename F>
+bool with_element_type(size_t element_size, F f) {
+  switch (element_size) {
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 1:
+      f(uint8_t{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Output elements o + i * columns + j = input element offset + i + j *
 // column_step, for i < rows and j < columns, elements of sizeof(T) bytes:
 // each input row read in turn and written to every `columns`-th element.
@@ -103,24 +122,12 @@ bool gather_transposed(const uint8_t* in,
   const size_t rows = out_dims[rank - 2];
   const size_t columns = out_dims[rank - 1];
   const size_t column_step = step[rank - 1];
-  auto each = [&](auto copy) {
+  return with_element_type(element_size, [&](auto zero) {
     for_each_run(base, step, out_dims, 2, [&](size_t o, size_t offset) {
-      copy(in, offset, rows, columns, column_step, out, o);
+      transpose_run<decltype(zero)>(
+          in, offset, rows, columns, column_step, out, o);
     });
-  };
-  switch (element_size) {
-    case 4:
-      each(transpose_run<uint32_t>);
-      return true;
-    case 2:
-      each(transpose_run<uint16_t>);
-      return true;
-    case 1:
-      each(transpose_run<uint8_t>);
-      return true;
-    default:
-      return false;
-  }
+  });
 }
 
 void gather_serial(const uint8_t* in,
@@ -147,22 +154,15 @@ void gather_serial(const uint8_t* in,
                   inner * element_size);
       return;
     }
-    switch (element_size) {
-      case 4:
-        copy_strided<uint32_t>(in, offset, inner_step, inner, out, o);
-        break;
-      case 2:
-        copy_strided<uint16_t>(in, offset, inner_step, inner, out, o);
-        break;
-      case 1:
-        copy_strided<uint8_t>(in, offset, inner_step, inner, out, o);
-        break;
-      default:
-        for (size_t j = 0; j < inner; ++j) {
-          std::memcpy(out + (o + j) * element_size,
-                      in + (offset + j * inner_step) * element_size,
-                      element_size);
-        }
+    const bool typed = with_element_type(element_size, [&](auto zero) {
+      copy_strided<decltype(zero)>(in, offset, inner_step, inner, out, o);
+    });
+    if (!typed) {
+      for (size_t j = 0; j < inner; ++j) {
+        std::memcpy(out + (o + j) * element_size,
+                    in + (offset + j * inner_step) * element_size,
+                    element_size);
+      }
     }
   });
 }
