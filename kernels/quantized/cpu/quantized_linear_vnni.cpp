@@ -229,6 +229,13 @@ ET_VNNI inline __m128 sum_each(const __m512 (&v)[4]) {
 // 768-wide 4-bit row, on the 8da4w decode linears; thread CPU time).
 constexpr int64_t kPrefetchBytes = 8192;
 
+// The lanes of a 16-float vector that hold elements when `remaining` are
+// left: all of them, or the first `remaining` at the end of an array.
+inline __mmask16 lanes_left(int64_t remaining) {
+  return remaining >= kLanes ? static_cast<__mmask16>(0xFFFF)
+                             : static_cast<__mmask16>((1u << remaining) - 1);
+}
+
 // Whether the n scales at `scales` are finite and > 0 and the n 4-bit
 // zero points at `zero_points` (if not null) within [-8, 7].
 ET_VNNI bool tables_valid(const float* scales,
@@ -240,9 +247,7 @@ ET_VNNI bool tables_valid(const float* scales,
   __mmask16 bad = 0;
   __mmask64 bad_zp = 0;
   for (int64_t i = 0; i < n; i += kLanes) {
-    const __mmask16 mask = n - i >= kLanes
-                               ? static_cast<__mmask16>(0xFFFF)
-                               : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 mask = lanes_left(n - i);
     const __m512 v = _mm512_maskz_loadu_ps(mask, scales + i);
     // NaN fails both comparisons.
     bad |= mask & ~(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ) &
@@ -783,9 +788,7 @@ ET_VNNI bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {
   __m512 high = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __mmask16 nan = 0;
   for (int64_t i = 0; i < n; i += kLanes) {
-    const __mmask16 mask = n - i >= kLanes
-                               ? static_cast<__mmask16>(0xFFFF)
-                               : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 mask = lanes_left(n - i);
     const __m512 v = _mm512_maskz_loadu_ps(mask, x + i);
     nan |= _mm512_mask_cmp_ps_mask(mask, v, v, _CMP_UNORD_Q);
     low = _mm512_mask_min_ps(low, mask, low, v);
@@ -811,9 +814,7 @@ ET_VNNI void quantize_int8(const float* x,
   const __m512 low = _mm512_set1_ps(static_cast<float>(qmin));
   const __m512 high = _mm512_set1_ps(static_cast<float>(qmax));
   for (int64_t i = 0; i < n; i += kLanes) {
-    const __mmask16 mask = n - i >= kLanes
-                               ? static_cast<__mmask16>(0xFFFF)
-                               : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __mmask16 mask = lanes_left(n - i);
     // Rounded to nearest even, as nearbyint in the default mode.
     __m512 v = _mm512_roundscale_ps(
         _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse),
