@@ -10,6 +10,7 @@
 #include <pthreadpool.h>
 
 #include <executorch/backends/xnnpack/runtime/graph.h>
+#include <executorch/kernels/optimized/cpu/grain.h>
 
 namespace executorch {
 namespace backends {
@@ -20,14 +21,16 @@ namespace xnnpack {
 // machine with more runnable threads than cores each barrier can wait a
 // scheduler time slice. Waking a sleeping worker cost ~20 us of wall-clock
 // time on a 2-core AMD EPYC VM, so each threshold is about 40 us of its
-// kind of work on one thread (the measurements are in
-// kernels/optimized/cpu/grain.h, whose grains these match).
+// kind of work on one thread: the same work as the optimized kernels'
+// grains (kernels/optimized/cpu/grain.h, with the measurements).
 // Per-element math (softmax, GELU, exp; elements):
-inline constexpr size_t kMinParallelElements = size_t{1} << 15;
+inline constexpr size_t kMinParallelElements = kernels::optimized::kMathGrain;
 // Layer norm (elements):
-inline constexpr size_t kMinParallelNormElements = size_t{1} << 17;
+inline constexpr size_t kMinParallelNormElements =
+    kernels::optimized::kRowNormGrain;
 // Transposes, slices, concatenations (bytes moved):
-inline constexpr size_t kMinParallelCopyBytes = size_t{1} << 20;
+inline constexpr size_t kMinParallelCopyBytes =
+    kernels::optimized::kCopyGrainBytes;
 // Matrix products (multiply-adds):
 inline constexpr size_t kMinParallelMacs = size_t{1} << 20;
 // Memory-bound XNNPACK runtimes (elements read and written by adds,

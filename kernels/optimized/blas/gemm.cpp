@@ -391,9 +391,6 @@ bool sgemm(int64_t m,
   // tiles differ by at most one panel, the last (possibly ragged) tile is
   // among the smaller ones, and none is wider than the blocking's nc.
   const int64_t tiles = m_tiles * n_tiles;
-  const auto first_panel = [](int64_t tile, int64_t tiles, int64_t panels) {
-    return ceil_div(panels * tile, tiles);
-  };
   ::executorch::extension::parallel_for(
       0, tiles, ceil_div(tiles, threads), [&](int64_t begin, int64_t end) {
         float* chunk = base + ::executorch::extension::get_thread_num() *
@@ -404,12 +401,14 @@ bool sgemm(int64_t m,
         for (int64_t t = begin; t < end; ++t) {
           const int64_t mt = t / n_tiles;
           const int64_t nt = t % n_tiles;
-          const int64_t m0 = first_panel(mt, m_tiles, row_panels) * s.gemm_mr;
-          const int64_t m1 =
-              std::min(m, first_panel(mt + 1, m_tiles, row_panels) * s.gemm_mr);
-          const int64_t n0 = first_panel(nt, n_tiles, col_panels) * s.gemm_nr;
-          const int64_t n1 =
-              std::min(n, first_panel(nt + 1, n_tiles, col_panels) * s.gemm_nr);
+          const int64_t m0 =
+              first_panel_of_part(mt, m_tiles, row_panels) * s.gemm_mr;
+          const int64_t m1 = std::min(
+              m, first_panel_of_part(mt + 1, m_tiles, row_panels) * s.gemm_mr);
+          const int64_t n0 =
+              first_panel_of_part(nt, n_tiles, col_panels) * s.gemm_nr;
+          const int64_t n1 = std::min(
+              n, first_panel_of_part(nt + 1, n_tiles, col_panels) * s.gemm_nr);
           run_tile(p, m0, m1 - m0, n0, n1 - n0, packed_a, packed_b);
         }
       });

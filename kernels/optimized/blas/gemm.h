@@ -71,6 +71,16 @@ struct GemmEpilogue {
   float max = std::numeric_limits<float>::infinity();
 };
 
+// Where part `part` of `parts` starts when `panels` panels (MR rows or NR
+// columns) are spread evenly over them: parts differ by at most one panel,
+// the first ones taking the extra, so a ragged last panel lands in a
+// smaller part. How sgemm cuts its tiles, and batch matmul a batch's rows.
+inline int64_t first_panel_of_part(int64_t part,
+                                   int64_t parts,
+                                   int64_t panels) {
+  return (panels * part + parts - 1) / parts;
+}
+
 // Scratch sgemm needs for these sizes, for any number of threads up to the
 // pool's at the time of the call.
 size_t sgemm_scratch_bytes(int64_t m, int64_t n, int64_t k);

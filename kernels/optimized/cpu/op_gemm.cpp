@@ -68,9 +68,8 @@ bool batch_matmul_float(int64_t batches,
   if (batches > 1 && row_panels > 1) {
     parts = std::min(threads / std::gcd(batches, threads), row_panels);
   }
-  // The first blocks take the extra panels, the last the ragged one.
   const auto first_row = [&](int64_t part) {
-    return std::min(m, (row_panels * part + parts - 1) / parts * mr);
+    return std::min(m, first_panel_of_part(part, parts, row_panels) * mr);
   };
   const int64_t macs_per_task = std::max<int64_t>(m * n * k / parts, 1);
   std::atomic<bool> ok{true};
