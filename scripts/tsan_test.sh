@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the shared-Program thread test (extension/module/
-# shared_program_thread_test.cpp) and what it links with ThreadSanitizer, in
-# a build directory of its own, and runs it. Any data race fails the run.
+# shared_program_thread_test.cpp) and the thread pool's tests
+# (extension/threadpool) and what they link with ThreadSanitizer, in a build
+# directory of its own, and runs them. Any data race fails the run.
 # Usage: scripts/tsan_test.sh [build dir, default build-tsan]
 set -euo pipefail
 
@@ -10,6 +11,8 @@ build_dir="${1:-$repo_root/build-tsan}"
 
 cmake -S "$repo_root" -B "$build_dir" -DEXECUTORCH_SANITIZE=thread \
   -DEXECUTORCH_BUILD_PYBIND=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build_dir" --target extension_module_thread_test -j2
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  "$build_dir/extension/module/extension_module_thread_test"
+cmake --build "$build_dir" --target extension_module_thread_test \
+  extension_threadpool_test -j2
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+"$build_dir/extension/module/extension_module_thread_test"
+"$build_dir/extension/threadpool/extension_threadpool_test"

@@ -7,6 +7,7 @@
 
 #include <pthreadpool.h>
 
+#include <executorch/extension/threadpool/pthreadpool_api.h>
 #include <executorch/runtime/platform/log.h>
 
 namespace executorch {
@@ -17,12 +18,11 @@ namespace {
 
 std::shared_ptr<pthreadpool> create_pool(size_t thread_count) {
   const size_t n = thread_count != 0 ? thread_count : cores_available();
-  pthreadpool_t pool = pthreadpool_create(n);
+  std::shared_ptr<pthreadpool> pool = make_pthreadpool(n);
   if (pool == nullptr) {
     ET_LOG(Error, "Could not create a thread pool of %zu threads", n);
-    return nullptr;
   }
-  return std::shared_ptr<pthreadpool>(pool, pthreadpool_destroy);
+  return pool;
 }
 
 void run_one(void* context, size_t index) {
@@ -70,13 +70,8 @@ void ThreadPool::run(::executorch::runtime::FunctionRef<void(size_t)> fn,
   // Holding a reference keeps the pool alive if another thread resets it
   // meanwhile. A pool that could not be created runs fn on this thread
   // (pthreadpool's functions accept a null pool).
-  // PTHREADPOOL_FLAG_YIELD_WORKERS: the workers sleep when their share is
-  // done instead of spinning (about a million pause instructions) for the
-  // next call, which between two kernels was a core busy through every
-  // operator the calling thread ran alone.
   std::shared_ptr<pthreadpool> pool = share_pthreadpool();
-  pthreadpool_parallelize_1d(
-      pool.get(), run_one, &fn, range, PTHREADPOOL_FLAG_YIELD_WORKERS);
+  pthreadpool_parallelize_1d(pool.get(), run_one, &fn, range, /*flags=*/0);
 }
 
 pthreadpool* ThreadPool::get_pthreadpool() const {

@@ -230,6 +230,52 @@ def test_host_kernels_split_across_threads():
     check(model, inputs, ACCUMULATING, num_threads=2)
 
 
+
+_WORKER_CPU_SCRIPT = """
+import glob, sys
+import torch
+from executorch.extension.pybindings import portable_lib
+portable_lib._unsafe_reset_threadpool(2)
+module = portable_lib._load_for_executorch(sys.argv[1])
+x = torch.randn(1, 32, 96, 96)
+for _ in range(40):
+    module.forward((x,))
+ticks = 0
+for task in glob.glob("/proc/self/task/*"):
+    with open(task + "/comm") as f:
+        if f.read().strip() != "et_pool_worker":
+            continue
+    with open(task + "/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks += int(fields[11]) + int(fields[12])  # utime + stime
+print("worker_ticks", ticks)
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="needs Linux /proc")
+def test_delegated_work_runs_on_the_shared_pool_workers(tmp_path):
+    """XNNPACK's own operators run on our pool (extension/threadpool
+    implements pthreadpool's API in place of Debian's libpthreadpool, which
+    libXNNPACK.so links): with 2 threads, the pool's named worker thread
+    spends CPU time on a program that is one delegated convolution and
+    nothing else, and no error says XNNPACK fell back to one thread."""
+    model = torch.nn.Sequential(torch.nn.Conv2d(32, 64, 3, padding=1))
+    tester = lower(model, (torch.randn(1, 32, 96, 96),), num_threads=2)
+    calls, operators = delegate_calls_and_operators(tester.get_artifact("to_executorch"))
+    assert (calls, operators) == (1, [])
+    path = tmp_path / "conv.pte"
+    path.write_bytes(tester.get_artifact("to_executorch").buffer)
+    result = subprocess.run(
+        [sys.executable, "-c", _WORKER_CPU_SCRIPT, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "single-threaded" not in result.stderr, result.stderr
+    ticks = int(result.stdout.split("worker_ticks")[1])
+    assert ticks > 0, result.stdout
+
 def _step_names(tester, inputs, tmp_path):
     """The outputs of one profiled run and the names of its XNNPACK steps."""
     from executorch.devtools import Inspector

@@ -406,14 +406,13 @@ Error CompiledGraph::create_runtime(Step* step, pthreadpool_t pool) {
                              node.ops->name,
                              status_name(status));
   }
-  // Workers sleep after the runtime's last operator instead of spinning:
-  // what follows (a host step, the rest of the method, the caller) often
-  // runs on the calling thread, and a spinning worker would compete with it
-  // for a core.
+  // No XNN_FLAG_YIELD_WORKERS: the pool's workers spin only briefly after
+  // a job before they sleep (extension/threadpool/worker_pool.h), so the
+  // next runtime or host step finds them awake.
   status = xnn_create_runtime_v2(
       subgraph.get(),
       runtime_pool(graph, step->first_node, step->end_node, pool),
-      XNN_FLAG_YIELD_WORKERS,
+      /*flags=*/0,
       &step->runtime);
   ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                            InvalidProgram,
@@ -435,10 +434,6 @@ Error CompiledGraph::create_operator(Step* step) {
       node.inputs[2] == kNoValue
           ? nullptr
           : static_cast<const float*>(graph.values[node.inputs[2]].constant);
-  // XNN_FLAG_YIELD_WORKERS: the workers sleep after the product, as after
-  // a runtime's last operator (xnn_run_operator honours the operator's
-  // flag), instead of spinning for the next command while the caller runs
-  // the host steps in between.
   const xnn_status status = xnn_create_fully_connected_nc_f32(
       k,
       n,
@@ -448,7 +443,7 @@ Error CompiledGraph::create_operator(Step* step) {
       bias,
       node.output_min,
       node.output_max,
-      node.flags | XNN_FLAG_YIELD_WORKERS,
+      node.flags,
       &step->op);
   ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                            InvalidProgram,

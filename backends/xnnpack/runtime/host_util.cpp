@@ -227,7 +227,7 @@ void gather(const void* in,
       gather_slab,
       &task,
       out_dims[d],
-      PTHREADPOOL_FLAG_YIELD_WORKERS);
+      /*flags=*/0);
 }
 
 void map_elements(UnaryFunction f,

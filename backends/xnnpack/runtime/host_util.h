@@ -84,7 +84,7 @@ void parallelize_tiles(pthreadpool_t pool, size_t range, size_t tile, F& f) {
       &f,
       range,
       tile,
-      PTHREADPOOL_FLAG_YIELD_WORKERS);
+      /*flags=*/0);
 }
 
 // out[i] = F(in[i]) for n floats, in tiles across `pool`.

@@ -424,10 +424,8 @@ void Qs8Conv::run(const int8_t* in,
             batch * out_h * out_w,
             vnni && qs8::vnni_available()};
   const size_t tiles = (task.rows + kTileRows - 1) / kTileRows;
-  // Workers sleep after the convolution, as after an XNNPACK runtime
-  // (compiler.cpp): spinning workers starve the caller on a busy machine.
   pthreadpool_parallelize_1d(
-      pool, &Qs8Conv::run_rows, &task, tiles, PTHREADPOOL_FLAG_YIELD_WORKERS);
+      pool, &Qs8Conv::run_rows, &task, tiles, /*flags=*/0);
 }
 
 } // namespace xnnpack

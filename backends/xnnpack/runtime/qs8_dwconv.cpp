@@ -358,9 +358,8 @@ void Qs8DwConv::run(const int8_t* in,
   task.groups = (blocks_ + kTileBlocks - 1) / kTileBlocks;
   task.vnni = vnni && qs8::vnni_available();
   const size_t tiles = batch * task.row_tiles * task.column_tiles * task.groups;
-  // Workers sleep afterwards, as after qs8_conv.h's convolutions.
   pthreadpool_parallelize_1d(
-      pool, &Qs8DwConv::run_tile, &task, tiles, PTHREADPOOL_FLAG_YIELD_WORKERS);
+      pool, &Qs8DwConv::run_tile, &task, tiles, /*flags=*/0);
 }
 
 } // namespace xnnpack

@@ -22,7 +22,10 @@ namespace xnnpack {
 
 using Threadpool = std::shared_ptr<pthreadpool>;
 
-// A pool of `num_threads` threads (0: the process default). Thread-safe.
+// A pool of `num_threads` threads (0: the process default). Null (XNNPACK
+// runs on the calling thread, with an error logged once) if XNNPACK's
+// pthreadpool calls do not reach extension_threadpool's implementation of
+// pthreadpool, which the pool belongs to. Thread-safe.
 Threadpool acquire_threadpool(size_t num_threads);
 
 // The process default for acquire_threadpool(0); 0 restores the number of

@@ -227,7 +227,7 @@ Error run_batch_matmul(const HostContext& context, const Node& node) {
       batch,
       m,
       kBatchMatmulRows,
-      PTHREADPOOL_FLAG_YIELD_WORKERS);
+      /*flags=*/0);
   ET_CHECK_OR_RETURN_ERROR(!failed,
                            MemoryAllocationFailed,
                            "batch matmul [%zu, %zu] x [%zu, %zu]: no memory "

@@ -1,0 +1,117 @@
+#pragma once
+
+// WorkerPool: the threads under the process-wide pool (threadpool.h) and
+// under the pthreadpool C API that this library implements
+// (pthreadpool_api.cpp), so that XNNPACK and the optimized kernels run on
+// the same threads.
+//
+// A job is a range of items cut into chunks that the calling thread and the
+// workers claim from a shared counter. Two rules make short jobs cheap:
+// - after a job a worker spins for `spin` before it sleeps, so jobs that
+//   follow each other closely never pay a wake-up (a futex wake costs
+//   ~20 us on a 2-core VM, longer than many XNNPACK operators); it yields
+//   its core while spinning, so a thread waiting for that core (the
+//   caller, on a busy machine) runs;
+// - the caller never waits for a worker that has not joined the job: it
+//   runs every chunk nobody claimed, closes the job, and waits only for the
+//   workers that joined to finish their chunks. A sleeping or descheduled
+//   worker costs the caller nothing.
+//
+// Ownership: the pool owns its threads (threads() - 1 workers; the caller
+// is the other) and joins them when destroyed.
+// Threads: run() may be called from any thread; concurrent calls run one
+// after the other. A run() from inside a chunk (of any pool) runs all its
+// items on that thread.
+// Tests: worker_pool_test.cpp.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <pthread.h>
+
+namespace executorch {
+namespace extension {
+namespace threadpool {
+
+class WorkerPool final {
+ public:
+  // Runs items [begin, end) of a job.
+  using ChunkFunction = void (*)(void* context, size_t begin, size_t end);
+
+  // run() flags, with pthreadpool's values (PTHREADPOOL_FLAG_*).
+  // Flush denormals to zero on every thread while it runs the job.
+  static constexpr uint32_t kDisableDenormals = 1;
+  // Workers sleep right after this job instead of spinning.
+  static constexpr uint32_t kYieldWorkers = 2;
+
+  // The name of the worker threads (ps, top, perf, /proc/PID/task/*/comm).
+  static constexpr const char* kWorkerThreadName = "et_pool_worker";
+
+  // How long a worker spins for the next job before it sleeps.
+  static constexpr std::chrono::microseconds kDefaultSpin{300};
+
+  // A pool of `threads` threads counting the caller (>= 1). Returns null
+  // when a worker thread cannot be started.
+  static std::unique_ptr<WorkerPool> create(
+      size_t threads, std::chrono::nanoseconds spin = kDefaultSpin);
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  size_t threads() const {
+    return workers_.size() + 1;
+  }
+
+  // Calls fn(context, 0, items) on this thread, flags applied: what run()
+  // does on a pool of one thread.
+  static void run_on_caller(ChunkFunction fn,
+                            void* context,
+                            size_t items,
+                            uint32_t flags);
+
+  // Calls fn on chunks that cover [0, items) exactly once; returns when
+  // every chunk has returned. Called from inside a chunk: fn(context, 0,
+  // items) on this thread.
+  void run(ChunkFunction fn, void* context, size_t items, uint32_t flags);
+
+ private:
+  WorkerPool(size_t threads, std::chrono::nanoseconds spin);
+  static void* work_entry(void* pool);
+  void work();
+  uint64_t wait_for_job(uint32_t seen_job, bool spin);
+  void run_chunks();
+
+  const size_t thread_count_;
+  const std::chrono::nanoseconds spin_;
+
+  // The current job: written by the caller before it publishes the job in
+  // state_, read by the workers that joined it.
+  ChunkFunction fn_ = nullptr;
+  void* context_ = nullptr;
+  size_t items_ = 0;
+  uint32_t flags_ = 0;
+
+  // The first item nobody has claimed.
+  alignas(64) std::atomic<size_t> next_item_{0};
+  // Job number << 32 | kOpen while workers may join | workers inside.
+  alignas(64) std::atomic<uint64_t> state_{0};
+  alignas(64) std::atomic<uint32_t> sleepers_{0};
+  std::atomic<bool> stopping_{false};
+
+  std::mutex sleep_mutex_;
+  std::condition_variable wake_;
+  std::mutex submit_mutex_; // one job at a time
+  // pthreads rather than std::thread: starting one may fail without
+  // exceptions, which this library is built without.
+  std::vector<pthread_t> workers_;
+};
+
+} // namespace threadpool
+} // namespace extension
+} // namespace executorch
