@@ -16,13 +16,11 @@ namespace executorch {
 namespace backends {
 namespace xnnpack {
 
-// Work smaller than these runs on the calling thread (a null pool):
-// dispatching to the pool's workers costs a wake-up and a barrier, and on a
-// machine with more runnable threads than cores each barrier can wait a
-// scheduler time slice. Waking a sleeping worker cost ~20 us of wall-clock
-// time on a 2-core AMD EPYC VM, so each threshold is about 40 us of its
-// kind of work on one thread: the same work as the optimized kernels'
-// grains (kernels/optimized/cpu/grain.h, with the measurements).
+// Work smaller than these runs on the calling thread (a null pool): each
+// threshold is about 5 us of its kind of work on one thread, where a split
+// starts to pay for its dispatch (~0.5 us to an awake worker): the same
+// work as the optimized kernels' grains (kernels/optimized/cpu/grain.h,
+// with the measurements).
 // Per-element math (softmax, GELU, exp; elements):
 inline constexpr size_t kMinParallelElements = kernels::optimized::kMathGrain;
 // Layer norm (elements):
@@ -32,17 +30,18 @@ inline constexpr size_t kMinParallelNormElements =
 inline constexpr size_t kMinParallelCopyBytes =
     kernels::optimized::kCopyGrainBytes;
 // Matrix products (multiply-adds):
-inline constexpr size_t kMinParallelMacs = size_t{1} << 20;
+inline constexpr size_t kMinParallelMacs = size_t{1} << 17;
 // Memory-bound XNNPACK runtimes (elements read and written by adds,
 // converts, clamps, ...; compiler.h's runtime_pool): split when a second
-// thread gets ~40 us of them at kernels/optimized's kCheapGrain rate (~0.1
+// thread gets ~5 us of them at kernels/optimized's kCheapGrain rate (~0.1
 // ns per element; XNNPACK's own rates were not measured). MobileNetV2's
 // int8 adds and its input's convert move 16K-301K elements.
-inline constexpr size_t kMinParallelStreamElements = size_t{1} << 20;
+inline constexpr size_t kMinParallelStreamElements = size_t{1} << 17;
 // Work whose thread CPU time on one thread is estimated (ns; the int8
 // convolutions' cost_ns, qs8_conv.h): split when a second thread gets at
-// least 40 us of it.
-inline constexpr size_t kMinParallelNs = 80000;
+// least 5 us of it. Every MobileNetV2 int8 convolution but its smallest
+// (13-14 us) does.
+inline constexpr size_t kMinParallelNs = 10000;
 
 // Elements per task of an elementwise loop: enough to amortize scheduling.
 inline constexpr size_t kElementTile = 4096;

@@ -202,9 +202,9 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 // The backend splits a convolution across two threads only when each gets
-// at least 40 us of estimated work: MobileNetV2's stem (245 us on one
-// thread) and its 16 -> 96 1x1 at 112 (244 us) do, its 1x1s at 7x7 (24-108
-// us) but the last and its 96 -> 24 1x1 at 56 (56 us) do not.
+// at least 5 us of estimated work: MobileNetV2's stem (245 us on one
+// thread), its 1x1s at 112 and 56 and its 1x1s at 7x7 (22-108 us) do;
+// 1x1s of 64 channels at 7x7 (~1 us) and a 16-channel one (0.1 us) do not.
 TEST(Qs8ConvCostTest, SplitsOnlyWorkWorthTwoThreads) {
   std::vector<int8_t> filter(1280 * 320, 1);
   std::vector<float> scales(1280, 0.01f);
@@ -219,9 +219,10 @@ TEST(Qs8ConvCostTest, SplitsOnlyWorkWorthTwoThreads) {
   EXPECT_TRUE(splits(shape(3, 2, 1, 1, 3, 32), 112));
   EXPECT_TRUE(splits(shape(1, 1, 1, 0, 16, 96), 112));
   EXPECT_TRUE(splits(shape(1, 1, 1, 0, 320, 1280), 7));
-  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 96, 24), 56));
-  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 960, 160), 7));
-  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 576, 160), 7));
+  EXPECT_TRUE(splits(shape(1, 1, 1, 0, 96, 24), 56));
+  EXPECT_TRUE(splits(shape(1, 1, 1, 0, 576, 160), 7));
+  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 64, 64), 7));
+  EXPECT_FALSE(splits(shape(1, 1, 1, 0, 16, 16), 7));
 }
 
 // acc * scale exactly halfway between two integers rounds to the even one,

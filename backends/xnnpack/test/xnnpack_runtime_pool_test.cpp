@@ -31,16 +31,16 @@ Node node(XNodeUnion kind, std::vector<uint32_t> inputs, uint32_t output) {
 
 TEST(XnnpackRuntimePoolTest, SmallMemoryBoundRunsStayOnTheCallingThread) {
   pthreadpool_t pool = pthreadpool_create(2);
-  // Values 0-2: [1, 56, 56, 24] (MobileNetV2's largest int8 add); 3-5:
-  // [1, 128, 128, 24] (three of them are over the threshold); 6: [1, 24].
+  // Values 0-2: [1, 28, 28, 24] (five of them are under the threshold);
+  // 3-5: [1, 128, 128, 24] (three of them are over it); 6: [1, 24].
   Graph graph;
   graph.values.resize(7);
   for (uint32_t v = 0; v < 3; ++v) {
-    graph.values[v].dims = Dims{1, 56, 56, 24};
+    graph.values[v].dims = Dims{1, 28, 28, 24};
     graph.values[v + 3].dims = Dims{1, 128, 128, 24};
   }
   graph.values[6].dims = Dims{1, 24};
-  ASSERT_LT(3 * 56 * 56 * 24, kMinParallelStreamElements);
+  ASSERT_LT(5 * 28 * 28 * 24, kMinParallelStreamElements);
   ASSERT_GE(3 * 128 * 128 * 24, kMinParallelStreamElements);
   graph.nodes = {
       node(XNodeUnion::XNNAdd, {0, 1}, 2),

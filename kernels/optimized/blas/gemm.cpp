@@ -20,9 +20,9 @@ namespace {
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 144;
 constexpr int64_t kNc = 512;
-// A thread gets at least this many multiply-adds: below it, waking a
-// worker costs more than it saves.
-constexpr int64_t kMinMacsPerThread = int64_t{1} << 20;
+// A thread gets at least this many multiply-adds (~4 us): below it, a
+// dispatch costs more than it saves (cpu/grain.h).
+constexpr int64_t kMinMacsPerThread = int64_t{1} << 17;
 constexpr size_t kAlignFloats = 16; // 64 bytes
 
 int64_t round_up(int64_t x, int64_t multiple) {

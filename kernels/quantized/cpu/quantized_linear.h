@@ -72,14 +72,14 @@ size_t scratch_slices();
 // Calls f(begin, end, slice) over contiguous runs covering [0, items) in
 // order, on the thread pool: at most scratch_slices() runs, and fewer when
 // a run would get under kMinRunWork multiply-adds (`work_per_item` each),
-// since waking a thread costs more than a small run. `slice` numbers the
-// run, and with it the part of a scratch the run may use. Waking the
-// pool's sleeping worker costs ~20 us on a 2-core AMD EPYC VM
-// (kernels/optimized/cpu/grain.h), and a decode GEMV streams 4-bit weights
-// at ~30 GB/s, 2M multiply-adds in ~35 us: at 256K, each of a 124M Llama's
-// decode linears was split, and 8da4w decode at 2 threads took 4.55 ms per
-// token against 3.26 at 1 (quiet machine, llm_benchmark.py).
-constexpr int64_t kMinRunWork = int64_t{1} << 21;
+// since a dispatch costs more than a small run. `slice` numbers the run,
+// and with it the part of a scratch the run may use. A decode GEMV streams
+// 4-bit weights at ~30 GB/s, 256K multiply-adds in ~4 us, and a dispatch
+// to the pool's awake worker costs ~0.5 us (extension/threadpool). 8da4w
+// decode of a 124M Llama at 2 threads, ms per token, quiet machine, three
+// alternating runs each: 2.68-2.78 with 2M, 2.06-2.46 with 256K, 2.08-2.87
+// with 64K.
+constexpr int64_t kMinRunWork = int64_t{1} << 18;
 void split_over_threads(
     int64_t items,
     int64_t work_per_item,
