@@ -35,10 +35,10 @@ class ThreadPool final {
 
   // Replaces the pool's threads with `num_threads` (0: the number of
   // cores); a pool that already has that many threads is kept, so that its
-  // users keep sharing it. Unsafe in upstream's sense only: work already running finishes
-  // on the old threads, and users that hold the old pthreadpool
-  // (share_pthreadpool(), e.g. XNNPACK runtimes created before) keep it
-  // alive and keep using it until they go away. Returns false if the
+  // users keep sharing it. Unsafe in upstream's sense only: work already
+  // running finishes on the old threads, and users that hold the old
+  // pthreadpool (share_pthreadpool(), e.g. XNNPACK runtimes created before)
+  // keep it alive and keep using it until they go away. Returns false if the
   // threads could not be created (the old pool stays).
   bool _unsafe_reset_threadpool(uint32_t num_threads);
 

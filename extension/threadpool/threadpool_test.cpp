@@ -3,8 +3,6 @@
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
 
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -13,11 +11,15 @@
 #include <gtest/gtest.h>
 #include <pthreadpool.h>
 
+#include <executorch/extension/threadpool/meeting_test_util.h>
+
 using executorch::extension::get_thread_count;
 using executorch::extension::get_thread_num;
 using executorch::extension::parallel_for;
 using executorch::extension::threadpool::get_threadpool;
 using executorch::extension::threadpool::NoThreadPoolGuard;
+
+using executorch::extension::threadpool::testing::Meeting;
 
 namespace {
 
@@ -31,26 +33,6 @@ class ThreadPoolTest : public ::testing::Test {
   void TearDown() override {
     get_threadpool()->_unsafe_reset_threadpool(0);
   }
-};
-
-// Blocks each caller until `expected` callers are inside at once, or the
-// timeout passes; returns whether they met.
-class Meeting {
- public:
-  explicit Meeting(int expected) : expected_(expected) {}
-  bool arrive() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ++arrived_;
-    cv_.notify_all();
-    return cv_.wait_for(
-        lock, std::chrono::seconds(20), [&] { return arrived_ >= expected_; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  int expected_;
-  int arrived_ = 0;
 };
 
 TEST_F(ThreadPoolTest, DefaultPoolHasOneThreadPerCore) {

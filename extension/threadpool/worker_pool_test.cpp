@@ -2,18 +2,20 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include <executorch/extension/threadpool/meeting_test_util.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
 
 using executorch::extension::threadpool::WorkerPool;
+
+using executorch::extension::threadpool::testing::Meeting;
 
 namespace {
 
@@ -35,26 +37,6 @@ struct Coverage {
     return true;
   }
   std::vector<std::atomic<int>> hits;
-};
-
-// Blocks each caller until `expected` callers are inside at once, or the
-// timeout passes; returns whether they met.
-class Meeting {
- public:
-  explicit Meeting(int expected) : expected_(expected) {}
-  bool arrive() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ++arrived_;
-    cv_.notify_all();
-    return cv_.wait_for(
-        lock, std::chrono::seconds(20), [&] { return arrived_ >= expected_; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  int expected_;
-  int arrived_ = 0;
 };
 
 // Both spin settings: workers that spin for the next job, and workers that
