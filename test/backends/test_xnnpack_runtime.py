@@ -276,6 +276,33 @@ def test_delegated_work_runs_on_the_shared_pool_workers(tmp_path):
     ticks = int(result.stdout.split("worker_ticks")[1])
     assert ticks > 0, result.stdout
 
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_gelu_matches_torch_over_its_whole_range(threads):
+    """Exact (erf) GELU, a host step on the optimized kernels' rational erf
+    approximation, against torch's: a sweep of [-12, 12] (odd length, above
+    the serial-work threshold so it splits across threads at 2), values
+    around the approximation's limit (|x| / sqrt(2) = 3.92), tiny and large
+    values (near the float limit torch overflows to inf where ours gives x;
+    the gtest checks those against double). Tolerance atol 2e-6, rtol 1e-6:
+    the erf approximation's relative error is 3.1e-7, which gelu scales by
+    |x| / 2, and torch's float erf is off by up to ~4e-7 itself."""
+    limit = 3.92 * 2**0.5
+    edges = torch.tensor(
+        [limit, limit * (1 - 1e-6), limit * (1 + 1e-6), 1e-30, 1e-6, 1e30, 0.0]
+    )
+    x = torch.cat([torch.linspace(-12, 12, 40001), edges, -edges])
+    tester = lower(Lambda(F.gelu), (x,), num_threads=threads)
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch")) == (1, [])
+    from executorch.extension.pybindings.portable_lib import (
+        _load_for_executorch_from_buffer,
+    )
+
+    module = _load_for_executorch_from_buffer(tester.get_artifact("to_executorch").buffer)
+    (got,) = module.forward([x])
+    torch.testing.assert_close(got, F.gelu(x), atol=2e-6, rtol=1e-6)
+
+
 def _step_names(tester, inputs, tmp_path):
     """The outputs of one profiled run and the names of its XNNPACK steps."""
     from executorch.devtools import Inspector

@@ -63,18 +63,32 @@ inline Vec sigmoid(Vec x) {
   return broadcast(1.0f) / (broadcast(1.0f) + exp(-x));
 }
 
-// erf(x) = 1 - t * Q(t) * e^(-x^2), t = 1 / (1 + 0.3275911 |x|) (Abramowitz
-// and Stegun 7.1.26, absolute error 1.5e-7), with erf's sign.
+// erf(x) = x * P(x^2) / Q(x^2) for |x| <= 3.92 (P and Q of degree 5,
+// fitted for this file to erf's relative error: 2e-8 in exact arithmetic,
+// 3.1e-7 evaluated in float), and +-1 beyond, where erf is within 3e-8 of
+// +-1. One division and no exp: gelu_erf, MiniLM's FFN activation, took
+// 7% of its dynamic int8 program's time through 1 - t * Q(t) * e^(-x^2)
+// (Abramowitz and Stegun 7.1.26), about twice the instructions.
 inline Vec erf(Vec x) {
-  const Vec ax = abs(x);
-  const Vec t =
-      broadcast(1.0f) / (broadcast(1.0f) + broadcast(0.3275911f) * ax);
-  Vec q = broadcast(1.061405429f);
-  q = q * t + broadcast(-1.453152027f);
-  q = q * t + broadcast(1.421413741f);
-  q = q * t + broadcast(-0.284496736f);
-  q = q * t + broadcast(0.254829592f);
-  const Vec e = broadcast(1.0f) - t * q * exp(-(ax * ax));
+  const Vec one = broadcast(1.0f);
+  const Vec limit = broadcast(3.92f);
+  Vec ax = abs(x);
+  ax = select(ax > limit, limit, ax); // NaN stays NaN
+  const Vec t = ax * ax;
+  Vec p = broadcast(2.05001334e-06f);
+  p = p * t + broadcast(0.000284858659f);
+  p = p * t + broadcast(0.00376508082f);
+  p = p * t + broadcast(0.0527470335f);
+  p = p * t + broadcast(0.190395609f);
+  p = p * t + broadcast(1.12837911f);
+  Vec q = broadcast(3.80896927e-05f);
+  q = q * t + broadcast(0.00116238301f);
+  q = q * t + broadcast(0.014968155f);
+  q = q * t + broadcast(0.114104398f);
+  q = q * t + broadcast(0.502066433f);
+  q = q * t + one;
+  Vec e = ax * p / q;
+  e = select(e > one, one, e); // rounding near the limit
   const Vec sign = as_float(as_int(x) & broadcast_i(INT32_MIN));
   return as_float(as_int(e) | as_int(sign));
 }

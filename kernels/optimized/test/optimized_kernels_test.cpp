@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <tuple>
@@ -465,6 +466,55 @@ TEST_P(OptimizedKernels, UnaryOps) {
           : native::hardtanh_out(c, *x, -0.5, 0.7, *outs[0]);
       },
       "hardtanh");
+}
+
+// gelu(approximate="none") against x / 2 * (1 + erf(x / sqrt(2))) in
+// double: a sweep of [-12, 12] in steps of 1/64 (1537 values, not a
+// multiple of any vector width), the neighbourhood of the erf
+// approximation's limit (|x / sqrt(2)| = 3.92), tiny values, zeros, the
+// float limits and NaN. Tolerance 1e-6 + 1e-6 |ref|: erf's relative error is
+// 3.1e-7 (vec_math.h), which gelu scales by |x| / 2 (2e-7 at 12 is below the
+// bound's 1.3e-5).
+TEST_P(OptimizedKernels, GeluErfAgainstDoubleErf) {
+  std::vector<float> values;
+  for (int i = -768; i <= 768; ++i) {
+    values.push_back(static_cast<float>(i) / 64.0f);
+  }
+  const float limit = 3.92f * static_cast<float>(M_SQRT2);
+  for (float sign : {-1.0f, 1.0f}) {
+    for (float v : {limit,
+                    std::nextafter(limit, 0.0f),
+                    std::nextafter(limit, 100.0f),
+                    5.5f,
+                    6.0f,
+                    1e-30f,
+                    1e-6f,
+                    std::numeric_limits<float>::max()}) {
+      values.push_back(sign * v);
+    }
+  }
+  values.push_back(0.0f);
+  values.push_back(-0.0f);
+  values.push_back(NAN);
+  TestTensor x(
+      ScalarType::Float, {static_cast<int32_t>(values.size())}, values);
+  TestTensor out(ScalarType::Float,
+                 {static_cast<int32_t>(values.size())},
+                 std::vector<float>(values.size(), 0.0f));
+  TempContext ctx;
+  native::opt_gelu_out(ctx.get(), x.tensor(), "none", out.tensor());
+  ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+  const std::vector<float> got = out.values<float>();
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double v = values[i];
+    if (std::isnan(v)) {
+      EXPECT_TRUE(std::isnan(got[i]));
+      continue;
+    }
+    const double ref = v / 2 * (1 + std::erf(v / M_SQRT2));
+    EXPECT_LE(std::fabs(got[i] - ref), 1e-6 + 1e-6 * std::fabs(ref))
+        << "gelu(" << values[i] << ") = " << got[i] << ", expected " << ref;
+  }
 }
 
 // The values of a [rows, cols] matrix stored column-major (dim order
