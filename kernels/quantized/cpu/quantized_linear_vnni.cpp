@@ -88,6 +88,10 @@ struct Scratch {
   int32_t* chunk_groups; // [chunks, 32]: group of each lane minus the
                          // chunk's first, then the first, then the count
   uint8_t* panels;       // [slices][2] of panel_bytes
+  // The input rows the GEMM reads and the bytes from one to the next: the
+  // rows above, or the quantized input itself (gemm_reads_input).
+  const uint8_t* gemm_rows;
+  int64_t gemm_row_bytes;
 
   struct Sizes {
     size_t rows, unit_sums, group_sums, chunk_groups, panel;
@@ -115,8 +119,40 @@ struct Scratch {
     group_sums = reinterpret_cast<int32_t*>(p += s.unit_sums);
     chunk_groups = reinterpret_cast<int32_t*>(p += s.group_sums);
     panels = reinterpret_cast<uint8_t*>(p += s.chunk_groups);
+    gemm_rows = rows;
+    gemm_row_bytes = g.row_bytes;
   }
 };
+
+// Whether the GEMM reads the quantized input where it is, and needs only
+// its rows' sums: 8-bit weights with one group per row (PT2E's per-channel
+// dynamic linears), whose slot order is the input's own order. Copying the
+// rows into the scratch with prepare_rows took as long as quantizing them
+// (3% of MiniLM's dynamic int8 program).
+bool gemm_reads_input(const Geometry& g, const QuantizedRows& x) {
+  return !g.four_bit && g.groups == 1 && x.rows >= kGemmMinRows;
+}
+
+// group_sums[m] = sum_k (xq[m, k] - x_zp[m]) of each input row, for the
+// GEMM of gemm_reads_input.
+ET_VNNI void sum_rows(const PackedWeights& w,
+                      const QuantizedRows& x,
+                      const Scratch& s) {
+  const __m512i ones = _mm512_set1_epi8(1);
+  for (int64_t m = 0; m < x.rows; ++m) {
+    const int8_t* q = x.values + m * w.cols;
+    __m512i sums = _mm512_setzero_si512();
+    for (int64_t k = 0; k < w.cols; k += 64) {
+      const int64_t left = w.cols - k;
+      const __mmask64 mask =
+          left >= 64 ? ~__mmask64{0} : (__mmask64{1} << left) - 1;
+      sums =
+          _mm512_dpbusd_epi32(sums, ones, _mm512_maskz_loadu_epi8(mask, q + k));
+    }
+    s.group_sums[m] = _mm512_reduce_add_epi32(sums) -
+                      static_cast<int32_t>(w.cols) * x.zero_points[m];
+  }
+}
 
 // Lays out the input rows in slot order with their sums, a chunk (16
 // units) at a time: 8-bit rows are copied; 4-bit ones have each 8-value
@@ -584,7 +620,7 @@ ET_VNNI void gemm_tile(const Geometry& g,
                        int64_t y_stride) {
   const size_t panel_bytes = Scratch::panel_bytes(g);
   const size_t weight_bytes = round_up(kLanes * g.row_bytes);
-  const uint8_t* xrows = s.rows + m0 * g.row_bytes;
+  const uint8_t* xrows = s.gemm_rows + m0 * s.gemm_row_bytes;
   const int64_t groups = kOneGroup ? 1 : g.groups;
   const int64_t units_per_group = kOneGroup ? g.units : g.units_per_group;
   __m512 totals[kRows][kPanels];
@@ -605,11 +641,11 @@ ET_VNNI void gemm_tile(const Geometry& g,
       if constexpr (kFourBit) {
         // The unit's even values, then its odd ones.
         const int64_t even = even_slot(g, u);
-        multiply_slot(acc, panels, panel_bytes, xrows, g.row_bytes, even);
+        multiply_slot(acc, panels, panel_bytes, xrows, s.gemm_row_bytes, even);
         multiply_slot(
-            acc, panels, panel_bytes, xrows, g.row_bytes, even + kLanes);
+            acc, panels, panel_bytes, xrows, s.gemm_row_bytes, even + kLanes);
       } else {
-        multiply_slot(acc, panels, panel_bytes, xrows, g.row_bytes, u);
+        multiply_slot(acc, panels, panel_bytes, xrows, s.gemm_row_bytes, u);
       }
     }
     for (int p = 0; p < kPanels; ++p) {
@@ -718,8 +754,14 @@ bool linear_dynamic(const QuantizedRows& x,
                     float* y,
                     void* scratch) {
   const Geometry g = geometry_of(w);
-  const Scratch s(g, x.rows, scratch);
-  prepare_rows(g, w, x, s);
+  Scratch s(g, x.rows, scratch);
+  if (gemm_reads_input(g, x)) {
+    s.gemm_rows = reinterpret_cast<const uint8_t*>(x.values);
+    s.gemm_row_bytes = w.cols;
+    sum_rows(w, x, s);
+  } else {
+    prepare_rows(g, w, x, s);
+  }
   std::atomic<bool> valid{true};
   const auto check = [&](int64_t begin, int64_t end) {
     if (!weight_rows_valid(w, begin, end)) {

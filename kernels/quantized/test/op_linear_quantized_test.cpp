@@ -149,6 +149,7 @@ const Case kCases[] = {
     {4, 23, 384, 128, false}, // 8da4w's layout: a group per chunk, no zps
     {8, 19, 384, 384, false}, // per channel, as PT2E's dynamic linears
     {8, 37, 256, 256, true},  // per channel: a pair of panels, then one
+    {8, 33, 100, 100, false}, // per channel, K not a multiple of 16
     {8, 5, 36, 12, true},
     {4, 3, 20, 10, false}, // K not a multiple of 8: not for VNNI
     {8, 3, 42, 14, true},  // K not a multiple of 4: not for VNNI
