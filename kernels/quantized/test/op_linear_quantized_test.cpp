@@ -4,9 +4,10 @@
 // bias, odd numbers of output features, input widths that exercise the
 // vector loops and their tails (and widths the VNNI kernels leave to the
 // others), one to 17 input rows (the VNNI GEMV and GEMM tiles),
-// per-tensor and per-token activation quantization, weights at the int8
-// limits, bad arguments, empty inputs, and the same results on one thread
-// as on several.
+// per-tensor and per-token activation quantization (and its min/max and
+// quantize loops on their own: ties, saturation, NaN, tails), weights at the
+// int8 limits, bad arguments, empty inputs, and the same results on one
+// thread as on several.
 
 #include <algorithm>
 #include <cmath>
@@ -596,5 +597,89 @@ TEST(QuantizedLinearArgsTest, BadArgumentsFail) {
                                     127,
                                     out);
     EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
+  }
+}
+
+// The activations' quantization loops against scalar references, at
+// lengths around the vector widths and the VNNI loops' 64-value steps
+// (each then has a tail): the minimum and maximum wherever they lie, NaN
+// wherever it lies, and quantized values with ties at .5 (rounded to even),
+// saturation at the range's limits (int8's and narrower ones) and zero
+// points at the ends of the range.
+const int64_t kLengths[] = {0, 1, 15, 16, 17, 63, 64, 65, 100, 129, 1001};
+
+TEST_P(QuantizedLinearTest, FindMinMaxAnywhere) {
+  for (int64_t n : kLengths) {
+    std::vector<float> x(n);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>((i * 37) % 23) - 11.0f;
+    }
+    float lo = 0.f, hi = 0.f;
+    ASSERT_TRUE(native::quantized::find_min_max(x.data(), n, &lo, &hi));
+    if (n == 0) {
+      EXPECT_EQ(lo, INFINITY);
+      EXPECT_EQ(hi, -INFINITY);
+      continue;
+    }
+    EXPECT_EQ(lo, *std::min_element(x.begin(), x.end())) << n;
+    EXPECT_EQ(hi, *std::max_element(x.begin(), x.end())) << n;
+    for (int64_t at = 0; at < n; at += (n > 200 ? 7 : 1)) {
+      std::vector<float> y = x;
+      y[at] = -1e30f;
+      y[n - 1 - at] = 1e30f + (at == n - 1 - at ? -2e30f : 0.f);
+      ASSERT_TRUE(native::quantized::find_min_max(y.data(), n, &lo, &hi));
+      EXPECT_EQ(lo, *std::min_element(y.begin(), y.end())) << n << " " << at;
+      EXPECT_EQ(hi, *std::max_element(y.begin(), y.end())) << n << " " << at;
+      y[at] = NAN;
+      EXPECT_FALSE(native::quantized::find_min_max(y.data(), n, &lo, &hi))
+          << "NaN at " << at << " of " << n;
+    }
+  }
+}
+
+TEST_P(QuantizedLinearTest, QuantizeInt8RoundsHalfToEvenAndSaturates) {
+  struct Params {
+    float inverse_scale;
+    int32_t zero_point, qmin, qmax;
+  };
+  for (const Params& p : {Params{1.0f, 0, -128, 127},
+                          Params{2.0f, -128, -128, 127},
+                          Params{0.5f, 127, -128, 127},
+                          Params{4.0f, 3, -100, 50}}) {
+    for (int64_t n : kLengths) {
+      // Steps of 0.25 / inverse_scale: every other value a tie at .5, the
+      // range reaching well past both limits.
+      std::vector<float> x(n);
+      for (int64_t i = 0; i < n; ++i) {
+        x[i] =
+            static_cast<float>((i * 53) % 1200 - 600) * 0.25f / p.inverse_scale;
+      }
+      std::vector<int8_t> q(n + 1, 99); // one past the end stays
+      native::quantized::quantize_int8(
+          x.data(), n, p.inverse_scale, p.zero_point, p.qmin, p.qmax, q.data());
+      for (int64_t i = 0; i < n; ++i) {
+        float v = std::nearbyint(x[i] * p.inverse_scale) +
+                  static_cast<float>(p.zero_point);
+        v = std::min(std::max(v, static_cast<float>(p.qmin)),
+                     static_cast<float>(p.qmax));
+        ASSERT_EQ(q[i], static_cast<int8_t>(v))
+            << "x " << x[i] << " at " << i << " of " << n;
+      }
+      EXPECT_EQ(q[n], 99) << n;
+    }
+  }
+  // Ties themselves: x * inverse_scale = k + 0.5 goes to the even k.
+  const std::vector<float> ties = {
+      0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 126.5f, -127.5f};
+  std::vector<float> x;
+  for (int r = 0; r < 9; ++r) { // 72 values: one VNNI step and a tail
+    x.insert(x.end(), ties.begin(), ties.end());
+  }
+  std::vector<int8_t> q(x.size());
+  native::quantized::quantize_int8(
+      x.data(), x.size(), 1.0f, 0, -128, 127, q.data());
+  const std::vector<int8_t> even = {0, 2, 2, 0, -2, -2, 126, -128};
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(q[i], even[i % even.size()]) << x[i];
   }
 }
