@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include <executorch/backends/xnnpack/runtime/huge_page_allocator.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/runtime/core/event_tracer_hooks_delegate.h>
 #include <executorch/runtime/core/exec_aten/util/tensor_util.h>
@@ -55,7 +56,7 @@ Error XnnpackExecutor::init(const void* blob,
                             size_t size,
                             const runtime::NamedDataMap* named_data_map,
                             size_t num_threads) {
-  const xnn_status status = xnn_initialize(/*allocator=*/nullptr);
+  const xnn_status status = initialize_xnnpack();
   ET_CHECK_OR_RETURN_ERROR(status == xnn_status_success,
                            NotSupported,
                            "XNNPACK failed to initialize: %s",

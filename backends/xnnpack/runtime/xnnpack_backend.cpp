@@ -6,6 +6,7 @@
 #include <xnnpack.h>
 
 #include <executorch/backends/xnnpack/runtime/executor.h>
+#include <executorch/backends/xnnpack/runtime/huge_page_allocator.h>
 #include <executorch/backends/xnnpack/runtime/register_xnnpack_backend.h>
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
 #include <executorch/runtime/platform/log.h>
@@ -61,7 +62,7 @@ Result<size_t> num_threads_spec(ArrayRef<CompileSpec> specs) {
 } // namespace
 
 bool XnnpackBackend::is_available() const {
-  return xnn_initialize(/*allocator=*/nullptr) == xnn_status_success;
+  return initialize_xnnpack() == xnn_status_success;
 }
 
 Result<DelegateHandle*> XnnpackBackend::init(
