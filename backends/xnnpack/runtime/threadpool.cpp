@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <executorch/backends/xnnpack/runtime/huge_page_allocator.h>
 #include <executorch/runtime/platform/log.h>
 
 #ifdef ET_USE_THREADPOOL
@@ -43,7 +44,7 @@ bool xnnpack_reaches_our_pools() {
     float in[2] = {0.f, 0.f};
     float out[2];
     xnn_operator_t clamp = nullptr;
-    bool ran = xnn_initialize(/*allocator=*/nullptr) == xnn_status_success &&
+    bool ran = initialize_xnnpack() == xnn_status_success &&
                xnn_create_clamp_nc_f32(1, 1, 1, -1.f, 1.f, 0, &clamp) ==
                    xnn_status_success &&
                xnn_setup_clamp_nc_f32(clamp, 2, in, out, probe.get()) ==

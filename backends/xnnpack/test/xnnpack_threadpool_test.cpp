@@ -7,6 +7,7 @@
 
 #include <pthreadpool.h>
 
+#include <executorch/backends/xnnpack/runtime/huge_page_allocator.h>
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
 
 #include <xnnpack.h>
@@ -33,7 +34,8 @@ using executorch::extension::threadpool::get_threadpool;
 // libpthreadpool that libXNNPACK.so links.
 TEST(XnnpackThreadpoolTest, XnnpackCallsReachOurPthreadpool) {
   executorch::extension::threadpool::PthreadpoolProbe probe;
-  ASSERT_EQ(xnn_initialize(nullptr), xnn_status_success);
+  ASSERT_EQ(executorch::backends::xnnpack::initialize_xnnpack(),
+            xnn_status_success);
   float in[64];
   float out[64];
   for (int i = 0; i < 64; ++i) {
