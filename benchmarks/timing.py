@@ -14,6 +14,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from executorch.extension.progress import ProgressBar
 
 
+# The pause before each system's calls (measure).
+SETTLE_SECONDS = 0.2
+
+
 def timed(call: Callable[[], object], iterations: int) -> Tuple[List[float], List[float]]:
     """Wall and CPU ms of each of `iterations` calls."""
     wall, cpu = [], []
@@ -33,7 +37,8 @@ def measure(
     description: str = "timing",
 ):
     """Median wall and CPU ms per system (each has `run(iterations)`) over
-    rounds that rotate which system goes first. A system that fails while
+    rounds that rotate which system goes first, each system's calls after a
+    pause of SETTLE_SECONDS. A system that fails while
     timed (a worker that crashes) is dropped with the reason in `missing`,
     so one failing system does not cost the others their row."""
     missing = {} if missing is None else missing
@@ -47,6 +52,10 @@ def measure(
                 bar.step()
                 if name in missing:
                     continue
+                # Let the previous system's pool go idle first: pthreadpool's
+                # workers (upstream's, ONNX Runtime's) spin for milliseconds
+                # after a call, and would take the cores from this one.
+                time.sleep(SETTLE_SECONDS)
                 try:
                     w, c = systems[name].run(iterations)
                 except Exception as error:  # report and go on with the others
