@@ -52,6 +52,12 @@ uint64_t tag_of(pthreadpool_t pool) {
   return tag;
 }
 
+// The workers of a pool of this library; null for a null pool or a probe.
+WorkerPool* workers_of(pthreadpool_t pool) {
+  return pool != nullptr && tag_of(pool) == kPoolTag ? pool->workers.get()
+                                                     : nullptr;
+}
+
 constexpr int kMaxDims = 6;
 
 struct Grid;
@@ -126,13 +132,9 @@ void run_grid(pthreadpool_t pool,
   if (items == 0) {
     return;
   }
-  WorkerPool* workers = nullptr;
-  if (pool != nullptr) {
-    if (tag_of(pool) == kPoolTag) {
-      workers = pool->workers.get();
-    } else {
-      reinterpret_cast<ProbeBlock*>(pool)->calls.fetch_add(1);
-    }
+  WorkerPool* workers = workers_of(pool);
+  if (pool != nullptr && workers == nullptr) {
+    reinterpret_cast<ProbeBlock*>(pool)->calls.fetch_add(1);
   }
   if (workers != nullptr) {
     workers->run(run_tiles, &grid, items, flags);
@@ -174,6 +176,7 @@ using executorch::extension::threadpool::Grid;
 using executorch::extension::threadpool::kPoolTag;
 using executorch::extension::threadpool::run_grid;
 using executorch::extension::threadpool::task_of;
+using executorch::extension::threadpool::workers_of;
 
 #define ET_PTHREADPOOL_API extern "C" __attribute__((visibility("default")))
 
@@ -187,19 +190,15 @@ ET_PTHREADPOOL_API pthreadpool_t pthreadpool_create(size_t threads_count) {
 }
 
 ET_PTHREADPOOL_API void pthreadpool_destroy(pthreadpool_t threadpool) {
-  if (threadpool != nullptr &&
-      executorch::extension::threadpool::tag_of(threadpool) == kPoolTag) {
+  if (workers_of(threadpool) != nullptr) {
     delete threadpool;
   }
 }
 
 ET_PTHREADPOOL_API size_t
 pthreadpool_get_threads_count(pthreadpool_t threadpool) {
-  if (threadpool == nullptr ||
-      executorch::extension::threadpool::tag_of(threadpool) != kPoolTag) {
-    return 1;
-  }
-  return threadpool->workers->threads();
+  WorkerPool* workers = workers_of(threadpool);
+  return workers != nullptr ? workers->threads() : 1;
 }
 
 ET_PTHREADPOOL_API void pthreadpool_parallelize_1d(pthreadpool_t pool,
