@@ -30,7 +30,7 @@ inline constexpr size_t kMinParallelNormElements =
 inline constexpr size_t kMinParallelCopyBytes =
     kernels::optimized::kCopyGrainBytes;
 // Matrix products (multiply-adds):
-inline constexpr size_t kMinParallelMacs = size_t{1} << 17;
+inline constexpr size_t kMinParallelMacs = kernels::optimized::kGemmGrainMacs;
 // Memory-bound XNNPACK runtimes (elements read and written by adds,
 // converts, clamps, ...; compiler.h's runtime_pool): split when a second
 // thread gets ~5 us of them at kernels/optimized's kCheapGrain rate (~0.1

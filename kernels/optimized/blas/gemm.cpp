@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/cpu/strided_copy.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
@@ -20,9 +21,6 @@ namespace {
 constexpr int64_t kKc = 256;
 constexpr int64_t kMc = 144;
 constexpr int64_t kNc = 512;
-// A thread gets at least this many multiply-adds (~4 us): below it, a
-// dispatch costs more than it saves (cpu/grain.h).
-constexpr int64_t kMinMacsPerThread = int64_t{1} << 17;
 constexpr size_t kAlignFloats = 16; // 64 bytes
 
 int64_t round_up(int64_t x, int64_t multiple) {
@@ -366,7 +364,7 @@ bool sgemm(int64_t m,
       std::max<int64_t>(1,
                         std::min({::executorch::extension::get_thread_count(),
                                   max_chunks,
-                                  macs / kMinMacsPerThread}));
+                                  macs / kGemmGrainMacs}));
   const int64_t row_panels = ceil_div(m, s.gemm_mr);
   const int64_t col_panels = ceil_div(n, s.gemm_nr);
   int64_t m_tiles = 1;

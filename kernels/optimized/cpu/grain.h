@@ -34,6 +34,8 @@ constexpr int64_t kRowNormGrain = int64_t{1} << 14;
 // Polynomial math (exp, tanh, sigmoid, GELU, SiLU) and softmax (elements):
 // 0.5-1.2 ns per element.
 constexpr int64_t kMathGrain = int64_t{1} << 12;
+// Matrix products (multiply-adds): ~30 G multiply-adds/s on one thread.
+constexpr int64_t kGemmGrainMacs = int64_t{1} << 17;
 
 } // namespace optimized
 } // namespace kernels
