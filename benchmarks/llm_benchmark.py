@@ -28,6 +28,13 @@ are not comparable.
         [--modes fp32 8da4w] [--prompt 64] [--decode 64] [--rounds 3] \\
         [--clock wall|cpu]
 
+Decode reads every weight but the embedding table once per token, so
+memory bandwidth bounds it. The script prints that bound: the bytes decode
+must read per token (fp32 weights; 8da4w's 4-bit values and one fp32 scale
+per group) over this machine's read bandwidth at `--threads`, measured as
+torch's sum over a tensor of those bytes (best of 10), and each system's
+decode time as a multiple of it (wall clock only).
+
 `--quick` checks that everything runs: a tiny model, one short round.
 """
 
@@ -39,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 
 import torch
 
@@ -110,12 +118,37 @@ def make_checkpoint(directory: str, params: dict) -> tuple:
     with torch.no_grad():
         for p in model.parameters():
             p.normal_(0, 0.02)
-    count = sum(p.numel() for p in model.parameters())
     paths = os.path.join(directory, "params.json"), os.path.join(directory, "ckpt.pth")
     with open(paths[0], "w") as f:
         json.dump(params, f)
     torch.save(model.state_dict(), paths[1])
-    return paths, count
+    return paths, model
+
+
+def decode_bytes(model, mode: str, group: int) -> int:
+    """Bytes of weights one decode step must read: all but the embedding
+    table (of which it reads one row); 8da4w's linears as 4-bit values with
+    an fp32 scale per group."""
+    total = 0
+    for name, p in model.named_parameters():
+        if name.startswith("tok_embeddings"):
+            continue
+        quantized = mode == "8da4w" and p.dim() == 2
+        total += p.numel() * (0.5 + 4 / group) if quantized else p.numel() * 4
+    return int(total)
+
+
+def read_seconds(nbytes: int, threads: int) -> float:
+    """Best of 10 sums over `nbytes` of float32: this machine's time to
+    stream that much memory at `threads` threads."""
+    torch.set_num_threads(threads)
+    x = torch.ones(nbytes // 4)
+    times = []
+    for _ in range(10):
+        start = time.perf_counter()
+        x.sum()
+        times.append(time.perf_counter() - start)
+    return min(times)
 
 
 def export_flags(paths, mode: str, context: int, output: str, group: int) -> list:
@@ -162,7 +195,8 @@ def main() -> None:
         upstream = None
     context = args.prompt + args.decode + 1
     with tempfile.TemporaryDirectory() as work:
-        paths, count = make_checkpoint(work, TINY if args.quick else FULL)
+        paths, model = make_checkpoint(work, TINY if args.quick else FULL)
+        count = sum(p.numel() for p in model.parameters())
         print(f"model: {count / 1e6:.1f}M parameters, prompt {args.prompt}, decode "
               f"{args.decode}, {args.threads} threads, {args.clock} clock, load "
               f"average {os.getloadavg()[0]:.2f}")
@@ -184,6 +218,13 @@ def main() -> None:
                 print(f"{name + ' ' + mode:<22}{r['prefill_tok_s']:>15.1f}"
                       f"{r['decode_tok_s']:>15.1f}{1e3 / r['decode_tok_s']:>10.2f}"
                       f"{r['peak_rss_mb']:>14.0f}")
+            if args.clock == "wall":
+                nbytes = decode_bytes(model, mode, group)
+                bound = read_seconds(nbytes, args.threads)
+                print(f"memory bound {mode}: {nbytes / 1e6:.0f} MB per token read at "
+                      f"{nbytes / bound / 1e9:.1f} GB/s = {bound * 1e3:.2f} ms/token; "
+                      + ", ".join(f"{name} {1 / r['decode_tok_s'] / bound:.2f}x"
+                                  for name, r in results.items()) + " of it")
             if "upstream" in results:
                 o, u = results["ours"], results["upstream"]
                 print(f"{'ours / upstream':<22}{o['prefill_tok_s'] / u['prefill_tok_s']:>15.2f}"
