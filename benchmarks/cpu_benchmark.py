@@ -25,7 +25,11 @@ and, in parentheses, the median CPU ms of the process (all its threads).
 Ratios are of the same run: ours optimized / eager, ours optimized / ours
 XNNPACK, ours XNNPACK / ONNX Runtime (and / upstream). The load average is
 printed with every row: figures taken under load are not comparable across
-runs. A script, not a test: nothing asserts on time.
+runs. The last column is the compute bound: the model's FLOPs (torch's
+count of its matrix products and convolutions) at this CPU's peak float32
+FMA rate (`optimized_gemm_peak`) on every thread; no system can be faster
+than that with the same arithmetic. A script, not a test: nothing asserts
+on time.
 
     EXECUTORCH_UPSTREAM_PYTHON=/work/main/.venv-upstream/bin/python \\
     EXECUTORCH_ORT_PYTHON=$(bash scripts/setup_ort.sh) \\
@@ -44,6 +48,7 @@ import textwrap
 from typing import List, Tuple
 
 import torch
+from machine_limits import fma_peak_gflops, model_flops
 from timing import JsonWorker, measure, timed
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -232,9 +237,11 @@ def main(argv: List[str]) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.iterations = 1, 2
+    peak = fma_peak_gflops()
     print(
         f"# {os.cpu_count()} CPUs; quick={args.quick}; {args.rounds} rounds x "
-        f"{args.iterations} calls per system; median wall ms (CPU ms)"
+        f"{args.iterations} calls per system; median wall ms (CPU ms); peak FMA rate "
+        + (f"{peak:.1f} GFLOP/s per core" if peak else "unknown (optimized_gemm_peak not built)")
     )
     ratios = [
         ("optimized/eager", "ours optimized", "eager"),
@@ -244,12 +251,13 @@ def main(argv: List[str]) -> None:
         ("XNNPACK/upstream", "ours XNNPACK", "upstream XNNPACK"),
     ]
     print("| model | threads | " + " | ".join(SYSTEMS) + " | "
-          + " | ".join(r[0] for r in ratios) + " | load avg |")
-    print("|---|---:|" + "---:|" * (len(SYSTEMS) + len(ratios)) + "---|")
+          + " | ".join(r[0] for r in ratios) + " | load avg | compute bound |")
+    print("|---|---:|" + "---:|" * (len(SYSTEMS) + len(ratios)) + "---|---:|")
     for name in args.models:
         model, inputs = model_and_inputs(name, args.quick)
         with torch.no_grad():
             ep = torch.export.export(model, inputs)
+        flops = model_flops(model, inputs)
         with tempfile.TemporaryDirectory() as directory:
             torch.export.save(ep, f"{directory}/program.pt2")
             torch.save(tuple(inputs), f"{directory}/inputs.pt")
@@ -270,7 +278,9 @@ def main(argv: List[str]) -> None:
                     for _, a, b in ratios
                 ]
                 load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-                print(f"| {name} | {threads} | " + " | ".join(cells) + f" | {load} |",
+                bound = (f"{flops / (peak * 1e9 * threads) * 1e3:.2f} ({flops / 1e9:.2f} GFLOP)"
+                         if peak else "n/a")
+                print(f"| {name} | {threads} | " + " | ".join(cells) + f" | {load} | {bound} |",
                       flush=True)
 
 

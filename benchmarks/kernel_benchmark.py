@@ -49,6 +49,7 @@ from typing import Callable, List, Tuple
 
 import torch
 import torch.nn.functional as F
+from machine_limits import gemm_peak_report
 
 from executorch.exir import to_edge
 from executorch.extension.pybindings.portable_lib import (
@@ -60,7 +61,6 @@ from executorch.extension.pybindings.portable_lib import (
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(REPO, "build"))
 RUNNER = os.path.join(BUILD, "examples", "executor_runner", "executor_runner")
-GEMM_PEAK = os.path.join(BUILD, "kernels", "optimized", "optimized_gemm_peak")
 
 
 class Call(torch.nn.Module):
@@ -335,14 +335,6 @@ def _portable_time(program: bytes, inputs: tuple, budget: float, threads: int) -
     return float(result.stdout.strip().splitlines()[-1])
 
 
-def _gemm_peak() -> str:
-    """optimized_gemm_peak's report, or why it is missing."""
-    if not os.path.exists(GEMM_PEAK):
-        return f"(GEMM peak: {GEMM_PEAK} not built)"
-    result = subprocess.run([GEMM_PEAK], capture_output=True, text=True)
-    return result.stdout.strip() or result.stderr.strip()
-
-
 def _materialized(result: torch.Tensor) -> torch.Tensor:
     """`result` with its own contiguous storage: eager returns views (a
     permute) lazily, while the runtime writes every output element."""
@@ -410,7 +402,7 @@ def main() -> int:
     if not os.path.exists(RUNNER):
         print(f"executor_runner not found at {RUNNER}; run scripts/setup.sh")
         return 1
-    print(_gemm_peak() + "\n")
+    print(gemm_peak_report() + "\n")
     if args.threads:
         _unsafe_reset_threadpool(args.threads)
     threads = torch.get_num_threads()

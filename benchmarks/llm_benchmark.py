@@ -46,9 +46,9 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 
 import torch
+from machine_limits import read_seconds
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FULL = dict(dim=768, n_layers=12, n_heads=12, n_kv_heads=4, vocab_size=32000,
@@ -136,19 +136,6 @@ def decode_bytes(model, mode: str, group: int) -> int:
         quantized = mode == "8da4w" and p.dim() == 2
         total += p.numel() * (0.5 + 4 / group) if quantized else p.numel() * 4
     return int(total)
-
-
-def read_seconds(nbytes: int, threads: int) -> float:
-    """Best of 10 sums over `nbytes` of float32: this machine's time to
-    stream that much memory at `threads` threads."""
-    torch.set_num_threads(threads)
-    x = torch.ones(nbytes // 4)
-    times = []
-    for _ in range(10):
-        start = time.perf_counter()
-        x.sum()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def export_flags(paths, mode: str, context: int, output: str, group: int) -> list:

@@ -1,0 +1,60 @@
+"""This machine's ceilings, for the benchmark scripts (imported from the
+scripts' directory): the peak float32 FMA rate of one core, and the rate at
+which memory can be read. A model's FLOPs over the first, or the bytes it
+must read over the second, bound its latency from below: the scripts print
+those bounds beside their timings so that a goal can be checked against
+what the hardware allows."""
+
+import os
+import re
+import subprocess
+import time
+from typing import Optional
+
+import torch
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(REPO, "build"))
+GEMM_PEAK = os.path.join(BUILD, "kernels", "optimized", "optimized_gemm_peak")
+
+
+def gemm_peak_report(*sizes: int) -> str:
+    """optimized_gemm_peak's report (the peak FMA rate, then the GEMM's
+    fraction of it at each size), or why it is missing."""
+    if not os.path.exists(GEMM_PEAK):
+        return f"(GEMM peak: {GEMM_PEAK} not built)"
+    result = subprocess.run([GEMM_PEAK, *map(str, sizes)], capture_output=True, text=True)
+    return result.stdout.strip() or result.stderr.strip()
+
+
+def fma_peak_gflops() -> Optional[float]:
+    """Peak float32 GFLOP/s of one core (clock x FMA pipes x lanes x 2, as
+    optimized_gemm_peak measures it), or None when the tool is not built."""
+    match = re.search(r"peak ([0-9.]+) GFLOP/s", gemm_peak_report(64))
+    return float(match.group(1)) if match else None
+
+
+def model_flops(model: torch.nn.Module, inputs: tuple) -> int:
+    """FLOPs of one forward call as torch counts them (matrix products and
+    convolutions, 2 per multiply-add; elementwise work is not counted, so
+    the bound it gives is a lower one)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(*inputs)
+    return counter.get_total_flops()
+
+
+def read_seconds(nbytes: int, threads: int) -> float:
+    """Best of 10 sums over `nbytes` of float32 at `threads` threads: this
+    machine's time to stream that much memory."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    x = torch.ones(nbytes // 4)
+    times = []
+    for _ in range(10):
+        start = time.perf_counter()
+        x.sum()
+        times.append(time.perf_counter() - start)
+    torch.set_num_threads(previous)
+    return min(times)
