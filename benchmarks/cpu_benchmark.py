@@ -257,7 +257,7 @@ def main(argv: List[str]) -> None:
         model, inputs = model_and_inputs(name, args.quick)
         with torch.no_grad():
             ep = torch.export.export(model, inputs)
-        flops = model_flops(model, inputs)
+        flops = model_flops(ep, inputs)
         with tempfile.TemporaryDirectory() as directory:
             torch.export.save(ep, f"{directory}/program.pt2")
             torch.save(tuple(inputs), f"{directory}/inputs.pt")

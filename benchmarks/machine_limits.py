@@ -34,14 +34,16 @@ def fma_peak_gflops() -> Optional[float]:
     return float(match.group(1)) if match else None
 
 
-def model_flops(model: torch.nn.Module, inputs: tuple) -> int:
-    """FLOPs of one forward call as torch counts them (matrix products and
-    convolutions, 2 per multiply-add; elementwise work is not counted, so
-    the bound it gives is a lower one)."""
+def model_flops(program: torch.export.ExportedProgram, inputs: tuple) -> int:
+    """FLOPs of one call of an exported program as torch counts them in its
+    Core ATen form (matrix products and convolutions, attention decomposed
+    into them; 2 per multiply-add; elementwise work is not counted, so the
+    bound it gives is a lower one)."""
     from torch.utils.flop_counter import FlopCounterMode
 
+    module = program.run_decompositions().module()
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(*inputs)
+        module(*inputs)
     return counter.get_total_flops()
 
 
