@@ -1,5 +1,6 @@
 #include <executorch/extension/threadpool/threadpool.h>
 
+#include <pthread.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <pthreadpool.h>
 
 #include <executorch/extension/threadpool/pthreadpool_api.h>
+#include <executorch/extension/threadpool/worker_pool.h>
 #include <executorch/runtime/platform/log.h>
 
 namespace executorch {
@@ -16,11 +18,14 @@ namespace threadpool {
 
 namespace {
 
-std::shared_ptr<pthreadpool> create_pool(size_t thread_count) {
-  const size_t n = thread_count != 0 ? thread_count : cores_available();
-  std::shared_ptr<pthreadpool> pool = make_pthreadpool(n);
+size_t resolve(size_t thread_count) {
+  return thread_count != 0 ? thread_count : cores_available();
+}
+
+std::shared_ptr<pthreadpool> create_pool(size_t threads) {
+  std::shared_ptr<pthreadpool> pool = make_pthreadpool(threads);
   if (pool == nullptr) {
-    ET_LOG(Error, "Could not create a thread pool of %zu threads", n);
+    ET_LOG(Error, "Could not create a thread pool of %zu threads", threads);
   }
   return pool;
 }
@@ -40,8 +45,25 @@ size_t cores_available() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-ThreadPool::ThreadPool(size_t thread_count)
-    : pool_(create_pool(thread_count)) {}
+ThreadPool::ThreadPool(size_t thread_count) {
+  const size_t threads = resolve(thread_count);
+  set_pool(create_pool(threads), threads);
+}
+
+void ThreadPool::set_pool(std::shared_ptr<pthreadpool> pool,
+                          size_t threads) const {
+  pool_ = std::move(pool);
+  pool_threads_ = threads;
+  pool_generation_ = fork_generation();
+}
+
+const std::shared_ptr<pthreadpool>& ThreadPool::current() const {
+  if (pool_generation_ != fork_generation()) {
+    // The parent's pool: its workers were not copied into this process.
+    set_pool(create_pool(pool_threads_), pool_threads_);
+  }
+  return pool_;
+}
 
 size_t ThreadPool::get_thread_count() const {
   pthreadpool* pool = get_pthreadpool();
@@ -52,16 +74,16 @@ bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
   // Asking for the count the pool has keeps it: users holding it (XNNPACK
   // runtimes) go on sharing it with the kernels instead of keeping an old
   // pool of their own.
-  const size_t wanted = num_threads != 0 ? num_threads : cores_available();
+  const size_t wanted = resolve(num_threads);
   if (get_pthreadpool() != nullptr && get_thread_count() == wanted) {
     return true;
   }
-  std::shared_ptr<pthreadpool> fresh = create_pool(num_threads);
+  std::shared_ptr<pthreadpool> fresh = create_pool(wanted);
   if (fresh == nullptr) {
     return false;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  pool_ = std::move(fresh);
+  set_pool(std::move(fresh), wanted);
   return true;
 }
 
@@ -76,18 +98,26 @@ void ThreadPool::run(::executorch::runtime::FunctionRef<void(size_t)> fn,
 
 pthreadpool* ThreadPool::get_pthreadpool() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return pool_.get();
+  return current().get();
 }
 
 std::shared_ptr<pthreadpool> ThreadPool::share_pthreadpool() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return pool_;
+  return current();
 }
 
 ThreadPool* get_threadpool() {
   // Never destroyed: worker threads must not be joined during static
   // destruction, when other static objects they might touch are gone.
-  static ThreadPool* pool = new ThreadPool();
+  static ThreadPool* pool = [] {
+    auto* created = new ThreadPool();
+    // The forking thread holds the mutex across fork(), so that the child's
+    // copy is not left locked by a thread the child does not have.
+    pthread_atfork([] { get_threadpool()->mutex_.lock(); },
+                   [] { get_threadpool()->mutex_.unlock(); },
+                   [] { get_threadpool()->mutex_.unlock(); });
+    return created;
+  }();
   return pool;
 }
 

@@ -10,6 +10,11 @@
 // submitted from two threads at once runs one submission after the other.
 // The pool is created on first use with one thread per core this process
 // may run on (including the caller, which always takes part).
+// fork(): in the child, the first use of the process-wide pool replaces it
+// with a new pool of as many threads (a fork copies no threads). Users
+// that kept the parent's pool (share_pthreadpool(), e.g. XNNPACK runtimes
+// created before the fork) go on using it, on the calling thread alone.
+// Tests: threadpool_test.cpp.
 
 #include <cstddef>
 #include <cstdint>
@@ -47,14 +52,23 @@ class ThreadPool final {
   void run(::executorch::runtime::FunctionRef<void(size_t)> fn, size_t range);
 
   // The current pthreadpool, for libraries built on it (XNNPACK). It stays
-  // valid until the next _unsafe_reset_threadpool; share_pthreadpool()
-  // keeps it alive beyond that.
+  // valid until the next _unsafe_reset_threadpool (or fork);
+  // share_pthreadpool() keeps it alive beyond that.
   pthreadpool* get_pthreadpool() const;
   std::shared_ptr<pthreadpool> share_pthreadpool() const;
 
  private:
-  mutable std::mutex mutex_; // guards pool_ (the pointer, not its use)
-  std::shared_ptr<pthreadpool> pool_;
+  friend ThreadPool* get_threadpool();
+
+  // pool_, first replaced if this process was forked since it was made
+  // (mutable for that). Needs mutex_.
+  const std::shared_ptr<pthreadpool>& current() const;
+  void set_pool(std::shared_ptr<pthreadpool> pool, size_t threads) const;
+
+  mutable std::mutex mutex_; // guards the fields below (not the pool's use)
+  mutable std::shared_ptr<pthreadpool> pool_;
+  mutable size_t pool_threads_ = 0;
+  mutable uint32_t pool_generation_ = 0;
 };
 
 // The process-wide pool, created on first call. Never null.

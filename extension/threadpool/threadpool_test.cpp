@@ -19,6 +19,7 @@ using executorch::extension::parallel_for;
 using executorch::extension::threadpool::get_threadpool;
 using executorch::extension::threadpool::NoThreadPoolGuard;
 
+using executorch::extension::threadpool::testing::in_forked_child;
 using executorch::extension::threadpool::testing::Meeting;
 
 namespace {
@@ -160,6 +161,40 @@ TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
       64,
       0);
   EXPECT_EQ(calls.load(), 64);
+}
+
+// Whether parallel_for runs 2 chunks on 2 threads at once.
+bool two_threads_meet() {
+  Meeting meeting(2);
+  std::atomic<int> met{0};
+  parallel_for(0, 2, 1, [&](int64_t, int64_t) { met += meeting.arrive(); });
+  return met.load() == 2;
+}
+
+TEST_F(ThreadPoolTest, AForkedChildGetsAPoolWithThreadsOfItsOwn) {
+  use_threads(2);
+  ASSERT_TRUE(two_threads_meet());
+  std::shared_ptr<pthreadpool> parents = get_threadpool()->share_pthreadpool();
+  EXPECT_TRUE(in_forked_child([&] {
+    // The parent's pool still runs work, on this thread alone.
+    std::atomic<int> calls{0};
+    pthreadpool_parallelize_1d(
+        parents.get(),
+        [](void* context, size_t) {
+          (*static_cast<std::atomic<int>*>(context))++;
+        },
+        &calls,
+        64,
+        0);
+    const bool replaced = get_threadpool()->get_pthreadpool() != parents.get();
+    parents.reset();
+    return calls.load() == 64 && replaced &&
+           get_threadpool()->get_thread_count() == 2 && two_threads_meet() &&
+           get_threadpool()->_unsafe_reset_threadpool(1) &&
+           get_threadpool()->_unsafe_reset_threadpool(2) && two_threads_meet();
+  }));
+  EXPECT_EQ(get_threadpool()->get_pthreadpool(), parents.get());
+  EXPECT_TRUE(two_threads_meet());
 }
 
 TEST_F(ThreadPoolTest, ResetToTheSameCountKeepsThePool) {

@@ -84,7 +84,22 @@ class DenormalsScope {
   uint64_t saved_ = 0;
 };
 
+std::atomic<uint32_t> forks{0};
+
+void count_fork_in_child() {
+  forks.fetch_add(1, std::memory_order_relaxed);
+}
+
 } // namespace
+
+uint32_t fork_generation() {
+  // Registered before the first pool exists, so every fork that copies a
+  // pool is counted.
+  static const bool watching =
+      pthread_atfork(nullptr, nullptr, &count_fork_in_child) == 0;
+  (void)watching;
+  return forks.load(std::memory_order_relaxed);
+}
 
 std::unique_ptr<WorkerPool> WorkerPool::create(size_t threads,
                                                std::chrono::nanoseconds spin) {
@@ -97,7 +112,10 @@ std::unique_ptr<WorkerPool> WorkerPool::create(size_t threads,
 }
 
 WorkerPool::WorkerPool(size_t threads, std::chrono::nanoseconds spin)
-    : thread_count_(threads), spin_(spin) {
+    : thread_count_(threads),
+      spin_(spin),
+      generation_(fork_generation()),
+      sleep_(new Sleep) {
   workers_.reserve(threads - 1);
   for (size_t i = 1; i < threads; ++i) {
     pthread_t worker;
@@ -117,9 +135,13 @@ void* WorkerPool::work_entry(void* pool) {
 }
 
 WorkerPool::~WorkerPool() {
+  if (orphaned()) {
+    (void)sleep_.release(); // the workers are the parent's
+    return;
+  }
   stopping_.store(true, std::memory_order_seq_cst);
-  { std::lock_guard<std::mutex> lock(sleep_mutex_); }
-  wake_.notify_all();
+  { std::lock_guard<std::mutex> lock(sleep_->mutex); }
+  sleep_->wake.notify_all();
   for (pthread_t worker : workers_) {
     pthread_join(worker, nullptr);
   }
@@ -139,7 +161,7 @@ void WorkerPool::run(ChunkFunction fn,
                      void* context,
                      size_t items,
                      uint32_t flags) {
-  if (workers_.empty() || items <= 1 || running_a_chunk) {
+  if (workers_.empty() || items <= 1 || running_a_chunk || orphaned()) {
     run_on_caller(fn, context, items, flags);
     return;
   }
@@ -156,8 +178,8 @@ void WorkerPool::run(ChunkFunction fn,
       (uint64_t{job_number(state_.load(std::memory_order_relaxed))} + 1) << 32;
   state_.store(job | kOpen, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) {
-    { std::lock_guard<std::mutex> lock(sleep_mutex_); }
-    wake_.notify_all();
+    { std::lock_guard<std::mutex> lock(sleep_->mutex); }
+    sleep_->wake.notify_all();
   }
 
   run_chunks();
@@ -246,10 +268,10 @@ uint64_t WorkerPool::wait_for_job(uint32_t seen_job, bool spin) {
       cpu_relax();
     }
   }
-  std::unique_lock<std::mutex> lock(sleep_mutex_);
+  std::unique_lock<std::mutex> lock(sleep_->mutex);
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   uint64_t state = 0;
-  wake_.wait(lock, [&] {
+  sleep_->wake.wait(lock, [&] {
     state = state_.load(std::memory_order_seq_cst);
     return is_new(state);
   });

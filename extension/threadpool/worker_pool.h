@@ -22,6 +22,10 @@
 // Threads: run() may be called from any thread; concurrent calls run one
 // after the other. A run() from inside a chunk (of any pool) runs all its
 // items on that thread.
+// fork(): the child gets a copy of the pool but none of its workers, and
+// possibly its locks held or waited on by threads it does not have. In the
+// child such a pool is orphaned(): it runs every job on the caller, and its
+// destructor neither joins nor touches what the workers shared.
 // Tests: worker_pool_test.cpp.
 
 #include <atomic>
@@ -38,6 +42,10 @@
 namespace executorch {
 namespace extension {
 namespace threadpool {
+
+// 0 in the process that made the first pool; one more in each process
+// forked from one that had made a pool, counted at the fork.
+uint32_t fork_generation();
 
 class WorkerPool final {
  public:
@@ -64,8 +72,14 @@ class WorkerPool final {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
+  // 1 in an orphaned pool.
   size_t threads() const {
-    return workers_.size() + 1;
+    return orphaned() ? 1 : workers_.size() + 1;
+  }
+
+  // Whether this process was forked from the one that made this pool.
+  bool orphaned() const {
+    return fork_generation() != generation_;
   }
 
   // Calls fn(context, 0, items) on this thread, flags applied: what run()
@@ -89,6 +103,7 @@ class WorkerPool final {
 
   const size_t thread_count_;
   const std::chrono::nanoseconds spin_;
+  const uint32_t generation_;
 
   // The current job: written by the caller before it publishes the job in
   // state_, read by the workers that joined it.
@@ -104,8 +119,14 @@ class WorkerPool final {
   alignas(64) std::atomic<uint32_t> sleepers_{0};
   std::atomic<bool> stopping_{false};
 
-  std::mutex sleep_mutex_;
-  std::condition_variable wake_;
+  // Where workers sleep. On the heap so that an orphaned pool can leak it:
+  // destroying a condition variable that the parent's workers were
+  // waiting on blocks forever.
+  struct Sleep {
+    std::mutex mutex;
+    std::condition_variable wake;
+  };
+  std::unique_ptr<Sleep> sleep_;
   std::mutex submit_mutex_; // one job at a time
   // pthreads rather than std::thread: starting one may fail without
   // exceptions, which this library is built without.

@@ -15,6 +15,7 @@
 
 using executorch::extension::threadpool::WorkerPool;
 
+using executorch::extension::threadpool::testing::in_forked_child;
 using executorch::extension::threadpool::testing::Meeting;
 
 namespace {
@@ -38,6 +39,27 @@ struct Coverage {
   }
   std::vector<std::atomic<int>> hits;
 };
+
+// Whether `pool` runs a job of 3 one-item chunks on 3 threads at once.
+bool three_threads_meet(WorkerPool& pool) {
+  Meeting meeting(3);
+  std::atomic<int> met{0};
+  struct Context {
+    Meeting* meeting;
+    std::atomic<int>* met;
+  } context{&meeting, &met};
+  pool.run(
+      [](void* c, size_t begin, size_t end) {
+        auto* ctx = static_cast<Context*>(c);
+        for (size_t i = begin; i < end; ++i) {
+          *ctx->met += ctx->meeting->arrive() ? 1 : 0;
+        }
+      },
+      &context,
+      3,
+      0);
+  return met.load() == 3;
+}
 
 // Both spin settings: workers that spin for the next job, and workers that
 // sleep right away (each job wakes them).
@@ -67,23 +89,7 @@ TEST_P(WorkerPoolTest, WorkersRunChunksAlongsideTheCaller) {
   // Three items, one chunk each: they can only all be inside at once if
   // both workers took one.
   for (int round = 0; round < 20; ++round) {
-    Meeting meeting(3);
-    std::atomic<int> met{0};
-    struct Context {
-      Meeting* meeting;
-      std::atomic<int>* met;
-    } context{&meeting, &met};
-    pool->run(
-        [](void* c, size_t begin, size_t end) {
-          auto* ctx = static_cast<Context*>(c);
-          for (size_t i = begin; i < end; ++i) {
-            *ctx->met += ctx->meeting->arrive() ? 1 : 0;
-          }
-        },
-        &context,
-        3,
-        0);
-    ASSERT_EQ(met.load(), 3) << "round " << round;
+    ASSERT_TRUE(three_threads_meet(*pool)) << "round " << round;
   }
 }
 
@@ -160,6 +166,37 @@ TEST_P(WorkerPoolTest, DestroyingStopsSpinningAndSleepingWorkers) {
       pool->run(Coverage::chunk, &coverage, 10, 0);
     }
   } // each destructor returns: the test would hang otherwise
+}
+
+TEST_P(WorkerPoolTest, AForkedChildRunsJobsOnTheCallerAndDropsThePool) {
+  auto pool = WorkerPool::create(3, spin());
+  Coverage warm(64);
+  pool->run(Coverage::chunk, &warm, 64, 0); // workers now spin or sleep
+  EXPECT_TRUE(in_forked_child([&] {
+    if (!pool->orphaned() || pool->threads() != 1) {
+      return false;
+    }
+    struct Context {
+      Coverage coverage{1000};
+      std::thread::id caller = std::this_thread::get_id();
+      std::atomic<int> elsewhere{0};
+    } context;
+    pool->run(
+        [](void* c, size_t begin, size_t end) {
+          auto* ctx = static_cast<Context*>(c);
+          ctx->elsewhere += std::this_thread::get_id() != ctx->caller;
+          Coverage::chunk(&ctx->coverage, begin, end);
+        },
+        &context,
+        1000,
+        0);
+    pool.reset(); // returns: it neither joins nor wakes the parent's workers
+    auto fresh = WorkerPool::create(3, spin());
+    return context.coverage.each_once() && context.elsewhere.load() == 0 &&
+           fresh != nullptr && !fresh->orphaned() && three_threads_meet(*fresh);
+  }));
+  EXPECT_FALSE(pool->orphaned());
+  EXPECT_TRUE(three_threads_meet(*pool));
 }
 
 #if defined(__x86_64__) || defined(__i386__)

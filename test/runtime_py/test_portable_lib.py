@@ -261,3 +261,64 @@ def test_operator_names_include_portable_kernels():
     names = portable_lib._get_operator_names()
     assert "aten::add.out" in names and names == sorted(names)
     assert portable_lib._is_available("NoSuchBackend") is False
+
+
+def _run_after_fork(modules, inputs, results):
+    """A forked child's work: set the thread count as a multiprocessing
+    worker would, then run each module at 1 and at 2 threads."""
+    outputs = []
+    for threads in (1, 2):
+        portable_lib._unsafe_reset_threadpool(threads)
+        outputs.append([m.forward(list(inputs))[0].numpy() for m in modules])
+    results.put((portable_lib._get_threadpool_thread_count(), outputs))
+
+
+def test_a_forked_child_sets_threads_and_runs_loaded_programs():
+    """fork() copies the thread pool but not its threads: a child that
+    resets the thread count (destroying the parent's pool) or runs a
+    program loaded before the fork must neither hang nor go wrong."""
+    import multiprocessing
+
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+        XnnpackPartitioner,
+    )
+    from executorch.exir import to_edge, to_edge_transform_and_lower
+
+    if getattr(portable_lib, "_unsafe_reset_threadpool", None) is None:
+        pytest.skip("built without the thread pool")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(256, 512), torch.nn.ReLU(), torch.nn.Linear(512, 64)
+    ).eval()
+    inputs = (torch.randn(96, 256),)
+    ep = torch.export.export(model, inputs)
+    programs = [
+        to_edge(ep).to_executorch().buffer,
+        to_edge_transform_and_lower(ep, partitioner=[XnnpackPartitioner()])
+        .to_executorch()
+        .buffer,
+    ]
+    modules = [_load_for_executorch_from_buffer(p) for p in programs]
+    portable_lib._unsafe_reset_threadpool(2)
+    for m in modules:  # the pool's workers now spin, then sleep
+        m.forward(list(inputs))
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    child = context.Process(target=_run_after_fork, args=(modules, inputs, results))
+    child.start()
+    try:
+        threads, outputs = results.get(timeout=120)
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+        portable_lib._unsafe_reset_threadpool(0)
+    assert child.exitcode == 0
+    assert threads == 2
+    with torch.no_grad():
+        expected = model(*inputs)
+    for at_threads in outputs:
+        for got in at_threads:
+            torch.testing.assert_close(
+                torch.from_numpy(got), expected, rtol=1e-5, atol=1e-5
+            )
