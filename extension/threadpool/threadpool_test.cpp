@@ -145,22 +145,27 @@ TEST_F(ThreadPoolTest, BadArgumentsRunNothing) {
   EXPECT_EQ(calls, 0);
 }
 
-TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
-  use_threads(2);
-  std::shared_ptr<pthreadpool> old_pool = get_threadpool()->share_pthreadpool();
-  use_threads(3);
-  EXPECT_NE(get_threadpool()->get_pthreadpool(), old_pool.get());
-  EXPECT_EQ(pthreadpool_get_threads_count(old_pool.get()), 2u);
+// How many calls a 1-D job of 64 items on `pool` makes.
+int calls_of_64_items(pthreadpool* pool) {
   std::atomic<int> calls{0};
   pthreadpool_parallelize_1d(
-      old_pool.get(),
+      pool,
       [](void* context, size_t) {
         (*static_cast<std::atomic<int>*>(context))++;
       },
       &calls,
       64,
       0);
-  EXPECT_EQ(calls.load(), 64);
+  return calls.load();
+}
+
+TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
+  use_threads(2);
+  std::shared_ptr<pthreadpool> old_pool = get_threadpool()->share_pthreadpool();
+  use_threads(3);
+  EXPECT_NE(get_threadpool()->get_pthreadpool(), old_pool.get());
+  EXPECT_EQ(pthreadpool_get_threads_count(old_pool.get()), 2u);
+  EXPECT_EQ(calls_of_64_items(old_pool.get()), 64);
 }
 
 // Whether parallel_for runs 2 chunks on 2 threads at once.
@@ -177,19 +182,11 @@ TEST_F(ThreadPoolTest, AForkedChildGetsAPoolWithThreadsOfItsOwn) {
   std::shared_ptr<pthreadpool> parents = get_threadpool()->share_pthreadpool();
   EXPECT_TRUE(in_forked_child([&] {
     // The parent's pool still runs work, on this thread alone.
-    std::atomic<int> calls{0};
-    pthreadpool_parallelize_1d(
-        parents.get(),
-        [](void* context, size_t) {
-          (*static_cast<std::atomic<int>*>(context))++;
-        },
-        &calls,
-        64,
-        0);
+    const bool ran = calls_of_64_items(parents.get()) == 64;
     const bool replaced = get_threadpool()->get_pthreadpool() != parents.get();
     parents.reset();
-    return calls.load() == 64 && replaced &&
-           get_threadpool()->get_thread_count() == 2 && two_threads_meet() &&
+    return ran && replaced && get_threadpool()->get_thread_count() == 2 &&
+           two_threads_meet() &&
            get_threadpool()->_unsafe_reset_threadpool(1) &&
            get_threadpool()->_unsafe_reset_threadpool(2) && two_threads_meet();
   }));
