@@ -189,6 +189,10 @@ struct Qs8Conv::Task {
   size_t out_h, out_w;
   size_t rows;
   bool vnni;
+  // Each tile's output channels in `channel_parts` work items of
+  // `part_channels` (a multiple of 2 * kBlock) each.
+  size_t channel_parts;
+  size_t part_channels;
 };
 
 // Output pixel (image, row, column) `m` of a run, and the next one.
@@ -334,10 +338,10 @@ ET_QS8_VNNI_TARGET void Qs8Conv::im2col_vnni(const Qs8Conv& conv,
 }
 #endif
 
-void Qs8Conv::run_rows(void* context, size_t tile) {
+void Qs8Conv::run_rows(void* context, size_t item) {
   const Task& task = *static_cast<const Task*>(context);
   const Qs8Conv& conv = *task.conv;
-  const size_t first = tile * kTileRows;
+  const size_t first = item / task.channel_parts * kTileRows;
   const size_t rows = std::min(kTileRows, task.rows - first);
   const size_t reduction4 = conv.reduction4_;
   // The tile's rows of the im2col matrix: in the input itself for a full
@@ -360,6 +364,8 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
     stride = reduction4;
   }
   const size_t channels = conv.shape_.out_channels;
+  const size_t begin = item % task.channel_parts * task.part_channels;
+  const size_t end = std::min(channels, begin + task.part_channels);
   const size_t block_bytes = reduction4 * kBlock;
   TileArgs t;
   t.a = a;
@@ -370,22 +376,22 @@ void Qs8Conv::run_rows(void* context, size_t tile) {
   t.out_stride = channels;
   t.rows = rows;
   if (!task.vnni) {
-    t.filter = conv.packed_.data();
-    t.bias = conv.bias_.data();
-    t.scale = conv.scale_.data();
-    t.out = task.out + first * channels;
-    t.channels = channels;
+    t.filter = conv.packed_.data() + (begin / kBlock) * block_bytes;
+    t.bias = conv.bias_.data() + begin;
+    t.scale = conv.scale_.data() + begin;
+    t.out = task.out + first * channels + begin;
+    t.channels = end - begin;
     tile_portable(t);
     return;
   }
 #ifdef ET_QS8_HAVE_VNNI
-  for (size_t n = 0; n < channels; n += 2 * kBlock) {
+  for (size_t n = begin; n < end; n += 2 * kBlock) {
     t.filter = conv.packed_.data() + (n / kBlock) * block_bytes;
     t.bias = conv.bias_.data() + n;
     t.scale = conv.scale_.data() + n;
     t.out = task.out + first * channels + n;
-    t.channels = channels - n;
-    if (channels - n > kBlock) {
+    t.channels = end - n;
+    if (end - n > kBlock) {
       tile_vnni<2>(t);
     } else {
       tile_vnni<1>(t);
@@ -422,10 +428,26 @@ void Qs8Conv::run(const int8_t* in,
             out_h,
             out_w,
             batch * out_h * out_w,
-            vnni && qs8::vnni_available()};
+            vnni && qs8::vnni_available(),
+            1,
+            round_up(shape_.out_channels, 2 * kBlock)};
   const size_t tiles = (task.rows + kTileRows - 1) / kTileRows;
-  pthreadpool_parallelize_1d(
-      pool, &Qs8Conv::run_rows, &task, tiles, /*flags=*/0);
+  // Few tiles (a 7x7 output has 7) leave threads idle while the last ones
+  // run: then each tile's channels are split too, so that every thread
+  // gets several items. The parts copy their tile's windows each.
+  const size_t threads = pthreadpool_get_threads_count(pool);
+  if (threads > 1 && tiles > 0 && tiles < 4 * threads) {
+    const size_t pairs = task.part_channels / (2 * kBlock);
+    const size_t parts = std::min(pairs, (4 * threads + tiles - 1) / tiles);
+    task.part_channels = (pairs + parts - 1) / parts * 2 * kBlock;
+    task.channel_parts =
+        (shape_.out_channels + task.part_channels - 1) / task.part_channels;
+  }
+  pthreadpool_parallelize_1d(pool,
+                             &Qs8Conv::run_rows,
+                             &task,
+                             tiles * task.channel_parts,
+                             /*flags=*/0);
 }
 
 } // namespace xnnpack

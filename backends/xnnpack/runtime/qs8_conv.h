@@ -43,8 +43,9 @@ class Qs8Conv {
             const int32_t* bias);
 
   // out [batch, out_h, out_w, out_channels] = conv(in [batch, in_h, in_w,
-  // in_channels]); out_h and out_w are the caller's (checked at load). Rows
-  // of output pixels are split across `pool` (null: this thread). `vnni`
+  // in_channels]); out_h and out_w are the caller's (checked at load).
+  // Tiles of output pixels (and their channels, when there are fewer than
+  // 4 tiles per thread) are split across `pool` (null: this thread). `vnni`
   // picks the vector kernel (only if qs8::vnni_available()).
   void run(const int8_t* in,
            size_t batch,
@@ -71,7 +72,7 @@ class Qs8Conv {
  private:
   struct Task;
   struct Pixel;
-  static void run_rows(void* task, size_t tile);
+  static void run_rows(void* task, size_t item);
   // The first of the row tile's kTileRows im2col rows when they all are in
   // the input, `*stride` bytes apart (1x1 windows inside it), else null.
   const int8_t* tile_in_input(const Task& task,

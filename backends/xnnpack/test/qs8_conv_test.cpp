@@ -192,6 +192,9 @@ INSTANTIATE_TEST_SUITE_P(
         // Window rows of 72 bytes (3 pixels of 24 channels): copied and
         // padded in runs longer than one masked move.
         Case{"k3_pad1_ic24_oc16", shape(3, 1, 1, 1, 24, 16), 1, 5, 6},
+        // A 7x7 output (7 tiles, fewer than 4 per thread of 3): the tiles'
+        // 80 channels are split in two parts of up to 64, the last partial.
+        Case{"k3_pad1_ic16_oc80_7x7", shape(3, 1, 1, 1, 16, 80), 1, 7, 7},
         // ResNet's stem.
         Case{"k7_stride2_pad3_ic3_oc64", shape(7, 2, 1, 3, 3, 64), 1, 20, 20},
         // MobileNetV2's stem at 224x224: worth two threads (the cases
