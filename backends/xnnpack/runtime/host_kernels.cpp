@@ -10,6 +10,13 @@
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
 #include <executorch/backends/xnnpack/runtime/qs8_dwconv.h>
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+#include <atomic>
+#include <memory>
+
+#include <executorch/kernels/optimized/cpu/scratch.h>
+#include <executorch/kernels/optimized/cpu/winograd.h>
+#endif
 
 namespace executorch {
 namespace backends {
@@ -132,10 +139,141 @@ void take_qs8_conv(const Graph& graph,
   node->host_run = run_qs8_conv<Kernel>;
 }
 
-// One-group convolutions take Qs8Conv (filter [out, kh, kw, in]);
-// depthwise ones of multiplier 1 Qs8DwConv (filter [1, kh, kw, channels]).
-void take_conv(const Graph& graph, Node* node) {
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+// A float32 convolution on the optimized kernels' Winograd F(4x4, 3x3)
+// (kernels/optimized/cpu/winograd.h), its filter transformed and packed at
+// load.
+struct WinogradConv {
+  kernels::optimized::Winograd3x3 kernel;
+  std::unique_ptr<float[]> packed;
+  size_t pad_top = 0, pad_left = 0;
+  float min = 0.0f, max = 0.0f;
+};
+
+// Tasks split across the delegate's pool (the kernel's plan gives a
+// thread at least a GEMM grain of products), each with its thread's
+// scratch (kernels/optimized/cpu/scratch.h: reused, so the steady state
+// allocates nothing).
+Error run_winograd_conv(const HostContext& context, const Node& node) {
+  namespace opt = kernels::optimized;
+  const auto& conv = *static_cast<const WinogradConv*>(node.host_state.get());
+  const Dims& x = context.graph.values[node.inputs[0]].dims;
+  const Dims& y = context.graph.values[node.outputs[0]].dims;
+  const int64_t in_c = conv.kernel.in_channels();
+  const int64_t out_c = conv.kernel.out_channels();
+  opt::WinogradIo io;
+  io.in = static_cast<const float*>(context.data[node.inputs[0]]);
+  io.in_sn = static_cast<int64_t>(x[1] * x[2]) * in_c;
+  io.in_sh = static_cast<int64_t>(x[2]) * in_c;
+  io.in_sw = in_c;
+  io.out = static_cast<float*>(context.data[node.outputs[0]]);
+  io.out_sn = static_cast<int64_t>(y[1] * y[2]) * out_c;
+  io.out_sh = static_cast<int64_t>(y[2]) * out_c;
+  io.out_sw = out_c;
+  io.batch = static_cast<int64_t>(x[0]);
+  io.in_h = static_cast<int64_t>(x[1]);
+  io.in_w = static_cast<int64_t>(x[2]);
+  io.out_h = static_cast<int64_t>(y[1]);
+  io.out_w = static_cast<int64_t>(y[2]);
+  io.pad_top = static_cast<int64_t>(conv.pad_top);
+  io.pad_left = static_cast<int64_t>(conv.pad_left);
+  io.min = conv.min;
+  io.max = conv.max;
+  const int64_t threads =
+      context.pool == nullptr
+          ? 1
+          : static_cast<int64_t>(pthreadpool_get_threads_count(context.pool));
+  const int64_t tasks = conv.kernel.tasks(io, threads);
+  const size_t bytes = conv.kernel.scratch_bytes(io, threads);
+  std::atomic<bool> failed{false};
+  auto task = [&](size_t t) {
+    void* scratch = opt::thread_scratch(bytes);
+    if (scratch == nullptr) {
+      failed = true;
+      return;
+    }
+    conv.kernel.run(io, threads, static_cast<int64_t>(t), scratch);
+  };
+  pthreadpool_parallelize_1d(
+      tasks > 1 ? context.pool : nullptr,
+      [](void* context, size_t t) {
+        (*static_cast<decltype(task)*>(context))(t);
+      },
+      &task,
+      static_cast<size_t>(tasks),
+      /*flags=*/0);
+  ET_CHECK_OR_RETURN_ERROR(!failed,
+                           MemoryAllocationFailed,
+                           "Winograd convolution: no memory for %zu bytes of "
+                           "scratch",
+                           bytes);
+  ++opt::winograd_convolutions_run();
+  return Error::Ok;
+}
+
+// A float32 3x3 convolution of stride 1, dilation 1 and one group, without
+// flags (XNNPACK's TensorFlow SAME padding is computed at run time), whose
+// shape Winograd3x3::pays() for.
+void take_winograd_conv(const Graph& graph, Node* node) {
   const auto* p = static_cast<const _XNNNodeConv*>(node->params);
+  const ValueInfo& in = graph.values[node->inputs[0]];
+  const ValueInfo& filter = graph.values[node->inputs[1]];
+  const ValueInfo& out = graph.values[node->outputs[0]];
+  const auto fp32 = XNNDatatype::xnn_datatype_fp32;
+  const bool has_bias = node->inputs[2] != kNoValue;
+  if (in.datatype != fp32 || filter.datatype != fp32 || out.datatype != fp32 ||
+      filter.constant == nullptr ||
+      (has_bias && (graph.values[node->inputs[2]].datatype != fp32 ||
+                    graph.values[node->inputs[2]].constant == nullptr)) ||
+      node->flags != 0 || p->kernel_height() != 3 || p->kernel_width() != 3 ||
+      p->subsampling_height() != 1 || p->subsampling_width() != 1 ||
+      p->dilation_height() != 1 || p->dilation_width() != 1 ||
+      !kernels::optimized::Winograd3x3::pays(p->group_input_channels(),
+                                             p->group_output_channels(),
+                                             out.dims[1] * out.dims[2])) {
+    return;
+  }
+  auto conv = std::shared_ptr<WinogradConv>(new (std::nothrow) WinogradConv());
+  const int64_t in_c = p->group_input_channels();
+  if (conv == nullptr || !conv->kernel.init(in_c, p->group_output_channels())) {
+    return;
+  }
+  conv->packed.reset(new (std::nothrow) float[conv->kernel.packed_floats()]);
+  if (conv->packed == nullptr) {
+    return;
+  }
+  // Filter [out, 3, 3, in].
+  conv->kernel.pack(static_cast<const float*>(filter.constant),
+                    9 * in_c,
+                    1,
+                    3 * in_c,
+                    in_c,
+                    has_bias ? static_cast<const float*>(
+                                   graph.values[node->inputs[2]].constant)
+                             : nullptr,
+                    conv->packed.get());
+  conv->pad_top = p->padding_top();
+  conv->pad_left = p->padding_left();
+  conv->min = node->output_min;
+  conv->max = node->output_max;
+  node->host_state = std::move(conv);
+  node->host_run = run_winograd_conv;
+}
+#endif
+
+// One-group convolutions take Winograd when float32 and it pays, Qs8Conv
+// (filter [out, kh, kw, in]) when int8 on a CPU with VNNI; depthwise ones
+// of multiplier 1 Qs8DwConv (filter [1, kh, kw, channels]), with VNNI.
+void take_conv(const Graph& graph, Node* node, bool vnni) {
+  const auto* p = static_cast<const _XNNNodeConv*>(node->params);
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+  if (node->kind == XNodeUnion::XNNConv2d && p->groups() == 1) {
+    take_winograd_conv(graph, node);
+  }
+#endif
+  if (!vnni || node->host_run != nullptr) {
+    return;
+  }
   if (node->kind == XNodeUnion::XNNConv2d && p->groups() == 1) {
     take_qs8_conv<Qs8Conv>(graph,
                            node,
@@ -157,11 +295,12 @@ bool enabled() {
 } // namespace
 
 void take_nodes_on_host(Graph* graph) {
-  if (!enabled() || !qs8::vnni_available()) {
+  if (!enabled()) {
     return;
   }
+  const bool vnni = qs8::vnni_available();
   for (Node& node : graph->nodes) {
-    take_conv(*graph, &node);
+    take_conv(*graph, &node, vnni);
   }
 }
 

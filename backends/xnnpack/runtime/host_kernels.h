@@ -1,10 +1,13 @@
 #pragma once
 
 // Nodes of XNNPACK kinds that the backend runs with kernels of its own, where
-// those beat Debian's 2022 XNNPACK on this CPU: static int8 convolutions
+// those beat Debian's 2022 XNNPACK on this CPU: float32 3x3 stride-1
+// one-group convolutions of the shapes where Winograd F(4x4, 3x3) pays
+// (kernels/optimized/cpu/winograd.h, when the optimized kernels are built;
+// the backend's README has the measurements), and static int8 convolutions
 // (one group: qs8_conv.h; depthwise: qs8_dwconv.h, each says why) on CPUs
-// with AVX512-VNNI. The blob is unchanged (it is
-// upstream's format); only where a node runs differs.
+// with AVX512-VNNI. The blob is unchanged (it is upstream's format); only
+// where a node runs differs.
 //
 // EXECUTORCH_XNNPACK_HOST_KERNELS=0 in the environment keeps every node on
 // XNNPACK (for comparisons).

@@ -1,9 +1,11 @@
 // convolution on float32, 1-D and 2-D, not transposed, into an NCHW
 // output: one GEMM per image and group (weight [out_c, in_c * kh * kw]
-// times the image's im2col matrix, read in place: blas/gemm.h), and a
-// direct loop for depthwise convolutions, whose one-row GEMMs would not
-// pay. The input may have any dim order. Everything else goes to the
-// portable kernel, which also reports bad arguments.
+// times the image's im2col matrix, read in place: blas/gemm.h), a direct
+// loop for depthwise convolutions, whose one-row GEMMs would not pay, and
+// Winograd F(4x4, 3x3) (cpu/winograd.h) for 3x3 stride-1 one-group
+// convolutions of the shapes where it pays. The input may have any dim
+// order. Everything else goes to the portable kernel, which also reports
+// bad arguments.
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <executorch/kernels/optimized/blas/gemm.h>
 #include <executorch/kernels/optimized/cpu/scratch.h>
 #include <executorch/kernels/optimized/cpu/strided_copy.h>
+#include <executorch/kernels/optimized/cpu/winograd.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/util/checks.h>
 #include <executorch/kernels/portable/util/spatial.h>
@@ -25,17 +28,21 @@ namespace native {
 
 namespace {
 
+using ::executorch::kernels::optimized::copy_every_other_float;
+using ::executorch::kernels::optimized::copy_strided_to_contiguous;
 using ::executorch::kernels::optimized::GemmB;
 using ::executorch::kernels::optimized::GemmEpilogue;
-using ::executorch::kernels::optimized::kWeightedRowsOverread;
 using ::executorch::kernels::optimized::Im2colView;
+using ::executorch::kernels::optimized::kWeightedRowsOverread;
 using ::executorch::kernels::optimized::MatrixView;
-using ::executorch::kernels::optimized::simd;
-using ::executorch::kernels::optimized::SimdKernels;
 using ::executorch::kernels::optimized::sgemm;
 using ::executorch::kernels::optimized::sgemm_scratch_bytes;
-using ::executorch::kernels::optimized::copy_every_other_float;
+using ::executorch::kernels::optimized::simd;
+using ::executorch::kernels::optimized::SimdKernels;
 using ::executorch::kernels::optimized::thread_scratch;
+using ::executorch::kernels::optimized::Winograd3x3;
+using ::executorch::kernels::optimized::winograd_convolutions_run;
+using ::executorch::kernels::optimized::WinogradIo;
 
 // A 1-D convolution is a 2-D one over a unit H dim.
 struct Geometry {
@@ -309,6 +316,102 @@ bool gemm_convolution(KernelRuntimeContext& ctx,
   return true;
 }
 
+bool takes_winograd(const Geometry& g) {
+  return g.groups == 1 && g.kernel_h == 3 && g.kernel_w == 3 &&
+         g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
+         g.dilation_w == 1 &&
+         Winograd3x3::pays(g.in_c, g.out_c, g.out_h * g.out_w);
+}
+
+// Winograd runs on channels-last activations: an input in another dim
+// order is copied channels-last first, and the output is computed
+// channels-last and copied into NCHW. The filter is transformed per call
+// (a kernel keeps nothing between calls). One scratch block of the calling
+// thread holds it all, and each thread's task scratch. What Winograd3x3
+// does not take (an input whose strides the copy does not take) runs on
+// the GEMM.
+bool winograd_convolution(KernelRuntimeContext& ctx,
+                          const Geometry& g,
+                          const float* in,
+                          const float* w,
+                          const float* bias,
+                          float* out) {
+  Winograd3x3 wg;
+  if (!wg.init(g.in_c, g.out_c)) {
+    return gemm_convolution(ctx, g, in, w, bias, out);
+  }
+  const int64_t pixels = g.in_h * g.in_w;
+  const int64_t out_pixels = g.out_h * g.out_w;
+  const bool in_place = g.in_sc == 1;
+  WinogradIo io;
+  io.batch = g.batch;
+  io.in_h = g.in_h;
+  io.in_w = g.in_w;
+  io.out_h = g.out_h;
+  io.out_w = g.out_w;
+  io.pad_top = g.pad_h;
+  io.pad_left = g.pad_w;
+  io.out_sn = out_pixels * g.out_c;
+  io.out_sh = g.out_w * g.out_c;
+  io.out_sw = g.out_c;
+  const int64_t threads = ::executorch::extension::get_thread_count();
+  const int64_t tasks = wg.tasks(io, threads);
+  const size_t task_bytes = (wg.scratch_bytes(io, threads) + 63) / 64 * 64;
+  const size_t packed_floats = (wg.packed_floats() + 15) / 16 * 16;
+  const size_t in_floats =
+      in_place
+          ? 0
+          : static_cast<size_t>((g.batch * pixels * g.in_c + 15) / 16 * 16);
+  const size_t out_floats =
+      static_cast<size_t>((g.batch * out_pixels * g.out_c + 15) / 16 * 16);
+  const size_t scratch_bytes =
+      (packed_floats + in_floats + out_floats) * sizeof(float) +
+      task_bytes * static_cast<size_t>(threads);
+  auto* packed = static_cast<float*>(thread_scratch(scratch_bytes));
+  if (packed == nullptr) {
+    fail_arg(ctx,
+             "convolution.out",
+             "out of memory for the Winograd convolution's %zu-byte scratch",
+             scratch_bytes);
+    return false;
+  }
+  float* in_nhwc = packed + packed_floats;
+  float* out_nhwc = in_nhwc + in_floats;
+  char* task_scratch = reinterpret_cast<char*>(out_nhwc + out_floats);
+  wg.pack(w, g.in_c * 9, 9, 3, 1, bias, packed);
+  if (in_place) {
+    io.in = in;
+    io.in_sn = g.in_sn;
+    io.in_sh = g.in_sh;
+    io.in_sw = g.in_sw;
+  } else {
+    const int64_t sizes[4] = {g.batch, g.in_h, g.in_w, g.in_c};
+    const int64_t strides[4] = {g.in_sn, g.in_sh, g.in_sw, g.in_sc};
+    if (!copy_strided_to_contiguous(
+            in, strides, sizes, 4, sizeof(float), in_nhwc)) {
+      return gemm_convolution(ctx, g, in, w, bias, out);
+    }
+    io.in = in_nhwc;
+    io.in_sn = pixels * g.in_c;
+    io.in_sh = g.in_w * g.in_c;
+    io.in_sw = g.in_c;
+  }
+  io.out = out_nhwc;
+  ::executorch::extension::parallel_for(
+      0, tasks, 1, [&](int64_t begin, int64_t end) {
+        void* scratch = task_scratch +
+                        ::executorch::extension::get_thread_num() * task_bytes;
+        for (int64_t t = begin; t < end; ++t) {
+          wg.run(io, threads, t, scratch);
+        }
+      });
+  const int64_t sizes[4] = {g.batch, g.out_c, g.out_h, g.out_w};
+  const int64_t strides[4] = {io.out_sn, 1, io.out_sh, io.out_sw};
+  copy_strided_to_contiguous(out_nhwc, strides, sizes, 4, sizeof(float), out);
+  ++winograd_convolutions_run();
+  return true;
+}
+
 } // namespace
 
 Tensor& opt_convolution_out(KernelRuntimeContext& ctx,
@@ -379,7 +482,14 @@ Tensor& opt_convolution_out(KernelRuntimeContext& ctx,
   if (g.batch * g.out_c * g.out_h * g.out_w == 0) {
     return out;
   }
-  if (g.groups == g.in_c && g.groups > 1) {
+  if (takes_winograd(g)) {
+    winograd_convolution(ctx,
+                         g,
+                         input.const_data_ptr<float>(),
+                         weight.const_data_ptr<float>(),
+                         bias_data,
+                         out.mutable_data_ptr<float>());
+  } else if (g.groups == g.in_c && g.groups > 1) {
     depthwise(ctx,
               g,
               input.const_data_ptr<float>(),

@@ -120,6 +120,35 @@ struct SimdKernels {
                         float bias,
                         float* out,
                         int64_t n);
+
+  // The F(4x4, 3x3) Winograd transforms of cpu/winograd.h, vectorized
+  // along channels. winograd_input: v[e * v_stride + c] for e < 36 (the
+  // 6x6 tile row-major), c < channels, is the input transform B^T d B of
+  // the 6x6 window whose pixel (r, s) holds channel c at window[r * 6 +
+  // s][c]. winograd_output: out[p][c] for the 16 output pixels p < 16 (4x4
+  // row-major; a null out[p] is outside the output and not written),
+  // c < channels, is clamp(A^T m A + bias[c], min, max) where entry e of
+  // channel c's 6x6 tile is m[e * m_stride + c]; bias may be null.
+  // winograd_filter: u[e * u_stride + j] for e < 36, j < count, is entry e
+  // of G g G^T for the 3x3 filter g whose element (y, x) is
+  // filters[j][y * s_y + x * s_x].
+  void (*winograd_filter)(const float* const* filters,
+                          int64_t count,
+                          int64_t s_y,
+                          int64_t s_x,
+                          float* u,
+                          int64_t u_stride);
+  void (*winograd_input)(const float* const* window,
+                         int64_t channels,
+                         float* v,
+                         int64_t v_stride);
+  void (*winograd_output)(const float* m,
+                          int64_t m_stride,
+                          int64_t channels,
+                          const float* bias,
+                          float min,
+                          float max,
+                          float* const* out);
 };
 
 } // namespace optimized

@@ -5,6 +5,7 @@
 
 #include <executorch/kernels/optimized/simd/simd_kernels.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <executorch/kernels/optimized/simd/vec.h>
@@ -467,6 +468,164 @@ void weighted_rows(const float* const* rows,
   }
 }
 
+// ---- Winograd F(4x4, 3x3) -------------------------------------------------
+// Interpolation points 0, 1, -1, 2, -2 and infinity (cpu/winograd.h).
+
+// t = B^T d for one column (or row) of six vectors.
+inline void winograd_input_1d(const Vec* d, int64_t step, Vec* t, int64_t out) {
+  const Vec d0 = d[0], d1 = d[step], d2 = d[2 * step], d3 = d[3 * step];
+  const Vec d4 = d[4 * step], d5 = d[5 * step];
+  const Vec four = broadcast(4.0f), five = broadcast(5.0f);
+  const Vec two = broadcast(2.0f);
+  t[0] = four * d0 - five * d2 + d4;
+  t[out] = (d3 + d4) - four * (d1 + d2);
+  t[2 * out] = (d4 - d3) + four * (d1 - d2);
+  t[3 * out] = (d4 - d2) + two * (d3 - d1);
+  t[4 * out] = (d4 - d2) - two * (d3 - d1);
+  t[5 * out] = four * d1 - five * d3 + d5;
+}
+
+// o = A^T m for one column (or row) of six vectors.
+inline void winograd_output_1d(const Vec* m,
+                               int64_t step,
+                               Vec* o,
+                               int64_t out) {
+  const Vec m1 = m[step], m2 = m[2 * step], m3 = m[3 * step];
+  const Vec m4 = m[4 * step];
+  const Vec sum12 = m1 + m2, diff12 = m1 - m2;
+  const Vec sum34 = m3 + m4, diff34 = m3 - m4;
+  o[0] = m[0] + sum12 + sum34;
+  o[out] = diff12 + broadcast(2.0f) * diff34;
+  o[2 * out] = sum12 + broadcast(4.0f) * sum34;
+  o[3 * out] = diff12 + broadcast(8.0f) * diff34 + m[5 * step];
+}
+
+// t = G g for one column (or row) of three vectors: G's rows are (1/4, 0,
+// 0), -(1, 1, 1)/6, -(1, -1, 1)/6, (1/24, 1/12, 1/6), (1/24, -1/12, 1/6),
+// (0, 0, 1).
+inline void winograd_filter_1d(const Vec* g,
+                               int64_t step,
+                               Vec* t,
+                               int64_t out) {
+  const Vec a = g[0], b = g[step], c = g[2 * step];
+  const Vec ac = a + c;
+  const Vec ac_24 = broadcast(1.0f / 24) * a + broadcast(1.0f / 6) * c;
+  const Vec b_12 = broadcast(1.0f / 12) * b;
+  t[0] = broadcast(0.25f) * a;
+  t[out] = broadcast(-1.0f / 6) * (ac + b);
+  t[2 * out] = broadcast(-1.0f / 6) * (ac - b);
+  t[3 * out] = ac_24 + b_12;
+  t[4 * out] = ac_24 - b_12;
+  t[5 * out] = c;
+}
+
+void winograd_filter(const float* const* filters,
+                     int64_t count,
+                     int64_t s_y,
+                     int64_t s_x,
+                     float* u,
+                     int64_t u_stride) {
+  for (int64_t j = 0; j < count; j += kLanes) {
+    const int64_t live = std::min<int64_t>(kLanes, count - j);
+    // The lanes' taps, gathered: lane l of g[y * 3 + x] is filter j + l's.
+    float taps[9][kLanes] = {};
+    for (int64_t l = 0; l < live; ++l) {
+      const float* f = filters[j + l];
+      for (int y = 0; y < 3; ++y) {
+        for (int x = 0; x < 3; ++x) {
+          taps[y * 3 + x][l] = f[y * s_y + x * s_x];
+        }
+      }
+    }
+    Vec g[9], t[18], w[36];
+    for (int i = 0; i < 9; ++i) {
+      g[i] = load(taps[i]);
+    }
+    // Columns (G g: 6 x 3), then rows ((G g) G^T: 6 x 6).
+    for (int x = 0; x < 3; ++x) {
+      winograd_filter_1d(g + x, 3, t + x, 3);
+    }
+    for (int r = 0; r < 6; ++r) {
+      winograd_filter_1d(t + r * 3, 1, w + r * 6, 1);
+    }
+    for (int e = 0; e < 36; ++e) {
+      if (live == kLanes) {
+        store(u + e * u_stride + j, w[e]);
+      } else {
+        store_partial(u + e * u_stride + j, w[e], live);
+      }
+    }
+  }
+}
+
+void winograd_input(const float* const* window,
+                    int64_t channels,
+                    float* v,
+                    int64_t v_stride) {
+  for (int64_t c = 0; c < channels; c += kLanes) {
+    const int64_t live = std::min<int64_t>(kLanes, channels - c);
+    Vec d[36], t[36];
+    for (int e = 0; e < 36; ++e) {
+      d[e] = live == kLanes ? load(window[e] + c)
+                            : load_partial(window[e] + c, live);
+    }
+    // Columns (B^T d), then rows ((B^T d) B).
+    for (int s = 0; s < 6; ++s) {
+      winograd_input_1d(d + s, 6, t + s, 6);
+    }
+    for (int r = 0; r < 6; ++r) {
+      winograd_input_1d(t + r * 6, 1, d + r * 6, 1);
+    }
+    for (int e = 0; e < 36; ++e) {
+      if (live == kLanes) {
+        store(v + e * v_stride + c, d[e]);
+      } else {
+        store_partial(v + e * v_stride + c, d[e], live);
+      }
+    }
+  }
+}
+
+void winograd_output(const float* m,
+                     int64_t m_stride,
+                     int64_t channels,
+                     const float* bias,
+                     float min,
+                     float max,
+                     float* const* out) {
+  const Vec lo = broadcast(min);
+  const Vec hi = broadcast(max);
+  for (int64_t c = 0; c < channels; c += kLanes) {
+    const int64_t live = std::min<int64_t>(kLanes, channels - c);
+    Vec t[36], o[24];
+    for (int e = 0; e < 36; ++e) {
+      t[e] = live == kLanes ? load(m + e * m_stride + c)
+                            : load_partial(m + e * m_stride + c, live);
+    }
+    // Columns (A^T m: 4 x 6), then rows (4 x 4).
+    for (int s = 0; s < 6; ++s) {
+      winograd_output_1d(t + s, 6, o + s, 6);
+    }
+    const Vec b = bias == nullptr  ? Vec{}
+                  : live == kLanes ? load(bias + c)
+                                   : load_partial(bias + c, live);
+    for (int r = 0; r < 4; ++r) {
+      winograd_output_1d(o + r * 6, 1, t + r * 4, 1);
+    }
+    for (int p = 0; p < 16; ++p) {
+      if (out[p] == nullptr) {
+        continue;
+      }
+      const Vec y = simd::min(simd::max(t[p] + b, lo), hi);
+      if (live == kLanes) {
+        store(out[p] + c, y);
+      } else {
+        store_partial(out[p] + c, y, live);
+      }
+    }
+  }
+}
+
 } // namespace
 
 } // namespace ET_OPT_ISA_NAMESPACE
@@ -492,6 +651,9 @@ const SimdKernels& ET_OPT_CONCAT(simd_kernels_, ET_OPT_ISA_NAMESPACE)() {
       simd::softmax_lanes,
       simd::layer_norm_row,
       simd::weighted_rows,
+      simd::winograd_filter,
+      simd::winograd_input,
+      simd::winograd_output,
   };
   return kernels;
 }

@@ -21,6 +21,7 @@
 
 #include <executorch/extension/threadpool/threadpool.h>
 #include <executorch/kernels/optimized/cpu/gemm_ops.h>
+#include <executorch/kernels/optimized/cpu/winograd.h>
 #include <executorch/kernels/optimized/simd/isa.h>
 #include <executorch/kernels/portable/test/test_tensor.h>
 #include <optimized/optimized_native_cpu_ops_lib/NativeFunctions.h>
@@ -758,6 +759,52 @@ struct ConvCase {
   std::vector<uint8_t> input_order;
 };
 
+// Runs `cc` through the optimized and the portable convolution and
+// compares them (expect_same, with `atol`).
+void expect_same_convolution(const ConvCase& cc, float atol) {
+  auto x = rand_tensor(cc.input, cc.input_order);
+  // Portable takes any dim order too; give it the same logical input.
+  auto w = rand_tensor(cc.weight);
+  auto b = rand_tensor({cc.weight[0]});
+  std::optional<Tensor> bias;
+  if (cc.bias) {
+    bias = b->tensor();
+  }
+  const bool is_1d = cc.input.size() == 3;
+  std::vector<int32_t> out_sizes = {cc.input[0], cc.weight[0]};
+  for (size_t d = 2; d < cc.input.size(); ++d) {
+    const size_t p = is_1d ? 0 : d - 2;
+    const int64_t s = cc.stride.size() == 1 ? cc.stride[0] : cc.stride[p];
+    const int64_t pad = cc.padding.size() == 1 ? cc.padding[0] : cc.padding[p];
+    const int64_t dil =
+        cc.dilation.size() == 1 ? cc.dilation[0] : cc.dilation[p];
+    out_sizes.push_back(static_cast<int32_t>(
+        (cc.input[d] + 2 * pad - dil * (cc.weight[d] - 1) - 1) / s + 1));
+  }
+  const IntArrayRef stride(cc.stride.data(), cc.stride.size());
+  const IntArrayRef padding(cc.padding.data(), cc.padding.size());
+  const IntArrayRef dilation(cc.dilation.data(), cc.dilation.size());
+  const std::vector<int64_t> no_padding = {0};
+  expect_same(
+      {out_sizes},
+      [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+        (o ? native::opt_convolution_out : native::convolution_out)(
+            c,
+            *x,
+            *w,
+            bias,
+            stride,
+            padding,
+            dilation,
+            false,
+            IntArrayRef(no_padding.data(), 1),
+            cc.groups,
+            *outs[0]);
+      },
+      std::string("convolution ") + cc.name,
+      1e-3f);
+}
+
 TEST_P(OptimizedKernels, Convolution) {
   const std::vector<ConvCase> cases = {
       {"3x3 pad 1", {2, 3, 13, 11}, {5, 3, 3, 3}, {1}, {1}, {1}, 1, true, {}},
@@ -812,9 +859,18 @@ TEST_P(OptimizedKernels, Convolution) {
       {"1-d", {2, 3, 20}, {4, 3, 5}, {2}, {1}, {1}, 1, true, {}},
       {"large", {1, 32, 28, 28}, {64, 32, 3, 3}, {1}, {1}, {1}, 1, true, {}},
       // GEMM blocking edges: 2 row tiles (150 > 144 outputs), 2 column
-      // tiles (667 pixels), 2 depth slices (360 > 256), output rows (29)
-      // that end inside the packed panels.
-      {"tiles", {1, 40, 23, 29}, {150, 40, 3, 3}, {1}, {1}, {1}, 1, true, {}},
+      // tiles (690 pixels), 2 depth slices (480 > 256), output rows (30)
+      // that end inside the packed panels. (A 3x4 kernel: a 3x3 one of
+      // this size takes Winograd.)
+      {"tiles",
+       {1, 40, 23, 29},
+       {150, 40, 3, 4},
+       {1},
+       {1, 2},
+       {1},
+       1,
+       true,
+       {}},
       // 1x1 over a channels-last input: a plain product with strided pixels.
       {"1x1 channels-last",
        {2, 16, 5, 7},
@@ -825,7 +881,15 @@ TEST_P(OptimizedKernels, Convolution) {
        1,
        true,
        {0, 2, 3, 1}},
-      {"1x1 stride 2", {1, 8, 9, 10}, {12, 8, 1, 1}, {2}, {0}, {1}, 1, true, {}},
+      {"1x1 stride 2",
+       {1, 8, 9, 10},
+       {12, 8, 1, 1},
+       {2},
+       {0},
+       {1},
+       1,
+       true,
+       {}},
       {"1-d 1x1", {2, 6, 33}, {5, 6, 1}, {1}, {0}, {1}, 1, false, {}},
       {"7x7 stride 2 pad 3",
        {1, 3, 37, 35},
@@ -868,48 +932,41 @@ TEST_P(OptimizedKernels, Convolution) {
        {}},
   };
   for (const ConvCase& cc : cases) {
-    auto x = rand_tensor(cc.input, cc.input_order);
-    // Portable takes any dim order too; give it the same logical input.
-    auto w = rand_tensor(cc.weight);
-    auto b = rand_tensor({cc.weight[0]});
-    std::optional<Tensor> bias;
-    if (cc.bias) {
-      bias = b->tensor();
-    }
-    const bool is_1d = cc.input.size() == 3;
-    std::vector<int32_t> out_sizes = {cc.input[0], cc.weight[0]};
-    for (size_t d = 2; d < cc.input.size(); ++d) {
-      const size_t p = is_1d ? 0 : d - 2;
-      const int64_t s = cc.stride.size() == 1 ? cc.stride[0] : cc.stride[p];
-      const int64_t pad =
-          cc.padding.size() == 1 ? cc.padding[0] : cc.padding[p];
-      const int64_t dil =
-          cc.dilation.size() == 1 ? cc.dilation[0] : cc.dilation[p];
-      out_sizes.push_back(static_cast<int32_t>(
-          (cc.input[d] + 2 * pad - dil * (cc.weight[d] - 1) - 1) / s + 1));
-    }
-    const IntArrayRef stride(cc.stride.data(), cc.stride.size());
-    const IntArrayRef padding(cc.padding.data(), cc.padding.size());
-    const IntArrayRef dilation(cc.dilation.data(), cc.dilation.size());
-    const std::vector<int64_t> no_padding = {0};
-    expect_same(
-        {out_sizes},
-        [&](auto& c, bool o, std::vector<Tensor*>& outs) {
-          (o ? native::opt_convolution_out : native::convolution_out)(
-              c,
-              *x,
-              *w,
-              bias,
-              stride,
-              padding,
-              dilation,
-              false,
-              IntArrayRef(no_padding.data(), 1),
-              cc.groups,
-              *outs[0]);
-        },
-        std::string("convolution ") + cc.name,
-        1e-3f);
+    expect_same_convolution(cc, 1e-3f);
+  }
+}
+
+// 3x3 stride-1 convolutions with enough channels and pixels take Winograd
+// (cpu/winograd.h; its own test holds it to a double reference), from
+// NCHW and channels-last inputs: each optimized call counts one, and the
+// results match portable. Tolerance: its error is ~2e-6 of the largest
+// window's sum of |w * x| (~400 here), so atol 5e-3.
+TEST_P(OptimizedKernels, WinogradConvolution) {
+  const std::vector<ConvCase> cases = {
+      {"pad 1", {2, 20, 13, 11}, {24, 20, 3, 3}, {1}, {1}, {1}, 1, true, {}},
+      {"pad 2 no bias",
+       {1, 16, 12, 10},
+       {17, 16, 3, 3},
+       {1},
+       {2},
+       {1},
+       1,
+       false,
+       {}},
+      {"channels-last",
+       {1, 33, 9, 15},
+       {40, 33, 3, 3},
+       {1},
+       {1},
+       {1},
+       1,
+       true,
+       {0, 2, 3, 1}},
+  };
+  for (const ConvCase& cc : cases) {
+    const int64_t before = opt::winograd_convolutions_run().load();
+    expect_same_convolution(cc, 5e-3f);
+    EXPECT_EQ(opt::winograd_convolutions_run().load() - before, 1) << cc.name;
   }
 }
 
