@@ -77,3 +77,28 @@ class CondLinear(torch.nn.Module):
             lambda x: (self.linear(x) * 2 - x,),
             (x,),
         )
+
+
+class ResNetBlock(torch.nn.Module):
+    """A ResNet basic block (conv3x3 -> batch norm -> ReLU -> conv3x3 ->
+    batch norm, plus the input, ReLU) whose 3x3 stride-1 convolutions have
+    the channels and pixels that Winograd takes (kernels/optimized/
+    cpu/winograd.h), with batch norm statistics away from the identity."""
+
+    def __init__(self, channels=24):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.norm1 = torch.nn.BatchNorm2d(channels)
+        self.conv2 = torch.nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.norm2 = torch.nn.BatchNorm2d(channels)
+        with torch.no_grad():
+            for norm in (self.norm1, self.norm2):
+                norm.running_mean.uniform_(-0.5, 0.5)
+                norm.running_var.uniform_(0.5, 2)
+                norm.weight.uniform_(0.5, 1.5)
+                norm.bias.uniform_(-0.5, 0.5)
+        self.eval()
+
+    def forward(self, x):
+        y = torch.relu(self.norm1(self.conv1(x)))
+        return torch.relu(x + self.norm2(self.conv2(y)))

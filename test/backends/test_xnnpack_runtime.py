@@ -1,8 +1,9 @@
 """Programs lowered with XnnpackPartitioner, run by our runtime (the Python
 extension, with XnnpackBackend registered) and compared with eager PyTorch:
 every op the partitioner delegates, partial delegation around an unsupported
-op, two separate delegated subgraphs, the example MobileNetV2 and ResNet-18
-fully delegated, thread counts, and executor_runner on a delegated .pte.
+op, two separate delegated subgraphs, a ResNet block with and without the
+Winograd host kernel, the example MobileNetV2 and ResNet-18 fully
+delegated, thread counts, and executor_runner on a delegated .pte.
 
 Inputs are drawn from the ranges the ops see in real models: activations
 get pre-activation values spread over their saturating regions (N(0, 3)),
@@ -27,6 +28,7 @@ from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
     XnnpackPartitioner,
 )
 from executorch.exir._serialize._flatbuffer import InstructionArguments
+from executorch.test.modules import ResNetBlock
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_xnnpack_lowering import BINARY, UNARY, Lambda  # noqa: E402
@@ -120,6 +122,17 @@ CONVOLUTIONS = {
         8, 4, 3, stride=2, padding=1, output_padding=1
     ),
 }
+
+
+@pytest.mark.parametrize("host_kernels", ["1", "0"])
+def test_resnet_block_on_winograd_and_on_xnnpack(host_kernels, monkeypatch):
+    """A ResNet basic block whose 3x3 convolutions the backend runs on the
+    Winograd host kernel (kernels/optimized/cpu/winograd.h; the gtests check
+    it is taken) or, with EXECUTORCH_XNNPACK_HOST_KERNELS=0, on XNNPACK:
+    both match eager at the harness's accumulating tolerance (Winograd errs
+    by ~1e-5 of the largest output)."""
+    monkeypatch.setenv("EXECUTORCH_XNNPACK_HOST_KERNELS", host_kernels)
+    check(ResNetBlock(), (torch.randn(2, 24, 15, 13),), ACCUMULATING)
 
 
 @pytest.mark.parametrize("name", sorted(CONVOLUTIONS))

@@ -6,15 +6,20 @@ other operator (kernels/optimized/README.md). The models hit each optimized
 kernel's fast path: linear layers (addmm/mm with a transposed weight),
 attention (bmm, softmax, layer norm, GELU; scaled_dot_product_attention's
 scaling and safe-softmax masks), convolutions (GEMM, grouped,
-depthwise, strided), elementwise ops with broadcasting, at sizes that are
+depthwise, strided, and Winograd: a ResNet basic block and the example
+ResNet-18 at 64x64), elementwise ops with broadcasting, at sizes that are
 not multiples of any vector width, with 1 and 2 threads of the process-wide
 pool. Tolerances: float32 rtol=1e-4, atol=1e-4 (the GEMM sums in another
-order). The kernel-by-kernel comparison with the portable kernels is the
-optimized_kernels_test GoogleTest suite.
+order; Winograd's error is ~1e-5 of the largest output, well inside it:
+kernels/optimized/README.md). The kernel-by-kernel comparison with the
+portable kernels is the optimized_kernels_test GoogleTest suite.
 """
 
 import pytest
 import torch
+
+from executorch.examples.models import get_model
+from executorch.test.modules import ResNetBlock
 
 to_edge = pytest.importorskip("executorch.exir").to_edge
 portable_lib = pytest.importorskip("executorch.extension.pybindings.portable_lib")
@@ -118,6 +123,11 @@ CASES = {
     "attention": (Attention, lambda: (torch.randn(2, 19, 36),)),
     "sdpa": (ScaledDotProduct, _sdpa_inputs),
     "convnet": (ConvNet, lambda: (torch.randn(2, 3, 23, 21),)),
+    "resnet_block": (ResNetBlock, lambda: (torch.randn(2, 24, 15, 13),)),
+    "resnet18": (
+        lambda: get_model("resnet18")[0],
+        lambda: (torch.randn(1, 3, 64, 64),),
+    ),
     "elementwise": (
         Elementwise,
         lambda: (torch.randn(4, 1, 37), torch.randn(3, 37), torch.randn(4, 3, 1)),

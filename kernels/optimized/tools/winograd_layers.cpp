@@ -1,7 +1,8 @@
 // optimized_winograd_layers: Winograd F(4x4, 3x3) (cpu/winograd.h) against
 // the GEMM-based convolution (blas/gemm.h, a weight [out_c, in_c * 9] by
 // the image's im2col matrix, as op_convolution.cpp runs it) on ResNet-18's
-// 3x3 stride-1 layers, batch 1, one thread.
+// 3x3 stride-1 layers, and shapes around the rule that picks Winograd
+// (Winograd3x3::pays()), batch 1, one thread.
 //
 //   optimized_winograd_layers [--quick]
 //
@@ -66,7 +67,13 @@ int main(int argc, char** argv) {
             : std::vector<Layer>{{"layer1 64x56x56", 64, 56},
                                  {"layer2 128x28x28", 128, 28},
                                  {"layer3 256x14x14", 256, 14},
-                                 {"layer4 512x7x7", 512, 7}};
+                                 {"layer4 512x7x7", 512, 7},
+                                 // Around Winograd3x3::pays()'s thresholds.
+                                 {"8x56x56", 8, 56},
+                                 {"16x56x56", 16, 56},
+                                 {"32x28x28", 32, 28},
+                                 {"64x8x8", 64, 8},
+                                 {"128x7x7", 128, 7}};
   const int runs = quick ? 1 : 7;
   std::printf(
       "isa %s, 1 thread, thread CPU ms (best of %d); error: max |out - ref| / "
