@@ -1,7 +1,6 @@
 #include <executorch/kernels/optimized/cpu/winograd.h>
 
 #include <algorithm>
-#include <cstring>
 
 #include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/simd/isa.h>
@@ -110,6 +109,13 @@ Winograd3x3::Plan Winograd3x3::plan(const WinogradIo& io,
   p.tiles_h = ceil_div(io.out_h, kTile);
   p.tiles_w = ceil_div(io.out_w, kTile);
   p.tiles = io.batch * p.tiles_h * p.tiles_w;
+  if (p.tiles == 0) { // an empty output: no tasks
+    p.block = mr;
+    p.blocks = 0;
+    p.panel_splits = 1;
+    p.panels_per_split = panels_;
+    return p;
+  }
   // Threads that get at least a grain of products each.
   const int64_t macs = kEntries * p.tiles * in_c_ * out_c_;
   threads = std::max<int64_t>(

@@ -28,7 +28,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <vector>
 
 #include <executorch/kernels/optimized/simd/simd_kernels.h>
 
@@ -61,7 +60,8 @@ class Winograd3x3 {
   static bool pays(int64_t in_c, int64_t out_c, int64_t out_pixels);
 
   // Sizes the packed filter for the SIMD kernels simd() returns now:
-  // packed_floats() floats. False when a channel count is not positive.
+  // packed_floats() floats. False when a channel count is not positive
+  // (or the microkernel's panels are wider than the packing handles).
   bool init(int64_t in_c, int64_t out_c);
   size_t packed_floats() const;
 

@@ -190,6 +190,16 @@ TEST_P(Winograd, AgainstDirectConvolution) {
   std::printf("worst error / sum |w * x|: %.3g\n", worst);
 }
 
+TEST_P(Winograd, EmptyBatchHasNoTasks) {
+  opt::Winograd3x3 wg;
+  ASSERT_TRUE(wg.init(16, 16));
+  opt::WinogradIo io;
+  io.in_h = io.in_w = io.out_h = io.out_w = 8;
+  for (int64_t threads : {1, 2}) {
+    EXPECT_EQ(wg.tasks(io, threads), 0);
+  }
+}
+
 std::string isa_param_name(const ::testing::TestParamInfo<opt::Isa>& info) {
   return opt::isa_name(info.param);
 }
