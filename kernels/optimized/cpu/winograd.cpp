@@ -4,6 +4,7 @@
 
 #include <executorch/kernels/optimized/cpu/grain.h>
 #include <executorch/kernels/optimized/simd/isa.h>
+#include <executorch/runtime/kernel/thread_parallel_interface.h>
 
 namespace executorch {
 namespace kernels {
@@ -76,23 +77,30 @@ void Winograd3x3::pack(const float* filter,
   // One panel row (NR output channels of one input channel) at a time,
   // transformed into `rows` and written as 36 contiguous runs: writing
   // each filter's 36 entries where they go would touch 36 cache lines
-  // (and pages) per filter.
-  float rows[kEntries * kMaxNr] = {};
-  const float* filters[kMaxNr];
-  for (int64_t p = 0; p < panels_; ++p) {
-    const int64_t live = std::min(nr, out_c_ - p * nr);
-    for (int64_t c = 0; c < in_c_; ++c) {
-      for (int64_t j = 0; j < live; ++j) {
-        filters[j] = filter + (p * nr + j) * s_k + c * s_c;
-      }
-      kernels_->winograd_filter(filters, live, s_y, s_x, rows, nr);
-      for (int64_t e = 0; e < kEntries; ++e) {
-        std::copy(rows + e * nr,
-                  rows + (e + 1) * nr,
-                  packed + e * entry_floats + (p * in_c_ + c) * nr);
-      }
-    }
-  }
+  // (and pages) per filter. Panels are split across threads: the default
+  // path packs on every call.
+  ::executorch::extension::parallel_for(
+      0,
+      panels_,
+      std::max<int64_t>(1, kCheapGrain / (in_c_ * nr * kEntries)),
+      [&](int64_t begin, int64_t end) {
+        float rows[kEntries * kMaxNr] = {};
+        const float* filters[kMaxNr];
+        for (int64_t p = begin; p < end; ++p) {
+          const int64_t live = std::min(nr, out_c_ - p * nr);
+          for (int64_t c = 0; c < in_c_; ++c) {
+            for (int64_t j = 0; j < live; ++j) {
+              filters[j] = filter + (p * nr + j) * s_k + c * s_c;
+            }
+            kernels_->winograd_filter(filters, live, s_y, s_x, rows, nr);
+            for (int64_t e = 0; e < kEntries; ++e) {
+              std::copy(rows + e * nr,
+                        rows + (e + 1) * nr,
+                        packed + e * entry_floats + (p * in_c_ + c) * nr);
+            }
+          }
+        }
+      });
   float* packed_bias = packed + kEntries * entry_floats;
   std::fill(packed_bias, packed_bias + panels_ * nr, 0.0f);
   if (bias != nullptr) {
