@@ -371,6 +371,73 @@ def test_layer_norm_and_safe_softmax_run_as_fused_host_steps(threads, tmp_path):
     assert torch.all(outputs[2][:, 2] == 0)
 
 
+def _host_depthwise_steps(names):
+    return sum(n.startswith("host depthwise_conv2d node") for n in names)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("stride", [1, 2])
+def test_fp32_depthwise_3x3_runs_on_the_host_kernel(stride, threads, tmp_path):
+    """MobileNetV2's inverted residual block (1x1 expansion to 60 channels:
+    not a multiple of any vector width, depthwise 3x3 with ReLU6 at stride 1
+    or 2, 1x1 projection; batch 2, odd size 15) runs its depthwise
+    convolution on the host kernel (runtime/f32_dwconv.h: the profile names
+    it a host step) and matches eager. Tolerance: the harness's
+    "accumulating" (atol 1e-4, rtol 1e-5): each depthwise output is a bias
+    plus 9 fp32 products summed in another order than eager's, a few
+    roundings of partial sums of magnitude ~10 here (~1e-6), which the
+    projection's 60-term sums carry into the output."""
+    from executorch.examples.models.layers import init_as_trained
+    from executorch.examples.models.mobilenet_v2 import InvertedResidual
+
+    block = InvertedResidual(10, 10 if stride == 1 else 16, stride, 6).eval()
+    init_as_trained(block, in_channels=10)
+    inputs = (torch.randn(2, 10, 15, 15),)
+    tester = lower(block, inputs, num_threads=threads)
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch")) == (1, [])
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    assert _host_depthwise_steps(names) == 1, names
+    with torch.no_grad():
+        compare(outputs[0], block(*inputs), ACCUMULATING, "block")
+
+
+def test_mobilenet_v2_depthwise_convolutions_run_on_the_host_kernel(tmp_path):
+    """All 17 of MobileNetV2's depthwise convolutions (strides 1 and 2, 32
+    to 960 channels) run on the host kernel, and the network matches eager
+    at the harness's "accumulating" tolerance (as every whole network here;
+    at 64x64 to keep the test fast). With EXECUTORCH_XNNPACK_HOST_KERNELS=0
+    none does (a new process: the setting is read at load)."""
+    from executorch.examples.models import get_model
+
+    model, _ = get_model("mobilenet_v2")
+    inputs = (torch.randn(1, 3, 64, 64),)
+    tester = lower(model, inputs)
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    assert _host_depthwise_steps(names) == 17, names
+    with torch.no_grad():
+        compare(outputs[0], model(*inputs), ACCUMULATING, "mobilenet_v2")
+
+    program = tmp_path / "mv2.pte"
+    program.write_bytes(tester.get_artifact("to_executorch").buffer)
+    script = f"""
+import torch
+from executorch.devtools import Inspector
+from executorch.extension.pybindings.portable_lib import _load_for_executorch
+module = _load_for_executorch({str(program)!r}, enable_etdump=True)
+module.forward([torch.randn(1, 3, 64, 64)])
+module.write_etdump_result_to_file({str(tmp_path / "off.etdp")!r})
+names = [e.name for b in Inspector(etdump_path={str(tmp_path / "off.etdp")!r}).event_blocks
+         for e in b.events if e.is_delegated_op]
+print(sum(n.startswith("host depthwise_conv2d") for n in names))
+"""
+    env = dict(os.environ, EXECUTORCH_XNNPACK_HOST_KERNELS="0")
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "0", result.stdout
+
+
 @pytest.mark.parametrize("name", ["mobilenet_v2", "mobilenet_v3_small", "resnet18"])
 def test_example_models_fully_delegated(name):
     """The example networks become one delegate call with no portable

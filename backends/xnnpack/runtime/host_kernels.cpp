@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 
+#include <executorch/backends/xnnpack/runtime/f32_dwconv.h>
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
@@ -261,9 +262,72 @@ void take_winograd_conv(const Graph& graph, Node* node) {
 }
 #endif
 
+Error run_f32_dwconv(const HostContext& context, const Node& node) {
+  const auto& conv = *static_cast<const F32DwConv*>(node.host_state.get());
+  const Dims& x = context.graph.values[node.inputs[0]].dims;
+  const Dims& y = context.graph.values[node.outputs[0]].dims;
+  conv.run(
+      static_cast<const float*>(context.data[node.inputs[0]]),
+      x[0],
+      x[1],
+      x[2],
+      static_cast<float*>(context.data[node.outputs[0]]),
+      y[1],
+      y[2],
+      pool_for(static_cast<size_t>(conv.cost_ns(x[0], x[1], x[2], y[1], y[2])),
+               kMinParallelNs,
+               context.pool),
+      F32DwConv::selected_isa());
+  return Error::Ok;
+}
+
+// An fp32 depthwise 3x3 convolution of multiplier 1 and dilation 1 takes
+// F32DwConv where the optimized kernels run a vector loop (AVX2, AVX-512:
+// measured faster than XNNPACK's, README.md; the SSE2 / NEON build was not
+// compared).
+void take_f32_dwconv(const Graph& graph, Node* node) {
+  const auto* p = static_cast<const _XNNNodeConv*>(node->params);
+  const Isa isa = F32DwConv::selected_isa();
+  const auto fp32 = [&](uint32_t v) {
+    return graph.values[v].datatype == XNNDatatype::xnn_datatype_fp32;
+  };
+  if (isa == Isa::kPortable || !F32DwConv::available(isa) ||
+      p->kernel_height() != 3 || p->kernel_width() != 3 ||
+      p->dilation_height() != 1 || p->dilation_width() != 1 ||
+      p->group_output_channels() != 1 || node->flags != 0 ||
+      !fp32(node->inputs[0]) || !fp32(node->inputs[1]) ||
+      !fp32(node->outputs[0]) ||
+      (node->inputs[2] != kNoValue && !fp32(node->inputs[2]))) {
+    return;
+  }
+  F32DwConvShape shape;
+  shape.stride_h = p->subsampling_height();
+  shape.stride_w = p->subsampling_width();
+  shape.pad_top = p->padding_top();
+  shape.pad_left = p->padding_left();
+  shape.channels = p->groups();
+  shape.output_min = node->output_min;
+  shape.output_max = node->output_max;
+  const float* bias =
+      node->inputs[2] != kNoValue
+          ? static_cast<const float*>(graph.values[node->inputs[2]].constant)
+          : nullptr;
+  auto conv = std::shared_ptr<F32DwConv>(new (std::nothrow) F32DwConv());
+  if (conv == nullptr ||
+      !conv->init(
+          shape,
+          static_cast<const float*>(graph.values[node->inputs[1]].constant),
+          bias)) {
+    return;
+  }
+  node->host_state = std::move(conv);
+  node->host_run = run_f32_dwconv;
+}
+
 // One-group convolutions take Winograd when float32 and it pays, Qs8Conv
 // (filter [out, kh, kw, in]) when int8 on a CPU with VNNI; depthwise ones
-// of multiplier 1 Qs8DwConv (filter [1, kh, kw, channels]), with VNNI.
+// F32DwConv when float32 3x3, Qs8DwConv (filter [1, kh, kw, channels],
+// multiplier 1) with VNNI.
 void take_conv(const Graph& graph, Node* node, bool vnni) {
   const auto* p = static_cast<const _XNNNodeConv*>(node->params);
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
@@ -271,6 +335,9 @@ void take_conv(const Graph& graph, Node* node, bool vnni) {
     take_winograd_conv(graph, node);
   }
 #endif
+  if (node->kind == XNodeUnion::XNNDepthwiseConv2d) {
+    take_f32_dwconv(graph, node);
+  }
   if (!vnni || node->host_run != nullptr) {
     return;
   }

@@ -6,8 +6,9 @@
 // (kernels/optimized/cpu/winograd.h, when the optimized kernels are built;
 // the backend's README has the measurements), and static int8 convolutions
 // (one group: qs8_conv.h; depthwise: qs8_dwconv.h, each says why) on CPUs
-// with AVX512-VNNI. The blob is unchanged (it is upstream's format); only
-// where a node runs differs.
+// with AVX512-VNNI, and fp32 depthwise 3x3 convolutions (f32_dwconv.h) on
+// CPUs with AVX2 or AVX-512. The blob is unchanged (it is upstream's
+// format); only where a node runs differs.
 //
 // EXECUTORCH_XNNPACK_HOST_KERNELS=0 in the environment keeps every node on
 // XNNPACK (for comparisons).
