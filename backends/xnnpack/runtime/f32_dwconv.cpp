@@ -53,7 +53,10 @@ RowFunction row_function(Isa isa) {
 
 namespace {
 
-// A tile: one output row of up to kTileChannels channels (whole blocks).
+// A tile: one output row, of all its channels when there are at least
+// kRowsPerThread rows per thread (the threads' shares then differ by at
+// most a row in kRowsPerThread), else of kTileChannels (whole blocks).
+constexpr size_t kRowsPerThread = 4;
 constexpr size_t kTileChannels = 4 * f32_dw::kBlock;
 
 } // namespace
@@ -132,8 +135,9 @@ void F32DwConv::run_tile(void* context, size_t tile) {
   a.pad_left = s.pad_left;
   a.out = task.out + (b * task.out_h + oy) * task.out_w * channels;
   a.out_w = task.out_w;
-  a.c0 = group * kTileChannels;
-  a.c1 = std::min(channels, a.c0 + kTileChannels);
+  const size_t group_channels = task.groups == 1 ? channels : kTileChannels;
+  a.c0 = group * group_channels;
+  a.c1 = std::min(channels, a.c0 + group_channels);
   a.packed = task.conv->packed_.data();
   a.output_min = s.output_min;
   a.output_max = s.output_max;
@@ -173,7 +177,11 @@ void F32DwConv::run(const float* in,
   task.out = out;
   task.out_h = out_h;
   task.out_w = out_w;
-  task.groups = (shape_.channels + kTileChannels - 1) / kTileChannels;
+  const size_t threads =
+      pool != nullptr ? pthreadpool_get_threads_count(pool) : 1;
+  task.groups = batch * out_h >= kRowsPerThread * threads
+                    ? 1
+                    : (shape_.channels + kTileChannels - 1) / kTileChannels;
   task.row = f32_dw::row_function(isa);
   pthreadpool_parallelize_1d(pool,
                              &F32DwConv::run_tile,

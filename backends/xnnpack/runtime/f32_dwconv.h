@@ -56,9 +56,9 @@ class F32DwConv {
 
   // out [batch, out_h, out_w, channels] = clamp(conv(in [batch, in_h,
   // in_w, channels])); out_h and out_w are the caller's (checked at load:
-  // the padding past the bottom and right edges follows from them). Rows
-  // of output and groups of channel blocks are split across `pool` (null:
-  // this thread). `isa` must be available().
+  // the padding past the bottom and right edges follows from them). Output
+  // rows (and groups of channel blocks when there are few rows) are split
+  // across `pool` (null: this thread). `isa` must be available().
   void run(const float* in,
            size_t batch,
            size_t in_h,
