@@ -70,7 +70,7 @@ class F32DwConv {
            Isa isa) const;
 
   // Estimated thread CPU time (ns) of run() with the AVX-512 loop on one
-  // thread (multiply-adds and input bytes, at costs fitted to MobileNetV2's
+  // thread (multiply-adds and input floats, at costs fitted to MobileNetV2's
   // depthwise layers). The caller splits run() only when this pays for a
   // pool dispatch (host_util.h).
   double cost_ns(
