@@ -3,7 +3,7 @@
 // operator on MobileNetV2's depthwise layers at 224x224 (ReLU6, random
 // weights and inputs), on one thread.
 //
-//   f32_dwconv_benchmark [--quick]
+//   f32_dwconv_benchmark [--quick] [--cold]
 //
 // Per layer: microseconds of this thread's CPU time per call (the best of
 // several runs; a shared machine's waits do not count), GFLOP/s, beside
@@ -11,7 +11,10 @@
 // threads), for XNNPACK and for each row loop this CPU runs; then the
 // totals over the network (layers counted as often as MobileNetV2 has
 // them). `--quick`: one small round (the smoke test checks that it
-// reports). A benchmark, not a test.
+// reports). `--cold`: each timed call starts with caches holding none of
+// its data (64 MB written before it; up to 20 calls a round), as when a
+// network's other layers pass between calls, instead of the warm caches of
+// back-to-back calls. A benchmark, not a test.
 
 #include <algorithm>
 #include <cstdio>
@@ -51,17 +54,41 @@ double thread_seconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-// The best of `rounds` of `calls` calls of f, in seconds per call.
+// Writing this evicts a call's data from every cache level (--cold).
+std::vector<float>& eviction_buffer() {
+  static std::vector<float> buffer(16 << 20, 0.0f);
+  return buffer;
+}
+
+// The best of `rounds` of `calls` calls of f, in seconds per call; `cold`:
+// at most 20 calls a round, each timed alone after evicting the caches.
 template <typename F>
-double best_of(size_t rounds, size_t calls, F&& f) {
+double best_of(size_t rounds, size_t calls, bool cold, F&& f) {
   f();
+  if (cold) {
+    calls = std::min<size_t>(calls, 20);
+  }
   double best = 1e30;
   for (size_t r = 0; r < rounds; ++r) {
+    double seconds = 0;
     const double start = thread_seconds();
     for (size_t i = 0; i < calls; ++i) {
-      f();
+      if (cold) {
+        std::vector<float>& buffer = eviction_buffer();
+        for (size_t j = 0; j < buffer.size(); j += 16) {
+          buffer[j] += 1.0f;
+        }
+        const double call_start = thread_seconds();
+        f();
+        seconds += thread_seconds() - call_start;
+      } else {
+        f();
+      }
     }
-    best = std::min(best, (thread_seconds() - start) / double(calls));
+    if (!cold) {
+      seconds = thread_seconds() - start;
+    }
+    best = std::min(best, seconds / double(calls));
   }
   return best;
 }
@@ -75,7 +102,11 @@ const char* name_of(xnn::Isa isa) {
 } // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false, cold = false;
+  for (int i = 1; i < argc; ++i) {
+    quick = quick || std::strcmp(argv[i], "--quick") == 0;
+    cold = cold || std::strcmp(argv[i], "--cold") == 0;
+  }
   const size_t rounds = quick ? 1 : 7;
   if (xnn_initialize(nullptr) != xnn_status_success) {
     std::fprintf(stderr, "xnn_initialize failed\n");
@@ -141,7 +172,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     seconds.push_back(
-        best_of(rounds, calls, [&] { xnn_run_operator(op, nullptr); }));
+        best_of(rounds, calls, cold, [&] { xnn_run_operator(op, nullptr); }));
     xnn_delete_operator(op);
 
     xnn::F32DwConvShape shape;
@@ -156,7 +187,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (xnn::Isa isa : isas) {
-      seconds.push_back(best_of(rounds, calls, [&] {
+      seconds.push_back(best_of(rounds, calls, cold, [&] {
         conv.run(in.data(), 1, size, size, y.data(), out, out, nullptr, isa);
       }));
     }
