@@ -14,12 +14,18 @@ decomposition, replaces each such linear with
 - `et_quantized::dynamic_int8_linear` (activations quantized per call, per
   token as torchao does or per tensor as PT2E does),
 
-whose weight is packed (4-bit values two per byte) with its scales and
-zero points per group (`kernels/quantized/cpu/quantized_linear.h`), and
+whose weight is packed with its scales and zero points per group
+(`kernels/quantized/cpu/quantized_linear.h`): for the weight-only linear in
+rows (4-bit values two per byte), for the dynamic one in the panels of 16
+output features its kernels multiply as stored (`pack_linear_panels`), so
+that no call copies its weight; and
 each embedding whose table torchao quantized to 2, 4 or 8 bits with
 upstream's `quantized_decomposed::embedding_{2bit,4bit,byte}` on the
-packed table. The results are those of the unfused graph up to float
-summation order (embeddings: exactly).
+packed table. Dynamic linears that quantize the same input alike
+(attention's q, k and v) become one linear on their concatenated weights,
+whose output is sliced back into theirs, so that the input is quantized
+once per call rather than once per linear. The results are those of the
+unfused graph up to float summation order (embeddings: exactly).
 
 Recognised weights: `torchao.dequantize_affine` of a constant with
 block size [1, group] and a 4- or 8-bit range, and
@@ -31,7 +37,7 @@ that are not constants) is left for the decomposition.
 import dataclasses
 import operator
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import torch
 from torch.export import ExportedProgram
@@ -184,8 +190,13 @@ def _is_dequantized(node) -> bool:
     )
 
 
-def _packed_inputs(weight: _Weight, graph, constants, base: str):
-    packed = quantized_kernels.pack_embedding_weight(weight.values, weight.bits)
+def _packed_inputs(weight: _Weight, graph, constants, base: str, panels: bool):
+    pack = (
+        quantized_kernels.pack_linear_panels
+        if panels
+        else quantized_kernels.pack_embedding_weight
+    )
+    packed = pack(weight.values, weight.bits)
     zero_points = weight.zero_points
     if zero_points is not None and not bool(zero_points.any()):
         zero_points = None  # symmetric: no table to store or read
@@ -247,9 +258,115 @@ def _fuse_embedding(node, weight: _Weight, graph, constants) -> torch.fx.Node:
         )
 
 
-def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
+@dataclass
+class _DynamicLinear:
+    node: torch.fx.Node  # the aten.linear
+    w: torch.fx.Node  # its dequantized weight
+    weight: _Weight
+    bias: Optional[torch.fx.Node]
+    activation: _DynamicActivation
+
+
+def _merge_key(activation: _DynamicActivation, weight: _Weight, bias, constants):
+    """Dynamic linears with the same key quantize the same input in the same
+    way and have weights of one kind: they can be one linear. None: not
+    mergeable (a bias that is not a constant)."""
+    if bias is not None and constants.value(bias) is None:
+        return None
+    return (
+        activation.source,
+        activation.per_token,
+        float(activation.eps),
+        activation.quant_min,
+        activation.quant_max,
+        weight.bits,
+        weight.group_size,
+    )
+
+
+def _dynamic_linear(node, activation, weight: _Weight, packed_inputs, bias, graph):
+    """An et_quantized::dynamic_int8_linear before `node`."""
+    packed, scales, zero_points = packed_inputs
+    with graph.inserting_before(node):
+        return graph.call_function(
+            torch.ops.et_quantized.dynamic_int8_linear.default,
+            (
+                activation.source,
+                packed,
+                scales,
+                zero_points,
+                weight.bits,
+                weight.group_size,
+                bias,
+                activation.per_token,
+                float(activation.eps),
+                activation.quant_min,
+                activation.quant_max,
+            ),
+        )
+
+
+def _fuse_merged(linears, graph, constants) -> None:
+    """Dynamic linears of one input (attention's q, k and v) as one linear
+    with their weights concatenated, whose output is sliced back into
+    theirs: the input is quantized once instead of once per linear. Each
+    output feature is computed as the separate linear computes it."""
+    weights = [linear.weight for linear in linears]
+    zero_points = None
+    if any(w.zero_points is not None for w in weights):
+        zero_points = torch.cat(
+            [
+                torch.zeros(w.scales.shape, dtype=torch.int8)
+                if w.zero_points is None
+                else w.zero_points.to(torch.int8).reshape(w.scales.shape)
+                for w in weights
+            ]
+        )
+    merged = _Weight(
+        torch.cat([w.values for w in weights]),
+        torch.cat([w.scales for w in weights]),
+        zero_points,
+        weights[0].bits,
+        weights[0].group_size,
+    )
+    sizes = [w.values.shape[0] for w in weights]
+    bias = None
+    if any(linear.bias is not None for linear in linears):
+        bias = constants.add(
+            graph,
+            f"{linears[0].node.name}_merged_bias",
+            torch.cat(
+                [
+                    torch.zeros(n, dtype=torch.float32)
+                    if linear.bias is None
+                    else constants.value(linear.bias).detach().float().reshape(n)
+                    for linear, n in zip(linears, sizes)
+                ]
+            ),
+        )
+    first = linears[0].node
+    packed = _packed_inputs(merged, graph, constants, f"{first.name}_merged_panels{merged.bits}", True)
+    node = _dynamic_linear(first, linears[0].activation, merged, packed, bias, graph)
+    val = first.meta["val"]
+    node.meta = dict(first.meta)
+    node.meta["val"] = val.new_empty((*val.shape[:-1], sum(sizes)))
+    start = 0
+    for linear, n in zip(linears, sizes):
+        with graph.inserting_after(node):
+            piece = graph.call_function(
+                aten.slice_copy.Tensor, (node, val.dim() - 1, start, start + n)
+            )
+        piece.meta = dict(linear.node.meta)
+        linear.node.replace_all_uses_with(piece)
+        graph.erase_node(linear.node)
+        start += n
+
+
+def fuse_quantized_weights(ep: ExportedProgram, merge_shared_inputs: bool = True) -> ExportedProgram:
     """A program with `ep`'s quantized-weight linear layers fused (`ep`
-    itself when there are none; `ep` is never modified)."""
+    itself when there are none; `ep` is never modified). With
+    `merge_shared_inputs`, dynamic linears that quantize the same input
+    alike become one linear (`_fuse_merged`)."""
     if not any(_is_dequantized(n) for n in ep.graph.nodes) and not any(
         getattr(n.target, "namespace", None) == "export" for n in ep.graph.nodes
     ):
@@ -259,7 +376,8 @@ def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
     ep = ep._update(gm, signature)
     constants = ProgramConstants(ep)
     graph = gm.graph
-    packed_by_weight: Dict[torch.fx.Node, tuple] = {}
+    packed_by_weight: Dict[tuple, tuple] = {}
+    dynamic: Dict[Optional[tuple], List[_DynamicLinear]] = {}
     fused = 0
     for node in list(graph.nodes):
         if node.op != "call_function":
@@ -285,31 +403,42 @@ def fuse_quantized_weights(ep: ExportedProgram) -> ExportedProgram:
         activation = _match_dynamic_activation(x)
         if activation is None and _is_dequantized(x):
             continue  # statically quantized activations: not ours to fuse
-        if w not in packed_by_weight:
-            packed_by_weight[w] = _packed_inputs(weight, graph, constants, f"{w.name}_w{weight.bits}")
-        packed, scales, zero_points = packed_by_weight[w]
+        fused += 1
+        if activation is not None:
+            dynamic.setdefault(_merge_key(activation, weight, bias, constants), []).append(
+                _DynamicLinear(node, w, weight, bias, activation)
+            )
+            continue
+        key = (w, False)
+        if key not in packed_by_weight:
+            base = f"{w.name}_w{weight.bits}"
+            packed_by_weight[key] = _packed_inputs(weight, graph, constants, base, False)
+        packed, scales, zero_points = packed_by_weight[key]
         weight_args = (packed, scales, zero_points, weight.bits, weight.group_size, bias)
         with graph.inserting_before(node):
-            if activation is None:
-                replacement = graph.call_function(
-                    torch.ops.et_quantized.weight_only_linear.default, (x, *weight_args)
-                )
-            else:
-                replacement = graph.call_function(
-                    torch.ops.et_quantized.dynamic_int8_linear.default,
-                    (
-                        activation.source,
-                        *weight_args,
-                        activation.per_token,
-                        float(activation.eps),
-                        activation.quant_min,
-                        activation.quant_max,
-                    ),
-                )
+            replacement = graph.call_function(
+                torch.ops.et_quantized.weight_only_linear.default, (x, *weight_args)
+            )
         replacement.meta = dict(node.meta)
         node.replace_all_uses_with(replacement)
         graph.erase_node(node)
-        fused += 1
+    for key, linears in dynamic.items():
+        if key is not None and merge_shared_inputs and len(linears) > 1:
+            _fuse_merged(linears, graph, constants)
+            continue
+        for linear in linears:
+            node, w = linear.node, linear.w
+            if (w, True) not in packed_by_weight:
+                base = f"{w.name}_panels{linear.weight.bits}"
+                packed_by_weight[(w, True)] = _packed_inputs(
+                    linear.weight, graph, constants, base, True
+                )
+            replacement = _dynamic_linear(
+                node, linear.activation, linear.weight, packed_by_weight[(w, True)], linear.bias, graph
+            )
+            replacement.meta = dict(node.meta)
+            node.replace_all_uses_with(replacement)
+            graph.erase_node(node)
     if not fused:
         return ep
     graph.eliminate_dead_code()

@@ -254,8 +254,9 @@ for _name, _bits in (("embedding_byte", 8), ("embedding_4bit", 4), ("embedding_2
 # ---- et_quantized: linear layers on packed 4/8-bit weights -----------------
 #
 # What exir/passes/fuse_quantized_weights.py turns torchao's and PT2E's
-# "dequantize the weight, then linear" patterns into. `weight` is packed as
-# `pack_embedding_weight` packs a table (4-bit: two values per byte), scales
+# "dequantize the weight, then linear" patterns into. weight_only_linear's
+# `weight` is packed as `pack_embedding_weight` packs a table (4-bit: two values
+# per byte), dynamic_int8_linear's in panels (`pack_linear_panels`); scales
 # and zero points are [N, K / group_size]. These references compute what the
 # unfused graph computes.
 
@@ -267,14 +268,71 @@ _WEIGHT_ARGS = (
 _DYNAMIC_ARGS = "bool per_token, float eps, int quant_min, int quant_max"
 
 
-def dequantize_linear_weight(weight, weight_scales, weight_zero_points, weight_bits, group_size):
-    """The fp32 [N, K] weight of a packed quantized one."""
-    values = unpack_embedding_weight(weight, weight_bits).float()
+_PANEL = 16  # output features per panel
+
+
+def _word_values(bits: int) -> int:
+    return 8 if bits == 4 else 4
+
+
+def pack_linear_panels(values: torch.Tensor, bits: int) -> torch.Tensor:
+    """int8 values [N, K] in the `bits`-bit range to dynamic_int8_linear's
+    panel layout (kernels/quantized/cpu/quantized_linear.h): uint8
+    [N, ceil(K / w) * 4] for w values per 4-byte word (4 of 8 bits, 8 of 4
+    bits; K padded with zeros). Output features go in panels of 16 (the last
+    one holds the rest), a panel word after word, each word of its features
+    side by side; 8-bit values stored + 128, 4-bit ones + 8 with byte j of a
+    word holding value j in its low nibble and value 4 + j in its high one."""
+    if bits not in (4, 8):
+        raise ValueError(f"linear weights hold 4- or 8-bit values, not {bits}")
+    rows, cols = values.shape
+    per_word = _word_values(bits)
+    words = -(-cols // per_word)
+    padded = torch.zeros(rows, words * per_word, dtype=torch.int16)
+    padded[:, :cols] = values.to(torch.int16)
+    if bits == 8:
+        stored = (padded + 128).to(torch.uint8).reshape(rows, words, 4)
+    else:
+        nibbles = (padded + 8).reshape(rows, words, 2, 4)
+        stored = (nibbles[:, :, 0] | (nibbles[:, :, 1] << 4)).to(torch.uint8)
+    panels = [
+        stored[first : first + _PANEL].permute(1, 0, 2).reshape(-1)
+        for first in range(0, rows, _PANEL)
+    ]
+    flat = torch.cat(panels) if panels else stored.reshape(-1)
+    return flat.reshape(rows, words * 4)
+
+
+def unpack_linear_panels(weight: torch.Tensor, bits: int, cols: int) -> torch.Tensor:
+    """The int8 values [N, cols] of `pack_linear_panels`' layout."""
+    rows, words = weight.shape[0], weight.shape[1] // 4
+    flat = weight.reshape(-1).view(torch.uint8)
+    stored = torch.empty(rows, words, 4, dtype=torch.uint8)
+    for first in range(0, rows, _PANEL):
+        lanes = min(_PANEL, rows - first)
+        block = flat[first * words * 4 : (first + lanes) * words * 4]
+        stored[first : first + lanes] = block.reshape(words, lanes, 4).permute(1, 0, 2)
+    stored = stored.to(torch.int16)
+    if bits == 8:
+        values = (stored - 128).reshape(rows, -1)
+    else:
+        values = torch.stack((stored & 0xF, stored >> 4), dim=2).reshape(rows, -1) - 8
+    return values[:, :cols].to(torch.int8)
+
+
+def _dequantize(values, weight_scales, weight_zero_points, group_size):
+    values = values.float()
     rows, cols = values.shape
     grouped = values.reshape(rows, cols // group_size, group_size)
     if weight_zero_points is not None:
         grouped = grouped - weight_zero_points.reshape(rows, -1, 1).float()
     return (grouped * weight_scales.reshape(rows, -1, 1)).reshape(rows, cols)
+
+
+def dequantize_linear_weight(weight, weight_scales, weight_zero_points, weight_bits, group_size):
+    """The fp32 [N, K] weight of a weight_only_linear's packed one."""
+    values = unpack_embedding_weight(weight, weight_bits)
+    return _dequantize(values, weight_scales, weight_zero_points, group_size)
 
 
 def _weight_only_linear(input, weight, weight_scales, weight_zero_points, weight_bits, group_size, bias):
@@ -298,10 +356,9 @@ def _dynamic_int8_linear(
     zero_point = torch.clamp(quant_min - torch.round(lo / scale), quant_min, quant_max)
     inverse = 1.0 / scale if per_token else 1.0 / float(scale)
     q = torch.clamp(torch.round(input * inverse) + zero_point, quant_min, quant_max)
-    return _weight_only_linear(
-        (q - zero_point) * scale, weight, weight_scales, weight_zero_points,
-        weight_bits, group_size, bias,
-    )
+    values = unpack_linear_panels(weight, weight_bits, input.shape[-1])
+    w = _dequantize(values, weight_scales, weight_zero_points, group_size)
+    return torch.nn.functional.linear((q - zero_point) * scale, w, bias)
 
 
 def _linear_fake(input, weight, weight_scales, *args):

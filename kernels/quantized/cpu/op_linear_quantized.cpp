@@ -4,7 +4,9 @@
 // linear" patterns into them; see exir/passes/fuse_quantized_weights.py).
 // dynamic_int8_linear first quantizes its input to int8 per row (token) or
 // per tensor, with the parameters torch's reference would choose, then
-// multiplies in integers (quantized_linear.h).
+// multiplies in integers (quantized_linear.h). weight_only_linear's weight
+// is in the row layout, dynamic_int8_linear's in the panel layout
+// (quantized_linear.h): [N, panel_row_bytes(bits, K)] bytes.
 
 #include <cinttypes>
 
@@ -53,7 +55,7 @@ bool check_weight_layout(KernelRuntimeContext& ctx,
     return false;
   }
   return zero_points == nullptr ||
-      check_dtype(
+         check_dtype(
              ctx, op, "weight_zero_points", *zero_points, ScalarType::Char);
 }
 
@@ -92,12 +94,20 @@ void fail_weight_qparams(KernelRuntimeContext& ctx,
   }
 }
 
+// Bytes per output feature of a weight with `cols` input features of
+// `bits` bits, in the row layout or the panel layout.
+int64_t weight_row_bytes(bool panels, int64_t bits, int64_t cols) {
+  return panels ? quantized::panel_row_bytes(bits, cols)
+                : (bits == 4 ? cols / 2 : cols);
+}
+
 // The load-time check (affine.h) of a linear's weight quantization, from
 // (input, weight, weight_scales, weight_zero_points, weight_bits,
 // group_size, ...) when the program fixes all but the input: the layout,
 // then every scale and zero point once (at run time the linear checks them
 // as it reads them).
 bool check_fixed_weight(const char* op,
+                        bool panels,
                         Span<EValue* const> args,
                         const bool* fixed) {
   for (size_t i = 1; i <= 5; ++i) {
@@ -115,16 +125,37 @@ bool check_fixed_weight(const char* op,
       !check_rank(ctx, op, "weight", weight, {2})) {
     return false;
   }
-  const int64_t cols = weight.size(1) * (bits == 4 ? 2 : 1);
+  // The row layout gives K; the panel one pads it, and K is what the
+  // scales' groups cover.
+  const int64_t rows = weight.size(0);
+  const int64_t cols = !panels ? weight.size(1) * (bits == 4 ? 2 : 1)
+                       : rows > 0 && group_size > 0
+                           ? scales.numel() / rows * group_size
+                           : 0;
+  if (panels && rows > 0 &&
+      weight.size(1) != weight_row_bytes(true, bits, cols)) {
+    fail_arg(ctx,
+             op,
+             "weight must be [N, %" PRId64 "] for %" PRId64
+             " input features of %" PRId64 " bits in panels, got [%zd, %zd]",
+             weight_row_bytes(true, bits, cols),
+             cols,
+             bits,
+             static_cast<ssize_t>(weight.size(0)),
+             static_cast<ssize_t>(weight.size(1)));
+    return false;
+  }
   return check_weight_layout(ctx, op, cols, scales, zps, bits, group_size) &&
-      check_weight_qparams(
+         check_weight_qparams(
              ctx, op, scales, zps, bits, weight.size(0) * (cols / group_size));
 }
 
-// Checks the weight arguments and the input/out shapes ([..., K] ->
-// [..., N]); fills `w`.
+// Checks the weight arguments (in the panel layout if `panels`, else in
+// the row layout) and the input/out shapes ([..., K] -> [..., N]); fills
+// `w`.
 bool prepare_weights(KernelRuntimeContext& ctx,
                      const char* op,
+                     bool panels,
                      const Tensor& input,
                      const Tensor& weight,
                      const Tensor& scales,
@@ -149,15 +180,17 @@ bool prepare_weights(KernelRuntimeContext& ctx,
   }
   const int64_t cols = input.size(input.dim() - 1);
   const int64_t rows = weight.size(0);
-  const int64_t packed_cols = bits == 4 ? cols / 2 : cols;
-  if (weight.size(1) != packed_cols || (bits == 4 && cols % 2 != 0)) {
+  const int64_t packed_cols = weight_row_bytes(panels, bits, cols);
+  if (weight.size(1) != packed_cols ||
+      (!panels && bits == 4 && cols % 2 != 0)) {
     fail_arg(ctx,
              op,
              "weight must be [N, %" PRId64 "] for %" PRId64
-             " input features of %" PRId64 " bits, got [%zd, %zd]",
+             " input features of %" PRId64 " bits%s, got [%zd, %zd]",
              packed_cols,
              cols,
              bits,
+             panels ? " in panels" : "",
              static_cast<ssize_t>(weight.size(0)),
              static_cast<ssize_t>(weight.size(1)));
     return false;
@@ -230,6 +263,7 @@ Tensor& weight_only_linear_out(KernelRuntimeContext& ctx,
   PackedWeights w;
   if (!prepare_weights(ctx,
                        op,
+                       false,
                        input,
                        weight,
                        weight_scales,
@@ -275,6 +309,7 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
           ctx, op, quant_min, quant_max, ScalarType::Char) ||
       !prepare_weights(ctx,
                        op,
+                       true,
                        input,
                        weight,
                        weight_scales,
@@ -348,12 +383,12 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
 
 // Load-time checks of the weight parameters a program fixes (affine.h).
 bool weight_only_linear_out_check(Span<EValue* const> args, const bool* fixed) {
-  return check_fixed_weight("weight_only_linear.out", args, fixed);
+  return check_fixed_weight("weight_only_linear.out", false, args, fixed);
 }
 
 bool dynamic_int8_linear_out_check(Span<EValue* const> args,
                                    const bool* fixed) {
-  return check_fixed_weight("dynamic_int8_linear.out", args, fixed);
+  return check_fixed_weight("dynamic_int8_linear.out", true, args, fixed);
 }
 
 } // namespace native

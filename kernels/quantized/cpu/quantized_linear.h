@@ -14,10 +14,21 @@
 //   as int8 values with its scale and zero point; the products of a group
 //   sum exactly in int32, and only the group sums are scaled in float.
 //
-// Packed layout (ours; what the compiler's fusion pass writes): row n of
-// an 8-bit weight is K int8 values; of a 4-bit one, K / 2 bytes, value 2j in
-// the high nibble of byte j and 2j + 1 in the low one, each stored + 8 (the
-// layout of upstream's embedding_4bit tables).
+// Two packed layouts (ours; what the compiler's fusion pass writes):
+// - rows, for the weight-only linear: row n of an 8-bit weight is K int8
+//   values; of a 4-bit one, K / 2 bytes, value 2j in the high nibble of
+//   byte j and 2j + 1 in the low one, each stored + 8 (the layout of
+//   upstream's embedding_4bit tables);
+// - panels, for the dynamic linear, which every kernel below reads as
+//   stored (no copy per call): output features in panels of 16 (the last
+//   one holds the rest), each feature's values in 4-byte words of
+//   panel_word_values(bits) consecutive values (K padded with zeros to a
+//   whole word), a panel word after word: word u of feature n0 + l (n0 a
+//   multiple of 16, l < lanes = min(16, N - n0)) is the 4 bytes at
+//   n0 * panel_row_bytes(bits, K) + u * lanes * 4 + l * 4.
+//   8-bit values are stored + 128 (as uint8); 4-bit ones + 8, byte j of a
+//   word holding value j in its low nibble and value 4 + j in its high
+//   one. An AVX-512 VNNI vector is one word of a panel's 16 features.
 //
 // The instruction set is chosen once at run time (best_isa()): AVX-512
 // VNNI kernels (quantized_linear_vnni.h) for the dynamic linear, AVX2/FMA
@@ -36,7 +47,7 @@ namespace native {
 namespace quantized {
 
 struct PackedWeights {
-  const uint8_t* data;
+  const uint8_t* data;       // rows or panels (see above)
   int bits;                  // 4 or 8
   int64_t rows;              // N (output features)
   int64_t cols;              // K (input features)
@@ -44,6 +55,14 @@ struct PackedWeights {
   const float* scales;       // [rows, cols / group_size]
   const int8_t* zero_points; // same shape, or null for zeros
 };
+
+// Values per 4-byte word in the panel layout, and bytes per output feature.
+constexpr int64_t panel_word_values(int64_t bits) {
+  return bits == 4 ? 8 : 4;
+}
+constexpr int64_t panel_row_bytes(int64_t bits, int64_t cols) {
+  return (cols + panel_word_values(bits) - 1) / panel_word_values(bits) * 4;
+}
 
 // The instruction sets the loops are written for, in increasing order.
 enum class Isa { kPortable, kAvx2, kAvx512Vnni };
@@ -107,7 +126,8 @@ inline size_t weight_only_scratch_bytes(const PackedWeights& w) {
 // `w` are valid (see above).
 bool weight_rows_valid(const PackedWeights& w, int64_t begin, int64_t end);
 
-// y[m, n] = sum_k x[m, k] W[n, k] + bias[n] for m < rows_x; bias may be null.
+// y[m, n] = sum_k x[m, k] W[n, k] + bias[n] for m < rows_x; bias may be
+// null. `w` in the row layout.
 bool linear_weight_only(const float* x,
                         int64_t rows_x,
                         const PackedWeights& w,
@@ -129,7 +149,7 @@ size_t dynamic_scratch_bytes(const PackedWeights& w, int64_t rows_x);
 
 // y[m, n] = x_scale[m] * sum_g scale[n, g] * sum_{k in g} (xq[m, k] -
 //           x_zero_point[m]) * (q[n, k] - zero_point[n, g]) + bias[n];
-// bias may be null.
+// bias may be null. `w` in the panel layout.
 bool linear_dynamic(const QuantizedRows& x,
                     const PackedWeights& w,
                     const float* bias,

@@ -5,20 +5,22 @@
 //
 // The dynamic linear multiplies int8 activations by 4/8-bit weights with
 // vpdpbusd (u8 x s8, four products summed into each int32 lane): weights
-// are the unsigned operand (4-bit values as stored, 0..15; 8-bit ones
-// + 128), activations the signed one, and per group
+// are the unsigned operand, as stored (quantized_linear.h's panel layout:
+// 8-bit values + 128, 4-bit ones + 8, the low nibbles of a word before
+// the high ones), activations the signed one, read in place, and per group
 //
 //   sum (xq - x_zp) (wq - c) = sum xq wq - x_zp sum wq - c sum (xq - x_zp)
 //
 // with c = 8 or 128 plus the weight's zero point, so the weight and
-// activation sums make up for the offsets exactly in int32. Two kernels:
-// - a GEMV for few input rows (decode), which streams each weight row as
-//   stored, 64 bytes at a time;
-// - a GEMM for more rows (prefill, encoders), which first copies 16
-//   weight rows at a time into a panel where each 64-byte vector holds
-//   four consecutive values of 16 output features (vpdpbusd's layout), then
-//   multiplies two panels at a time with 8 input rows (6 when the weights
-//   have several groups per row, whose float sums also take registers).
+// activation sums make up for the offsets exactly in int32. A vector of
+// the stored weights holds one word (4 bytes) of each of a panel's 16
+// output features, multiplied by one broadcast word of an input row. Two
+// kernels, neither of which copies the weights:
+// - a GEMV for few input rows (decode), which streams the panels once,
+//   each vector multiplied with every input row;
+// - a GEMM for more rows (prefill, encoders), which multiplies two panels
+//   at a time with 8 input rows (6 when the weights have several groups
+//   per row, whose float sums also take registers).
 
 #include <executorch/kernels/quantized/cpu/quantized_linear.h>
 

@@ -35,10 +35,48 @@ struct Case {
   bool zero_points;
 };
 
-// Deterministic values in the weight's range, and their packing.
+// Bytes per output feature of the panel layout (quantized_linear.h):
+// words of 4 values of 8 bits or 8 of 4 bits, K padded to whole words.
+int64_t panel_row_bytes(int bits, int64_t cols) {
+  const int64_t per_word = bits == 4 ? 8 : 4;
+  return (cols + per_word - 1) / per_word * 4;
+}
+
+// values [N, K] in the panel layout, written out from its definition:
+// feature n0 + l's word u at n0 * row_bytes + u * lanes * 4 + l * 4; 8-bit
+// values + 128, 4-bit ones + 8, value j of a word in byte j % 4's low
+// nibble for j < 4, high nibble otherwise; padding values are 0.
+std::vector<uint8_t> pack_panels(const std::vector<int32_t>& values,
+                                 int64_t rows,
+                                 int64_t cols,
+                                 int bits) {
+  const int64_t row_bytes = panel_row_bytes(bits, cols);
+  const int64_t per_word = bits == 4 ? 8 : 4;
+  std::vector<uint8_t> out(rows * row_bytes, 0);
+  for (int64_t n = 0; n < rows; ++n) {
+    const int64_t n0 = n / 16 * 16;
+    const int64_t lanes = std::min<int64_t>(16, rows - n0);
+    for (int64_t k = 0; k < row_bytes / 4 * per_word; ++k) {
+      const int32_t v = k < cols ? values[n * cols + k] : 0;
+      const int64_t u = k / per_word, j = k % per_word;
+      uint8_t& byte =
+          out[n0 * row_bytes + u * lanes * 4 + (n - n0) * 4 + j % 4];
+      if (bits == 8) {
+        byte = static_cast<uint8_t>(v + 128);
+      } else {
+        byte |= static_cast<uint8_t>((v + 8) << (j < 4 ? 0 : 4));
+      }
+    }
+  }
+  return out;
+}
+
+// Deterministic values in the weight's range, and their packing in rows
+// (weight_only_linear) and panels (dynamic_int8_linear).
 struct Weights {
   std::vector<int32_t> values; // [N, K]
   std::vector<uint8_t> packed;
+  std::vector<uint8_t> panels;
   std::vector<float> scales; // [N, K / group]
   std::vector<int8_t> zero_points;
 
@@ -52,6 +90,11 @@ struct Weights {
       zero_points.push_back(c.zero_points ? static_cast<int8_t>((i % 5) - 2)
                                           : int8_t(0));
     }
+    pack(c);
+  }
+
+  void pack(const Case& c) {
+    packed.clear();
     if (c.bits == 8) {
       for (int32_t v : values) {
         packed.push_back(static_cast<uint8_t>(static_cast<int8_t>(v)));
@@ -62,6 +105,13 @@ struct Weights {
             static_cast<uint8_t>(((values[i] + 8) << 4) | (values[i + 1] + 8)));
       }
     }
+    panels = pack_panels(values, c.rows, c.cols, c.bits);
+  }
+
+  // The panel-layout weight tensor's sizes.
+  std::vector<int32_t> panel_sizes(const Case& c) const {
+    return {static_cast<int32_t>(c.rows),
+            static_cast<int32_t>(panel_row_bytes(c.bits, c.cols))};
   }
 
   float weight(const Case& c, int64_t n, int64_t k) const {
@@ -227,11 +277,12 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
       const std::vector<float> expected = reference_linear(c, w, x, bias);
       expect_close(out.values<float>(), expected, tolerance_for(expected));
 
+      TestTensor pt(ScalarType::Byte, w.panel_sizes(c), w.panels);
       for (bool per_token : {true, false}) {
         TempContext ctx2;
         native::dynamic_int8_linear_out(ctx2.get(),
                                         xt,
-                                        wt,
+                                        pt,
                                         st,
                                         std::optional<Tensor>(zt.tensor()),
                                         c.bits,
@@ -265,16 +316,10 @@ TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
     const Case c{bits, 18, 512, bits == 4 ? 128 : 512, false};
     Weights w(c);
     const int32_t lo = bits == 4 ? -8 : -128, hi = bits == 4 ? 7 : 127;
-    w.packed.clear();
     for (int64_t i = 0; i < c.rows * c.cols; ++i) {
       w.values[i] = (i / 3) % 2 == 0 ? lo : hi;
     }
-    for (size_t i = 0; i < w.values.size(); i += (bits == 4 ? 2 : 1)) {
-      w.packed.push_back(bits == 4
-                             ? static_cast<uint8_t>(((w.values[i] + 8) << 4) |
-                                                    (w.values[i + 1] + 8))
-                             : static_cast<uint8_t>(w.values[i]));
-    }
+    w.pack(c);
     // Rows of positive inputs get the zero point -128.
     for (auto [m, shift] :
          {std::pair<int64_t, float>{1, 0.f}, {5, 0.f}, {1, 3.5f}, {5, 3.5f}}) {
@@ -284,9 +329,7 @@ TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
                (i % 2 == 0 ? -3.f : 2.f + 0.001f * static_cast<float>(i % 7));
       }
       TestTensor xt(ScalarType::Float, {static_cast<int32_t>(m), 512}, x);
-      TestTensor wt(ScalarType::Byte,
-                    {18, static_cast<int32_t>(w.packed.size() / 18)},
-                    w.packed);
+      TestTensor wt(ScalarType::Byte, w.panel_sizes(c), w.panels);
       TestTensor st(ScalarType::Float,
                     {18, static_cast<int32_t>(c.cols / c.group)},
                     w.scales);
@@ -345,6 +388,7 @@ std::vector<float> run_both(const Case& c, int64_t m) {
   TestTensor wt(ScalarType::Byte,
                 {rows, static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
                 w.packed);
+  TestTensor pt(ScalarType::Byte, w.panel_sizes(c), w.panels);
   TestTensor st(ScalarType::Float, {rows, groups}, w.scales);
   std::vector<float> results;
   for (bool dynamic : {false, true}) {
@@ -354,7 +398,7 @@ std::vector<float> run_both(const Case& c, int64_t m) {
     if (dynamic) {
       native::dynamic_int8_linear_out(ctx.get(),
                                       xt,
-                                      wt,
+                                      pt,
                                       st,
                                       std::nullopt,
                                       c.bits,
@@ -392,7 +436,7 @@ TEST_P(QuantizedLinearTest, NanInputFails) {
     std::vector<float> x = inputs(2 * 40);
     x[40 + at] = NAN;
     TestTensor xt(ScalarType::Float, {2, 40}, x);
-    TestTensor wt(ScalarType::Byte, {4, 40}, w.packed);
+    TestTensor wt(ScalarType::Byte, w.panel_sizes(c), w.panels);
     TestTensor st(ScalarType::Float, {4, 1}, w.scales);
     TestTensor out(ScalarType::Float, {2, 4}, zeros(8));
     for (bool per_token : {true, false}) {
@@ -457,11 +501,11 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
 
 // The linears check the scales and zero points block by block as they read
 // them: a bad entry in the first or the last output feature (past the
-// GEMV's first 64-feature block, the GEMM's first panel pair, the portable
-// loops' first row block), or in the second or third output feature of one
-// of the GEMV's 4-row tiles (each tile checks its rows' tables, its first
-// row's to its last's), fails the call on every loop kind, for one input
-// row (GEMV) and five (GEMM).
+// GEMV's first panel, the GEMM's first panel pair, the portable loops'
+// first row block, in the last, partial panel), or inside a panel (each
+// GEMV panel checks its features' tables, its first feature's to its
+// last's), fails the call on every loop kind, for one input row (GEMV)
+// and five (GEMM).
 TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
   // Groups smaller than a 128-value chunk, with zero points and without;
   // 8da4w's layout (a group per chunk, no zero points), with zero points,
@@ -477,10 +521,7 @@ TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
                         Case{8, 70, 192, 64, false}}) {
     const Weights w(c);
     const int64_t groups = c.rows * (c.cols / c.group);
-    TestTensor wt(ScalarType::Byte,
-                  {static_cast<int32_t>(c.rows),
-                   static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
-                  w.packed);
+    TestTensor wt(ScalarType::Byte, w.panel_sizes(c), w.panels);
     for (int64_t m : {1, 5}) {
       TestTensor xt(ScalarType::Float,
                     {static_cast<int32_t>(m), static_cast<int32_t>(c.cols)},
