@@ -1,7 +1,9 @@
 // weight_only_linear and dynamic_int8_linear against scalar references
 // written out here, on every instruction set the CPU has (AVX-512 VNNI,
 // AVX2, portable): 4- and 8-bit weights, group sizes 8 to 384, zero points,
-// bias, odd numbers of output features, input widths that exercise the
+// bias, odd numbers of output features (dynamic_int8_linear's panels of 16
+// packed here from the layout's definition, the last one partial; K padded
+// to whole words), input widths that exercise the
 // vector loops and their tails (and widths the VNNI kernels leave to the
 // others), one to 17 input rows (the VNNI GEMV and GEMM tiles),
 // per-tensor and per-token activation quantization (and its min/max and
@@ -196,8 +198,8 @@ const Case kCases[] = {
     {8, 3, 128, 64, false},
     {4, 37, 512, 256, true}, // 3 panels of 16 features, the last partial
     {4, 17, 192, 64, false},
-    {4, 9, 136, 8, true},     // many groups per 128-value chunk
-    {4, 23, 384, 128, false}, // 8da4w's layout: a group per chunk, no zps
+    {4, 9, 136, 8, true},     // a group per 8-value word
+    {4, 23, 384, 128, false}, // 8da4w's groups of 128, no zero points
     {8, 19, 384, 384, false}, // per channel, as PT2E's dynamic linears
     {8, 37, 256, 256, true},  // per channel: a pair of panels, then one
     {8, 33, 100, 100, false}, // per channel, K not a multiple of 16
@@ -236,7 +238,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(QuantizedLinearTest, MatchesTheReference) {
   for (const Case& c : kCases) {
-    for (int64_t m : {1, 3, 4, 9, 14, 17}) {
+    for (int64_t m : {1, 2, 3, 4, 9, 14, 17}) {
       TempContext ctx;
       const Weights w(c);
       const std::vector<float> x = inputs(m * c.cols);
@@ -507,10 +509,10 @@ TEST(QuantizedLinearThreadsTest, SeveralThreadsMatchOneBitForBit) {
 // last's), fails the call on every loop kind, for one input row (GEMV)
 // and five (GEMM).
 TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
-  // Groups smaller than a 128-value chunk, with zero points and without;
-  // 8da4w's layout (a group per chunk, no zero points), with zero points,
-  // and groups spanning two chunks; a K that ends in a partial chunk; 8-bit
-  // weights (whose zero points cannot be out of range).
+  // Groups of 16 to 64 values, with zero points and without; 8da4w's
+  // groups of 128 (no zero points), with zero points, and of 256; a K that
+  // is not a multiple of 64; 8-bit weights (whose zero points cannot be
+  // out of range). 70 features: four full panels and a partial one.
   for (const Case& c : {Case{4, 70, 32, 16, true},
                         Case{4, 70, 256, 32, false},
                         Case{4, 70, 192, 64, true},
@@ -722,5 +724,45 @@ TEST_P(QuantizedLinearTest, QuantizeInt8RoundsHalfToEvenAndSaturates) {
   const std::vector<int8_t> even = {0, 2, 2, 0, -2, -2, 126, -128};
   for (size_t i = 0; i < x.size(); ++i) {
     EXPECT_EQ(q[i], even[i % even.size()]) << x[i];
+  }
+}
+
+// The load-time check of a dynamic linear's fixed weight: its width must
+// be the panel layout's for the K the scales cover (K = groups x group
+// size, padded to whole words), and its scales valid.
+TEST(QuantizedLinearArgsTest, LoadCheckOfPanelWeights) {
+  using ::executorch::runtime::EValue;
+  using ::executorch::runtime::Span;
+  for (const Case& c : {Case{8, 5, 42, 14, false}, Case{4, 17, 20, 10, true}}) {
+    const Weights w(c);
+    TestTensor pt(ScalarType::Byte, w.panel_sizes(c), w.panels);
+    TestTensor rows(ScalarType::Byte,
+                    {static_cast<int32_t>(c.rows),
+                     static_cast<int32_t>(c.bits == 4 ? c.cols / 2 : c.cols)},
+                    w.packed);
+    const int32_t groups = static_cast<int32_t>(c.cols / c.group);
+    TestTensor st(
+        ScalarType::Float, {static_cast<int32_t>(c.rows), groups}, w.scales);
+    std::vector<float> bad_scales = w.scales;
+    bad_scales.back() = 0.f;
+    TestTensor bad(
+        ScalarType::Float, {static_cast<int32_t>(c.rows), groups}, bad_scales);
+    EValue input;
+    EValue weight(pt.tensor());
+    EValue scales(st.tensor());
+    EValue none;
+    EValue bits(static_cast<int64_t>(c.bits));
+    EValue group(c.group);
+    EValue* args[] = {&input, &weight, &scales, &none, &bits, &group};
+    const bool fixed[] = {false, true, true, true, true, true};
+    const Span<EValue* const> span(args, 6);
+    EXPECT_TRUE(native::dynamic_int8_linear_out_check(span, fixed));
+    // The row layout's width (K / 2 or K) is not the panels' (K rounded up
+    // to 8 / 2 or to 4).
+    weight = EValue(rows.tensor());
+    EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
+    weight = EValue(pt.tensor());
+    scales = EValue(bad.tensor());
+    EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
   }
 }
