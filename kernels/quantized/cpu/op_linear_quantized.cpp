@@ -94,6 +94,15 @@ void fail_weight_qparams(KernelRuntimeContext& ctx,
   }
 }
 
+// Panels hold uint8 (8-bit values stored + 128). Programs exported before
+// the panel layout stored 8-bit rows as int8: refused here rather than
+// multiplied as panels.
+bool check_panel_dtype(KernelRuntimeContext& ctx,
+                       const char* op,
+                       const Tensor& weight) {
+  return check_dtype(ctx, op, "weight (panels)", weight, ScalarType::Byte);
+}
+
 // Bytes per output feature of a weight with `cols` input features of
 // `bits` bits, in the row layout or the panel layout.
 int64_t weight_row_bytes(bool panels, int64_t bits, int64_t cols) {
@@ -122,7 +131,8 @@ bool check_fixed_weight(const char* op,
   const int64_t bits = args[4]->toInt();
   const int64_t group_size = args[5]->toInt();
   if (!check_bits(ctx, op, bits) ||
-      !check_rank(ctx, op, "weight", weight, {2})) {
+      !check_rank(ctx, op, "weight", weight, {2}) ||
+      (panels && !check_panel_dtype(ctx, op, weight))) {
     return false;
   }
   // The row layout gives K; the panel one pads it, and K is what the
@@ -171,7 +181,8 @@ bool prepare_weights(KernelRuntimeContext& ctx,
       !check_default_dim_order(ctx, op, {&input, &weight, &scales, &out})) {
     return false;
   }
-  if (!check_bits(ctx, op, bits)) {
+  if (!check_bits(ctx, op, bits) ||
+      (panels && !check_panel_dtype(ctx, op, weight))) {
     return false;
   }
   if (input.dim() < 1 || static_cast<size_t>(input.dim()) > kMaxDims) {

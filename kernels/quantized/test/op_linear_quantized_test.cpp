@@ -727,8 +727,8 @@ TEST_P(QuantizedLinearTest, QuantizeInt8RoundsHalfToEvenAndSaturates) {
   }
 }
 
-// The load-time check of a dynamic linear's fixed weight: its width must
-// be the panel layout's for the K the scales cover (K = groups x group
+// The load-time check of a dynamic linear's fixed weight: uint8, of the
+// panel layout's width for the K the scales cover (K = groups x group
 // size, padded to whole words), and its scales valid.
 TEST(QuantizedLinearArgsTest, LoadCheckOfPanelWeights) {
   using ::executorch::runtime::EValue;
@@ -760,6 +760,12 @@ TEST(QuantizedLinearArgsTest, LoadCheckOfPanelWeights) {
     // The row layout's width (K / 2 or K) is not the panels' (K rounded up
     // to 8 / 2 or to 4).
     weight = EValue(rows.tensor());
+    EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
+    // int8, as programs exported before the panel layout stored 8-bit rows.
+    TestTensor signed_panels(ScalarType::Char,
+                             w.panel_sizes(c),
+                             std::vector<int8_t>(w.panels.size(), 0));
+    weight = EValue(signed_panels.tensor());
     EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
     weight = EValue(pt.tensor());
     scales = EValue(bad.tensor());
