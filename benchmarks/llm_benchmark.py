@@ -184,6 +184,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as work:
         paths, model = make_checkpoint(work, TINY if args.quick else FULL)
         count = sum(p.numel() for p in model.parameters())
+        # Only the byte counts are needed: the model's fp32 weights would
+        # otherwise stay in this process while the workers run.
+        nbytes = {mode: decode_bytes(model, mode, group) for mode in args.modes}
+        del model
         print(f"model: {count / 1e6:.1f}M parameters, prompt {args.prompt}, decode "
               f"{args.decode}, {args.threads} threads, {args.clock} clock, load "
               f"average {os.getloadavg()[0]:.2f}")
@@ -206,10 +210,9 @@ def main() -> None:
                       f"{r['decode_tok_s']:>15.1f}{1e3 / r['decode_tok_s']:>10.2f}"
                       f"{r['peak_rss_mb']:>14.0f}")
             if args.clock == "wall":
-                nbytes = decode_bytes(model, mode, group)
-                bound = read_seconds(nbytes, args.threads)
-                print(f"memory bound {mode}: {nbytes / 1e6:.0f} MB per token read at "
-                      f"{nbytes / bound / 1e9:.1f} GB/s = {bound * 1e3:.2f} ms/token; "
+                bound = read_seconds(nbytes[mode], args.threads)
+                print(f"memory bound {mode}: {nbytes[mode] / 1e6:.0f} MB per token read at "
+                      f"{nbytes[mode] / bound / 1e9:.1f} GB/s = {bound * 1e3:.2f} ms/token; "
                       + ", ".join(f"{name} {1 / r['decode_tok_s'] / bound:.2f}x"
                                   for name, r in results.items()) + " of it")
             if "upstream" in results:
