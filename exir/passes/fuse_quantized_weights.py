@@ -11,7 +11,7 @@ on every call. This pass, run by `to_edge` before the Core ATen
 decomposition, replaces each such linear with
 
 - `et_quantized::weight_only_linear` (fp32 activations), or
-- `et_quantized::dynamic_int8_linear` (activations quantized per call, per
+- `et_quantized::dynamic_int8_linear_panels` (activations quantized per call, per
   token as torchao does or per tensor as PT2E does),
 
 whose weight is packed with its scales and zero points per group
@@ -285,11 +285,11 @@ def _merge_key(activation: _DynamicActivation, weight: _Weight, bias, constants)
 
 
 def _dynamic_linear(node, activation, weight: _Weight, packed_inputs, bias, graph):
-    """An et_quantized::dynamic_int8_linear before `node`."""
+    """An et_quantized::dynamic_int8_linear_panels before `node`."""
     packed, scales, zero_points = packed_inputs
     with graph.inserting_before(node):
         return graph.call_function(
-            torch.ops.et_quantized.dynamic_int8_linear.default,
+            torch.ops.et_quantized.dynamic_int8_linear_panels.default,
             (
                 activation.source,
                 packed,

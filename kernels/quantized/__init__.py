@@ -256,7 +256,7 @@ for _name, _bits in (("embedding_byte", 8), ("embedding_4bit", 4), ("embedding_2
 # What exir/passes/fuse_quantized_weights.py turns torchao's and PT2E's
 # "dequantize the weight, then linear" patterns into. weight_only_linear's
 # `weight` is packed as `pack_embedding_weight` packs a table (4-bit: two values
-# per byte), dynamic_int8_linear's in panels (`pack_linear_panels`); scales
+# per byte), dynamic_int8_linear_panels's in panels (`pack_linear_panels`); scales
 # and zero points are [N, K / group_size]. These references compute what the
 # unfused graph computes.
 
@@ -276,7 +276,7 @@ def _word_values(bits: int) -> int:
 
 
 def pack_linear_panels(values: torch.Tensor, bits: int) -> torch.Tensor:
-    """int8 values [N, K] in the `bits`-bit range to dynamic_int8_linear's
+    """int8 values [N, K] in the `bits`-bit range to dynamic_int8_linear_panels's
     panel layout (kernels/quantized/cpu/quantized_linear.h): uint8
     [N, ceil(K / w) * 4] for w values per 4-byte word (4 of 8 bits, 8 of 4
     bits; K padded with zeros). Output features go in panels of 16 (the last
@@ -340,7 +340,7 @@ def _weight_only_linear(input, weight, weight_scales, weight_zero_points, weight
     return torch.nn.functional.linear(input, w, bias)
 
 
-def _dynamic_int8_linear(
+def _dynamic_int8_linear_panels(
     input, weight, weight_scales, weight_zero_points, weight_bits, group_size, bias,
     per_token, eps, quant_min, quant_max,
 ):
@@ -375,12 +375,12 @@ _define_out_variant(
 )
 _define_functional(
     _et_lib,
-    f"dynamic_int8_linear({_WEIGHT_ARGS}, {_DYNAMIC_ARGS}) -> Tensor",
-    _dynamic_int8_linear,
+    f"dynamic_int8_linear_panels({_WEIGHT_ARGS}, {_DYNAMIC_ARGS}) -> Tensor",
+    _dynamic_int8_linear_panels,
     _linear_fake,
 )
 _define_out_variant(
     _et_lib,
-    f"dynamic_int8_linear.out({_WEIGHT_ARGS}, {_DYNAMIC_ARGS}, *, Tensor(a!) out) -> Tensor(a!)",
-    _dynamic_int8_linear,
+    f"dynamic_int8_linear_panels.out({_WEIGHT_ARGS}, {_DYNAMIC_ARGS}, *, Tensor(a!) out) -> Tensor(a!)",
+    _dynamic_int8_linear_panels,
 )

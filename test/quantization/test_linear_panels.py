@@ -1,4 +1,4 @@
-"""`pack_linear_panels` (dynamic_int8_linear's weight layout, defined in
+"""`pack_linear_panels` (dynamic_int8_linear_panels's weight layout, defined in
 kernels/quantized/cpu/quantized_linear.h) against the layout's definition
 written out here, and `unpack_linear_panels` as its inverse: odd numbers of
 output features (a partial last panel), widths that are not whole words,

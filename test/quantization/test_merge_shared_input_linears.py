@@ -1,6 +1,6 @@
 """Dynamic linears that quantize the same input (attention's q, k and v)
 are merged by the fusion pass (exir/passes/fuse_quantized_weights.py) into
-one et_quantized::dynamic_int8_linear on their concatenated weights, whose
+one et_quantized::dynamic_int8_linear_panels on their concatenated weights, whose
 output is sliced back into theirs.
 
 Tolerances, and why: each output feature of the merged linear is computed
@@ -83,7 +83,7 @@ def _dynamic_linears(ep):
     return [
         n
         for n in ep.graph.nodes
-        if n.op == "call_function" and "dynamic_int8_linear" in str(n.target)
+        if n.op == "call_function" and "dynamic_int8_linear_panels" in str(n.target)
     ]
 
 

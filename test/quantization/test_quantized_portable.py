@@ -59,7 +59,7 @@ def test_static_quantized_models_match_the_reference(name, scheme, max_steps, fr
     "name,fuse", [("cnn", False), ("cnn", True), ("transformer_encoder", True)]
 )
 def test_dynamic_quantized_models_match_the_reference(name, fuse):
-    """Fused, the linears run on et_quantized::dynamic_int8_linear (integer
+    """Fused, the linears run on et_quantized::dynamic_int8_linear_panels (integer
     products); unfused, on choose_qparams / quantize / dequantize kernels
     and an fp32 linear."""
     quantized = quantize(name, "dynamic")
@@ -68,7 +68,7 @@ def test_dynamic_quantized_models_match_the_reference(name, fuse):
     scale = expected.abs().max().item()
     torch.testing.assert_close(actual, expected, atol=1e-4 * scale, rtol=0)
     listing = program.dump_program()
-    assert ("et_quantized::dynamic_int8_linear" in listing) == fuse
+    assert ("et_quantized::dynamic_int8_linear_panels" in listing) == fuse
     assert ("choose_qparams.Tensor_out" in listing) != fuse
 
 

@@ -7,7 +7,7 @@ max and global pooling, clamps, reshapes), with int8 weights in the
 program's named data; a quantized op without an int8 kernel in Debian's
 XNNPACK (average pooling) runs in fp32 inside the delegate between
 converts. A dynamic program's linears are fused into
-et_quantized::dynamic_int8_linear before partitioning and stay on our
+et_quantized::dynamic_int8_linear_panels before partitioning and stay on our
 kernels. Each test checks the partition report says so, and the outputs.
 
 Tolerances: XNNPACK's int8 kernels requantize each op's int32 sum with
@@ -143,8 +143,8 @@ def test_int8_mobilenet_v2_through_xnnpack_is_a_quarter_of_fp32():
 def test_dynamic_quantized_transformer_with_xnnpack_partitioner():
     quantized = quantize("transformer_encoder", "dynamic")
     actual, program, report = _run_delegated(quantized)
-    assert "et_quantized::dynamic_int8_linear" in program.dump_program()
-    assert "dynamic_int8_linear" in report and "our et_quantized kernel" in report
+    assert "et_quantized::dynamic_int8_linear_panels" in program.dump_program()
+    assert "dynamic_int8_linear_panels" in report and "our et_quantized kernel" in report
     expected = quantized.converted(*quantized.inputs)
     scale = expected.abs().max().item()
     torch.testing.assert_close(actual, expected, atol=1e-4 * scale, rtol=0)

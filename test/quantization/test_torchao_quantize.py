@@ -21,9 +21,14 @@ from torchao.quantization import (
 from torchao.quantization.granularity import PerAxis, PerGroup
 
 from executorch.exir import EdgeCompileConfig, to_edge
+from executorch.exir._serialize._program import (
+    deserialize_pte_binary,
+    serialize_pte_binary,
+)
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
 )
+from executorch.runtime import Runtime
 
 
 class TinyLM(torch.nn.Module):
@@ -95,14 +100,39 @@ def test_8da4w_linear(group):
     config = Int8DynamicActivationIntxWeightConfig(
         weight_dtype=torch.int4, weight_granularity=PerGroup(group)
     )
-    check(quantized_model(config, is_linear), "et_quantized::dynamic_int8_linear")
+    check(quantized_model(config, is_linear), "et_quantized::dynamic_int8_linear_panels")
+
+
+def test_a_program_of_the_row_layout_linear_is_refused_at_load():
+    """Programs of earlier releases name the dynamic linear
+    et_quantized::dynamic_int8_linear and store its weights in rows, which
+    the panel kernel would misread (4-bit rows have the panels' shape and
+    dtype): loading one fails, saying to re-export. Made here by renaming the
+    operator of a current program back."""
+    config = Int8DynamicActivationIntxWeightConfig(
+        weight_dtype=torch.int4, weight_granularity=PerGroup(32)
+    )
+    _, program = run(quantized_model(config, is_linear))
+    pte = deserialize_pte_binary(program.buffer)
+    renamed = 0
+    for operator in pte.program.executionPlan[0].operators:
+        name = operator.name.decode() if isinstance(operator.name, bytes) else operator.name
+        if name == "et_quantized::dynamic_int8_linear_panels":
+            operator.name = "et_quantized::dynamic_int8_linear"
+            renamed += 1
+    assert renamed == 1
+    old = Runtime.get().load_program(serialize_pte_binary(pte.program, pte.constant_data))
+    with pytest.raises(RuntimeError) as error:
+        old.load_method("forward")
+    text = str(error.value)
+    assert "stores the linear's weights in rows" in text and "re-export" in text, text
 
 
 def test_8da8w_linear():
     config = Int8DynamicActivationIntxWeightConfig(
         weight_dtype=torch.int8, weight_granularity=PerAxis(0)
     )
-    check(quantized_model(config, is_linear), "et_quantized::dynamic_int8_linear")
+    check(quantized_model(config, is_linear), "et_quantized::dynamic_int8_linear_panels")
 
 
 @pytest.mark.parametrize(

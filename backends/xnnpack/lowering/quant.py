@@ -478,7 +478,7 @@ OWN_DTYPES.update([QUANTIZE, DEQUANTIZE])
 _et_quantized = torch.ops.et_quantized
 NOT_LOWERED_BECAUSE.update(
     {
-        _et_quantized.dynamic_int8_linear.default: "dynamically quantized linear: "
+        _et_quantized.dynamic_int8_linear_panels.default: "dynamically quantized linear: "
         "runs on our et_quantized kernel (no dynamic-range int8 fully connected "
         "in Debian's 2022 XNNPACK)",
         _et_quantized.weight_only_linear.default: "weight-only quantized linear: "

@@ -1,12 +1,13 @@
-// et_quantized::weight_only_linear and et_quantized::dynamic_int8_linear:
-// linear layers that read 4- or 8-bit group-quantized weights directly
-// (the compiler fuses torchao's and PT2E's "dequantize the weight, then
-// linear" patterns into them; see exir/passes/fuse_quantized_weights.py).
-// dynamic_int8_linear first quantizes its input to int8 per row (token) or
-// per tensor, with the parameters torch's reference would choose, then
-// multiplies in integers (quantized_linear.h). weight_only_linear's weight
-// is in the row layout, dynamic_int8_linear's in the panel layout
-// (quantized_linear.h): [N, panel_row_bytes(bits, K)] bytes.
+// et_quantized::weight_only_linear and
+// et_quantized::dynamic_int8_linear_panels: linear layers that read 4- or 8-bit
+// group-quantized weights directly (the compiler fuses torchao's and PT2E's
+// "dequantize the weight, then linear" patterns into them; see
+// exir/passes/fuse_quantized_weights.py). dynamic_int8_linear_panels first
+// quantizes its input to int8 per row (token) or per tensor, with the
+// parameters torch's reference would choose, then multiplies in integers
+// (quantized_linear.h). weight_only_linear's weight is in the row layout,
+// dynamic_int8_linear_panels's in the panel layout (quantized_linear.h): [N,
+// panel_row_bytes(bits, K)] bytes.
 
 #include <cinttypes>
 
@@ -301,20 +302,21 @@ Tensor& weight_only_linear_out(KernelRuntimeContext& ctx,
   return out;
 }
 
-Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
-                                const Tensor& input,
-                                const Tensor& weight,
-                                const Tensor& weight_scales,
-                                const std::optional<Tensor>& weight_zero_points,
-                                int64_t weight_bits,
-                                int64_t group_size,
-                                const std::optional<Tensor>& bias,
-                                bool per_token,
-                                double eps,
-                                int64_t quant_min,
-                                int64_t quant_max,
-                                Tensor& out) {
-  const char* op = "dynamic_int8_linear.out";
+Tensor& dynamic_int8_linear_panels_out(
+    KernelRuntimeContext& ctx,
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& weight_scales,
+    const std::optional<Tensor>& weight_zero_points,
+    int64_t weight_bits,
+    int64_t group_size,
+    const std::optional<Tensor>& bias,
+    bool per_token,
+    double eps,
+    int64_t quant_min,
+    int64_t quant_max,
+    Tensor& out) {
+  const char* op = "dynamic_int8_linear_panels.out";
   PackedWeights w;
   if (!quantized::check_quant_range(
           ctx, op, quant_min, quant_max, ScalarType::Char) ||
@@ -392,14 +394,51 @@ Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
   return out;
 }
 
+// et_quantized::dynamic_int8_linear.out is the name this linear had while
+// its weights were stored in rows (before the panel layout). The panel
+// kernel would misread those weights (4-bit rows have the panels' shape and
+// dtype), so such programs are refused: at load, and at run time when a
+// caller skips the load checks.
+namespace {
+constexpr const char* kRowLayoutLinear =
+    "et_quantized::dynamic_int8_linear.out: this program stores the "
+    "linear's weights in rows, the layout of releases before "
+    "dynamic_int8_linear_panels; re-export it with this release";
+} // namespace
+
+Tensor& dynamic_int8_linear_out(KernelRuntimeContext& ctx,
+                                const Tensor& /*input*/,
+                                const Tensor& /*weight*/,
+                                const Tensor& /*weight_scales*/,
+                                const std::optional<Tensor>& /*zero_points*/,
+                                int64_t /*weight_bits*/,
+                                int64_t /*group_size*/,
+                                const std::optional<Tensor>& /*bias*/,
+                                bool /*per_token*/,
+                                double /*eps*/,
+                                int64_t /*quant_min*/,
+                                int64_t /*quant_max*/,
+                                Tensor& out) {
+  ET_LOG(Error, "%s", kRowLayoutLinear);
+  ctx.fail(::executorch::runtime::Error::InvalidProgram);
+  return out;
+}
+
+bool dynamic_int8_linear_out_check(Span<EValue* const> /*args*/,
+                                   const bool* /*fixed*/) {
+  ET_LOG(Error, "%s", kRowLayoutLinear);
+  return false;
+}
+
 // Load-time checks of the weight parameters a program fixes (affine.h).
 bool weight_only_linear_out_check(Span<EValue* const> args, const bool* fixed) {
   return check_fixed_weight("weight_only_linear.out", false, args, fixed);
 }
 
-bool dynamic_int8_linear_out_check(Span<EValue* const> args,
-                                   const bool* fixed) {
-  return check_fixed_weight("dynamic_int8_linear.out", true, args, fixed);
+bool dynamic_int8_linear_panels_out_check(Span<EValue* const> args,
+                                          const bool* fixed) {
+  return check_fixed_weight(
+      "dynamic_int8_linear_panels.out", true, args, fixed);
 }
 
 } // namespace native

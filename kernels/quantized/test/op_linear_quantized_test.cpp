@@ -1,8 +1,8 @@
-// weight_only_linear and dynamic_int8_linear against scalar references
+// weight_only_linear and dynamic_int8_linear_panels against scalar references
 // written out here, on every instruction set the CPU has (AVX-512 VNNI,
 // AVX2, portable): 4- and 8-bit weights, group sizes 8 to 384, zero points,
-// bias, odd numbers of output features (dynamic_int8_linear's panels of 16
-// packed here from the layout's definition, the last one partial; K padded
+// bias, odd numbers of output features (dynamic_int8_linear_panels's panels of
+// 16 packed here from the layout's definition, the last one partial; K padded
 // to whole words), input widths that exercise the
 // vector loops and their tails (and widths the VNNI kernels leave to the
 // others), one to 17 input rows (the VNNI GEMV and GEMM tiles),
@@ -74,7 +74,7 @@ std::vector<uint8_t> pack_panels(const std::vector<int32_t>& values,
 }
 
 // Deterministic values in the weight's range, and their packing in rows
-// (weight_only_linear) and panels (dynamic_int8_linear).
+// (weight_only_linear) and panels (dynamic_int8_linear_panels).
 struct Weights {
   std::vector<int32_t> values; // [N, K]
   std::vector<uint8_t> packed;
@@ -150,7 +150,7 @@ std::vector<float> reference_linear(const Case& c,
 }
 
 // x quantized to int8 with asymmetric parameters over each span, then
-// dequantized: what dynamic_int8_linear multiplies.
+// dequantized: what dynamic_int8_linear_panels multiplies.
 std::vector<float> fake_quantize(const std::vector<float>& x, int64_t span) {
   std::vector<float> out(x.size());
   for (size_t begin = 0; begin < x.size(); begin += span) {
@@ -282,19 +282,20 @@ TEST_P(QuantizedLinearTest, MatchesTheReference) {
       TestTensor pt(ScalarType::Byte, w.panel_sizes(c), w.panels);
       for (bool per_token : {true, false}) {
         TempContext ctx2;
-        native::dynamic_int8_linear_out(ctx2.get(),
-                                        xt,
-                                        pt,
-                                        st,
-                                        std::optional<Tensor>(zt.tensor()),
-                                        c.bits,
-                                        c.group,
-                                        std::optional<Tensor>(bt.tensor()),
-                                        per_token,
-                                        1e-6,
-                                        -128,
-                                        127,
-                                        out);
+        native::dynamic_int8_linear_panels_out(
+            ctx2.get(),
+            xt,
+            pt,
+            st,
+            std::optional<Tensor>(zt.tensor()),
+            c.bits,
+            c.group,
+            std::optional<Tensor>(bt.tensor()),
+            per_token,
+            1e-6,
+            -128,
+            127,
+            out);
         ASSERT_EQ(ctx2.get().failure_state(), Error::Ok);
         const std::vector<float> xdq =
             fake_quantize(x, per_token ? c.cols : m * c.cols);
@@ -338,19 +339,19 @@ TEST_P(QuantizedLinearTest, ExtremeValuesSumExactly) {
       TestTensor out(
           ScalarType::Float, {static_cast<int32_t>(m), 18}, zeros(m * 18));
       TempContext ctx;
-      native::dynamic_int8_linear_out(ctx.get(),
-                                      xt,
-                                      wt,
-                                      st,
-                                      std::nullopt,
-                                      bits,
-                                      c.group,
-                                      std::nullopt,
-                                      true,
-                                      1e-6,
-                                      -128,
-                                      127,
-                                      out);
+      native::dynamic_int8_linear_panels_out(ctx.get(),
+                                             xt,
+                                             wt,
+                                             st,
+                                             std::nullopt,
+                                             bits,
+                                             c.group,
+                                             std::nullopt,
+                                             true,
+                                             1e-6,
+                                             -128,
+                                             127,
+                                             out);
       ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
       const std::vector<float> expected = reference_linear(
           c, w, fake_quantize(x, c.cols), std::vector<float>(18, 0.f));
@@ -398,19 +399,19 @@ std::vector<float> run_both(const Case& c, int64_t m) {
     TestTensor out(
         ScalarType::Float, {static_cast<int32_t>(m), rows}, zeros(m * c.rows));
     if (dynamic) {
-      native::dynamic_int8_linear_out(ctx.get(),
-                                      xt,
-                                      pt,
-                                      st,
-                                      std::nullopt,
-                                      c.bits,
-                                      c.group,
-                                      std::nullopt,
-                                      true,
-                                      1e-6,
-                                      -128,
-                                      127,
-                                      out);
+      native::dynamic_int8_linear_panels_out(ctx.get(),
+                                             xt,
+                                             pt,
+                                             st,
+                                             std::nullopt,
+                                             c.bits,
+                                             c.group,
+                                             std::nullopt,
+                                             true,
+                                             1e-6,
+                                             -128,
+                                             127,
+                                             out);
     } else {
       native::weight_only_linear_out(ctx.get(),
                                      xt,
@@ -443,19 +444,19 @@ TEST_P(QuantizedLinearTest, NanInputFails) {
     TestTensor out(ScalarType::Float, {2, 4}, zeros(8));
     for (bool per_token : {true, false}) {
       TempContext ctx;
-      native::dynamic_int8_linear_out(ctx.get(),
-                                      xt,
-                                      wt,
-                                      st,
-                                      std::nullopt,
-                                      8,
-                                      40,
-                                      std::nullopt,
-                                      per_token,
-                                      1e-6,
-                                      -128,
-                                      127,
-                                      out);
+      native::dynamic_int8_linear_panels_out(ctx.get(),
+                                             xt,
+                                             wt,
+                                             st,
+                                             std::nullopt,
+                                             8,
+                                             40,
+                                             std::nullopt,
+                                             per_token,
+                                             1e-6,
+                                             -128,
+                                             127,
+                                             out);
       EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument) << at;
     }
   }
@@ -557,7 +558,7 @@ TEST_P(QuantizedLinearTest, BadQuantizationParametersFailInEveryBlock) {
                          static_cast<int32_t>(c.cols / c.group)},
                         zero_points);
           TempContext ctx;
-          native::dynamic_int8_linear_out(
+          native::dynamic_int8_linear_panels_out(
               ctx.get(),
               xt,
               wt,
@@ -626,19 +627,19 @@ TEST(QuantizedLinearArgsTest, BadArgumentsFail) {
   }
   {
     TempContext ctx; // weight of the wrong width for K = 32 at 8 bits
-    native::dynamic_int8_linear_out(ctx.get(),
-                                    xt,
-                                    wt,
-                                    st,
-                                    std::nullopt,
-                                    8,
-                                    16,
-                                    std::nullopt,
-                                    true,
-                                    1e-6,
-                                    -128,
-                                    127,
-                                    out);
+    native::dynamic_int8_linear_panels_out(ctx.get(),
+                                           xt,
+                                           wt,
+                                           st,
+                                           std::nullopt,
+                                           8,
+                                           16,
+                                           std::nullopt,
+                                           true,
+                                           1e-6,
+                                           -128,
+                                           127,
+                                           out);
     EXPECT_EQ(ctx.get().failure_state(), Error::InvalidArgument);
   }
 }
@@ -756,19 +757,65 @@ TEST(QuantizedLinearArgsTest, LoadCheckOfPanelWeights) {
     EValue* args[] = {&input, &weight, &scales, &none, &bits, &group};
     const bool fixed[] = {false, true, true, true, true, true};
     const Span<EValue* const> span(args, 6);
-    EXPECT_TRUE(native::dynamic_int8_linear_out_check(span, fixed));
+    EXPECT_TRUE(native::dynamic_int8_linear_panels_out_check(span, fixed));
     // The row layout's width (K / 2 or K) is not the panels' (K rounded up
     // to 8 / 2 or to 4).
     weight = EValue(rows.tensor());
-    EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
-    // int8, as programs exported before the panel layout stored 8-bit rows.
+    EXPECT_FALSE(native::dynamic_int8_linear_panels_out_check(span, fixed));
+    // int8, the row layout's dtype for 8 bits.
     TestTensor signed_panels(ScalarType::Char,
                              w.panel_sizes(c),
                              std::vector<int8_t>(w.panels.size(), 0));
     weight = EValue(signed_panels.tensor());
-    EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
+    EXPECT_FALSE(native::dynamic_int8_linear_panels_out_check(span, fixed));
     weight = EValue(pt.tensor());
     scales = EValue(bad.tensor());
-    EXPECT_FALSE(native::dynamic_int8_linear_out_check(span, fixed));
+    EXPECT_FALSE(native::dynamic_int8_linear_panels_out_check(span, fixed));
   }
+}
+
+// The row-layout linear of earlier releases (et_quantized::dynamic_int8_linear)
+// is refused whatever its arguments: by its load check, and by the kernel
+// when a caller skips the load checks (it computes nothing).
+TEST(QuantizedLinearArgsTest, RowLayoutLinearIsRefused) {
+  using ::executorch::runtime::EValue;
+  using ::executorch::runtime::Span;
+  const Case c{8, 5, 42, 14, false};
+  const Weights w(c);
+  const int32_t rows = static_cast<int32_t>(c.rows);
+  const int32_t cols = static_cast<int32_t>(c.cols);
+  TestTensor wt(ScalarType::Byte, {rows, cols}, w.packed);
+  TestTensor st(ScalarType::Float,
+                {rows, static_cast<int32_t>(c.cols / c.group)},
+                w.scales);
+  TestTensor xt(ScalarType::Float, {1, cols}, zeros(c.cols));
+  EValue input(xt.tensor());
+  EValue weight(wt.tensor());
+  EValue scales(st.tensor());
+  EValue none;
+  EValue bits(static_cast<int64_t>(c.bits));
+  EValue group(c.group);
+  EValue* args[] = {&input, &weight, &scales, &none, &bits, &group};
+  const bool fixed[] = {false, true, true, true, true, true};
+  EXPECT_FALSE(native::dynamic_int8_linear_out_check(
+      Span<EValue* const>(args, 6), fixed));
+
+  const std::vector<float> sentinel(c.rows, 7.0f);
+  TestTensor out(ScalarType::Float, {1, rows}, sentinel);
+  TempContext ctx;
+  native::dynamic_int8_linear_out(ctx.get(),
+                                  xt,
+                                  wt,
+                                  st,
+                                  std::nullopt,
+                                  c.bits,
+                                  c.group,
+                                  std::nullopt,
+                                  true,
+                                  1e-6,
+                                  -128,
+                                  127,
+                                  out);
+  EXPECT_EQ(ctx.get().failure_state(), Error::InvalidProgram);
+  EXPECT_EQ(out.values<float>(), sentinel);
 }

@@ -1,5 +1,5 @@
 // quantized_linear_benchmark: speed of the dynamic int8 linear
-// (et_quantized::dynamic_int8_linear's loops, quantized_linear.h) on the
+// (et_quantized::dynamic_int8_linear_panels's loops, quantized_linear.h) on the
 // linears of two models, per instruction set the CPU has:
 //   minilm: all-MiniLM-L6-v2's 36 linears on 128 tokens, 8-bit weights per
 //     channel, activations per tensor (PT2E dynamic quantization);
