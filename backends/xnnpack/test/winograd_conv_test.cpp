@@ -17,12 +17,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include <executorch/backends/xnnpack/runtime/threadpool.h>
-#include <executorch/backends/xnnpack/test/blob_builder.h>
-#include <executorch/backends/xnnpack/test/delegate_runner.h>
+#include <executorch/backends/xnnpack/test/test_util.h>
 #include <executorch/kernels/optimized/cpu/winograd.h>
 
 namespace {
@@ -34,6 +32,7 @@ using executorch::backends::xnnpack::testing::DelegateRunner;
 using executorch::backends::xnnpack::testing::input_tensor;
 using executorch::backends::xnnpack::testing::NodeKind;
 using executorch::backends::xnnpack::testing::output_tensor;
+using executorch::backends::xnnpack::testing::random_values;
 using executorch::backends::xnnpack::testing::TensorPtr;
 using executorch::backends::xnnpack::testing::values_of;
 using executorch::kernels::optimized::winograd_convolutions_run;
@@ -44,22 +43,14 @@ struct ConvCase {
   float min, max;
 };
 
-std::vector<float> random_values(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) {
-    x = dist(rng);
-  }
-  return v;
-}
-
 void check_case(const ConvCase& c) {
   const uint32_t out_h = c.in_h + 2 * c.padding - 2;
   const uint32_t out_w = c.in_w + 2 * c.padding - 2;
-  const auto x = random_values(c.batch * c.in_h * c.in_w * c.in_c, 1);
-  const auto filter = random_values(c.out_c * 9 * c.in_c, 2); // OHWI
-  const auto bias = random_values(c.out_c, 3);
+  const auto x =
+      random_values(c.batch * c.in_h * c.in_w * c.in_c, -1.0f, 1.0f, 1);
+  const auto filter =
+      random_values(c.out_c * 9 * c.in_c, -1.0f, 1.0f, 2); // OHWI
+  const auto bias = random_values(c.out_c, -1.0f, 1.0f, 3);
   BlobBuilder b;
   const uint32_t input = b.input({c.batch, c.in_h, c.in_w, c.in_c}, 0);
   const uint32_t w = b.constant({c.out_c, 3, 3, c.in_c}, filter);
