@@ -164,6 +164,11 @@ ET_QS8_VNNI_TARGET inline __m512i requantize64(const __m512i* acc,
 inline __mmask16 first_lanes(size_t n) {
   return static_cast<__mmask16>((1u << n) - 1);
 }
+
+// The mask of the first min(n, 64) bytes.
+inline __mmask64 first_bytes(size_t n) {
+  return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+}
 #endif
 
 } // namespace qs8

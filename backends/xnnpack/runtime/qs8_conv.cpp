@@ -74,9 +74,6 @@ struct LibraryBytes {
 
 #ifdef ET_QS8_HAVE_VNNI
 struct MaskedBytes {
-  ET_QS8_VNNI_TARGET static __mmask64 first_bytes(size_t n) {
-    return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
-  }
   ET_QS8_VNNI_TARGET static void copy(int8_t* dst,
                                       const int8_t* src,
                                       size_t n) {
@@ -84,7 +81,7 @@ struct MaskedBytes {
       std::memcpy(dst, src, n);
       return;
     }
-    const __mmask64 mask = first_bytes(n);
+    const __mmask64 mask = qs8::first_bytes(n);
     _mm512_mask_storeu_epi8(dst, mask, _mm512_maskz_loadu_epi8(mask, src));
   }
   ET_QS8_VNNI_TARGET static void fill(int8_t* dst, int8_t value, size_t n) {
@@ -92,7 +89,7 @@ struct MaskedBytes {
       std::memset(dst, value, n);
       return;
     }
-    _mm512_mask_storeu_epi8(dst, first_bytes(n), _mm512_set1_epi8(value));
+    _mm512_mask_storeu_epi8(dst, qs8::first_bytes(n), _mm512_set1_epi8(value));
   }
 };
 
