@@ -11,9 +11,12 @@ namespace xnnpack {
 
 namespace {
 
-// A tile is kTileRows output pixels (rows of the im2col matrix); filters come
+// A tile is kTileRows output pixels (rows of the im2col matrix), or
+// kShortTileRows when those divide the pixels and kTileRows do not (7x7
+// and 14x14 outputs: no tile computes rows it does not store); filters come
 // in blocks of kBlock output channels, one 512-bit register of int32 sums.
 constexpr size_t kTileRows = 8;
+constexpr size_t kShortTileRows = 7;
 constexpr size_t kBlock = 16;
 
 using qs8::round_up;
@@ -21,7 +24,7 @@ using qs8::round_up;
 // What the vector and the portable tile kernels share: where the tile's
 // operands are and how to requantize.
 struct TileArgs {
-  // kTileRows rows of `reduction4` activations, `a_stride` apart (the vector
+  // The tile's rows of `reduction4` activations, `a_stride` apart (the vector
   // kernel computes them all), read as they are and shifted to unsigned
   // (x + 128) as they are multiplied.
   const int8_t* a;
@@ -93,17 +96,17 @@ struct MaskedBytes {
   }
 };
 
-// kTileRows x (kBlocks * 16) sums, all in registers: per 4 reduction steps,
-// kBlocks filter loads and kTileRows broadcasts (with the sign bit flipped:
-// the unsigned operand) feed kTileRows * kBlocks vpdpbusd.
-template <size_t kBlocks>
+// kRows x (kBlocks * 16) sums, all in registers: per 4 reduction steps,
+// kBlocks filter loads and kRows broadcasts (with the sign bit flipped:
+// the unsigned operand) feed kRows * kBlocks vpdpbusd.
+template <size_t kBlocks, size_t kRows>
 ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
-  __m512i acc[kTileRows][kBlocks];
+  __m512i acc[kRows][kBlocks];
 #pragma GCC unroll 2
   for (size_t b = 0; b < kBlocks; ++b) {
     const __m512i bias = _mm512_loadu_si512(t.bias + b * kBlock);
 #pragma GCC unroll 8
-    for (size_t r = 0; r < kTileRows; ++r) {
+    for (size_t r = 0; r < kRows; ++r) {
       acc[r][b] = bias;
     }
   }
@@ -115,7 +118,7 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
       w[b] = _mm512_loadu_si512(t.filter + b * t.block_bytes + k * kBlock);
     }
 #pragma GCC unroll 8
-    for (size_t r = 0; r < kTileRows; ++r) {
+    for (size_t r = 0; r < kRows; ++r) {
       int32_t four;
       std::memcpy(&four, t.a + r * t.a_stride + k, sizeof(four));
       const __m512i x = _mm512_xor_si512(_mm512_set1_epi32(four), flip);
@@ -136,11 +139,12 @@ ET_QS8_VNNI_TARGET void tile_vnni(const TileArgs& t) {
       _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
   constexpr size_t kRowsPerPack = 4 / kBlocks;
   const size_t width = std::min(kBlocks * kBlock, t.channels);
-  for (size_t r = 0; r < kTileRows && r < t.rows; r += kRowsPerPack) {
+  for (size_t r = 0; r < kRows && r < t.rows; r += kRowsPerPack) {
     __m512i four[4];
     __m512 four_scales[4];
     for (size_t i = 0; i < 4; ++i) {
-      four[i] = acc[r + i / kBlocks][i % kBlocks];
+      // (A pack past the last row repeats it; it is not stored.)
+      four[i] = acc[std::min(r + i / kBlocks, kRows - 1)][i % kBlocks];
       four_scales[i] = scale[i % kBlocks];
     }
     const __m512i q = _mm512_permutexvar_epi32(
@@ -190,6 +194,8 @@ struct Qs8Conv::Task {
   // `part_channels` (a multiple of 2 * kBlock) each.
   size_t channel_parts;
   size_t part_channels;
+  // Output pixels per tile: kTileRows or kShortTileRows.
+  size_t tile_rows;
 };
 
 // Output pixel (image, row, column) `m` of a run, and the next one.
@@ -251,7 +257,8 @@ bool Qs8Conv::init(const Qs8ConvShape& shape,
 const int8_t* Qs8Conv::tile_in_input(const Task& task,
                                      size_t first,
                                      size_t* stride) const {
-  if (!pointwise_ || task.rows - first < kTileRows) {
+  const size_t tile_rows = task.tile_rows;
+  if (!pointwise_ || task.rows - first < tile_rows) {
     return nullptr;
   }
   const Qs8ConvShape& s = shape_;
@@ -264,16 +271,16 @@ const int8_t* Qs8Conv::tile_in_input(const Task& task,
   if (iy >= task.in_h || ix >= task.in_w) {
     return nullptr;
   }
-  if (ox + kTileRows <= task.out_w) {
+  if (ox + tile_rows <= task.out_w) {
     // Within one output row: the last pixel is the farthest.
-    if ((ox + kTileRows - 1) * s.stride_w - s.pad_left >= task.in_w) {
+    if ((ox + tile_rows - 1) * s.stride_w - s.pad_left >= task.in_w) {
       return nullptr;
     }
     *stride = s.stride_w * s.in_channels;
   } else if (s.stride_h == 1 && s.stride_w == 1 && s.pad_left == 0 &&
              task.out_w == task.in_w) {
     // Across output rows that are whole input rows, in one image.
-    const Pixel last(task, first + kTileRows - 1);
+    const Pixel last(task, first + tile_rows - 1);
     if (last.b != b || last.y - s.pad_top >= task.in_h) {
       return nullptr;
     }
@@ -338,8 +345,9 @@ ET_QS8_VNNI_TARGET void Qs8Conv::im2col_vnni(const Qs8Conv& conv,
 void Qs8Conv::run_rows(void* context, size_t item) {
   const Task& task = *static_cast<const Task*>(context);
   const Qs8Conv& conv = *task.conv;
-  const size_t first = item / task.channel_parts * kTileRows;
-  const size_t rows = std::min(kTileRows, task.rows - first);
+  const size_t tile_rows = task.tile_rows;
+  const size_t first = item / task.channel_parts * tile_rows;
+  const size_t rows = std::min(tile_rows, task.rows - first);
   const size_t reduction4 = conv.reduction4_;
   // The tile's rows of the im2col matrix: in the input itself for a full
   // tile of 1x1 windows evenly spaced in it, else copied here (rows past
@@ -356,7 +364,7 @@ void Qs8Conv::run_rows(void* context, size_t item) {
     {
       conv.im2col<LibraryBytes>(task, first, rows, buffer);
     }
-    std::memset(buffer + rows * reduction4, 0, (kTileRows - rows) * reduction4);
+    std::memset(buffer + rows * reduction4, 0, (tile_rows - rows) * reduction4);
     a = buffer;
     stride = reduction4;
   }
@@ -388,10 +396,11 @@ void Qs8Conv::run_rows(void* context, size_t item) {
     t.scale = conv.scale_.data() + n;
     t.out = task.out + first * channels + n;
     t.channels = end - n;
-    if (end - n > kBlock) {
-      tile_vnni<2>(t);
+    const bool two = end - n > kBlock;
+    if (tile_rows == kTileRows) {
+      two ? tile_vnni<2, kTileRows>(t) : tile_vnni<1, kTileRows>(t);
     } else {
-      tile_vnni<1>(t);
+      two ? tile_vnni<2, kShortTileRows>(t) : tile_vnni<1, kShortTileRows>(t);
     }
   }
 #endif
@@ -428,7 +437,10 @@ void Qs8Conv::run(const int8_t* in,
             vnni && qs8::vnni_available(),
             1,
             round_up(shape_.out_channels, 2 * kBlock)};
-  const size_t tiles = (task.rows + kTileRows - 1) / kTileRows;
+  task.tile_rows = task.rows % kTileRows != 0 && task.rows % kShortTileRows == 0
+                       ? kShortTileRows
+                       : kTileRows;
+  const size_t tiles = (task.rows + task.tile_rows - 1) / task.tile_rows;
   // Few tiles (a 7x7 output has 7) leave threads idle while the last ones
   // run: then each tile's channels are split too, so that every thread
   // gets several items. The parts copy their tile's windows each.

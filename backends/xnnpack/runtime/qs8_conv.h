@@ -73,7 +73,7 @@ class Qs8Conv {
   struct Task;
   struct Pixel;
   static void run_rows(void* task, size_t item);
-  // The first of the row tile's kTileRows im2col rows when they all are in
+  // The first of the tile's im2col rows (task.tile_rows) when they all are in
   // the input, `*stride` bytes apart (1x1 windows inside it), else null.
   const int8_t* tile_in_input(const Task& task,
                               size_t first,

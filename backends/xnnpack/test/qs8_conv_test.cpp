@@ -195,6 +195,12 @@ INSTANTIATE_TEST_SUITE_P(
         // A 7x7 output (7 tiles, fewer than 4 per thread of 3): the tiles'
         // 80 channels are split in two parts of up to 64, the last partial.
         Case{"k3_pad1_ic16_oc80_7x7", shape(3, 1, 1, 1, 16, 80), 1, 7, 7},
+        // Pixels a multiple of 7 but not of 8 take tiles of 7 rows: a 1x1
+        // at 14x14 (tiles read in the input, across output rows), and a
+        // stride-2 1x1 of two images to 7x7 (tiles across images, copied).
+        Case{"k1_ic32_oc40_14x14", shape(1, 1, 1, 0, 32, 40), 1, 14, 14},
+        Case{
+            "k1_stride2_ic24_oc20_2x7x7", shape(1, 2, 1, 0, 24, 20), 2, 14, 14},
         // ResNet's stem.
         Case{"k7_stride2_pad3_ic3_oc64", shape(7, 2, 1, 3, 3, 64), 1, 20, 20},
         // MobileNetV2's stem at 224x224: worth two threads (the cases
