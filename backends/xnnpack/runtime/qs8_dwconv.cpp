@@ -340,12 +340,17 @@ bool Qs8DwConv::init(const Qs8ConvShape& shape,
     }
     scale_[c] = qs8::channel_scale(quant, c);
   }
-  // Whole tiles' parameters again, in the interleaved order (the blocks of
-  // a last, partial tile stay as they are: it is never interleaved).
-  interleaved_packed_ = packed_;
-  interleaved_bias_ = bias_;
-  interleaved_scale_ = scale_;
-  for (size_t b0 = 0; b0 + kTileBlocks <= blocks_; b0 += kTileBlocks) {
+  // For the vector kernel, whole tiles' parameters again in the
+  // interleaved order (the blocks of a last, partial tile stay as they are:
+  // it is never interleaved).
+  if (qs8::vnni_available()) {
+    interleaved_packed_ = packed_;
+    interleaved_bias_ = bias_;
+    interleaved_scale_ = scale_;
+  }
+  for (size_t b0 = 0;
+       !interleaved_packed_.empty() && b0 + kTileBlocks <= blocks_;
+       b0 += kTileBlocks) {
     for (size_t q = 0; q < kTileBlocks; ++q) {
       for (size_t lane = 0; lane < kBlock; ++lane) {
         const size_t to = (b0 + q) * kBlock + lane;

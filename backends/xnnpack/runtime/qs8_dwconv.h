@@ -97,7 +97,8 @@ class Qs8DwConv {
   std::vector<int32_t> bias_;
   std::vector<float> scale_;
   // The same, each tile of 4 whole blocks in the order the vector kernel
-  // keeps its channels (qs8_dwconv.cpp: interleaved_channel).
+  // keeps its channels (qs8_dwconv.cpp: interleaved_channel); empty on CPUs
+  // without VNNI.
   std::vector<int8_t> interleaved_packed_;
   std::vector<int32_t> interleaved_bias_;
   std::vector<float> interleaved_scale_;
