@@ -41,13 +41,30 @@ struct TileArgs {
   int8_t* out;
 };
 
-// In a tile of kTileBlocks whole blocks the vector kernel keeps channels in
-// the order byte unpacking leaves them (build_quads_vnni): block q's lane
-// 4 * L + i holds channel 16 * L + 4 * q + i of the tile's 64, which
-// requantize64's packs put back in order. Where lane `lane` of block `q`
-// is, in the tile's channels.
-constexpr size_t interleaved_channel(size_t q, size_t lane) {
-  return 16 * (lane / 4) + 4 * q + lane % 4;
+// The vector kernel interleaves tiles of 4 whole blocks (64 channels) and
+// of 2 (32 channels): a register of quads holds 64 channels of one output
+// column, or 32 of each of two columns side by side, in the order byte
+// unpacking leaves them (build_quads_vnni). Register q's lane 4 * L + i
+// holds channel 16 * (L % blocks) + 4 * q + i of column L / blocks, which
+// requantize64's packs put back in order. Other tiles (1 or 3 blocks) are
+// gathered a block at a time.
+bool interleaved(size_t blocks) {
+  return blocks == 4 || blocks == 2;
+}
+// Output columns one interleaved register holds.
+size_t columns_per_register(size_t blocks) {
+  return kTileBlocks / blocks;
+}
+// The tile channel that lane `lane` of register `q` holds.
+size_t interleaved_channel(size_t q, size_t lane, size_t blocks) {
+  return 16 * ((lane / 4) % blocks) + 4 * q + lane % 4;
+}
+// Bytes of one input row's quads for the tile: whole registers.
+size_t quad_row_bytes(size_t width, size_t blocks) {
+  const size_t columns = interleaved(blocks)
+                             ? round_up(width, columns_per_register(blocks))
+                             : width;
+  return columns * blocks * kQuadBytes;
 }
 
 // Which input pixel (column) tap `t` of output column `ox` reads; at or past
@@ -131,7 +148,7 @@ ET_QS8_VNNI_TARGET void build_quads_vnni(const TileArgs& t,
   const Qs8ConvShape& s = *t.shape;
   const size_t channels = s.in_channels;
   if (iy >= t.in_h) {
-    std::memset(quads, t.pad_value, t.width * t.blocks * kQuadBytes);
+    std::memset(quads, t.pad_value, quad_row_bytes(t.width, t.blocks));
     return;
   }
   // Gathered signed, flipped to unsigned after the interleave.
@@ -140,25 +157,55 @@ ET_QS8_VNNI_TARGET void build_quads_vnni(const TileArgs& t,
   const __m512i pad_taps = _mm512_set1_epi8(pad);
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
   const int8_t* row = t.in + iy * t.in_w * channels;
-  for (size_t x = 0; x < t.width; ++x) {
-    const int8_t* pixel[Qs8DwConv::kMaxKernelWidth];
+  // Tap k of output column x reads pixel[k] (null: padding).
+  const auto pixels_of = [&](size_t x, const int8_t** pixel) {
     for (size_t tap = 0; tap < Qs8DwConv::kMaxKernelWidth; ++tap) {
       const size_t ix = tap_column(s, t.ox0 + x, tap);
       pixel[tap] =
           tap < s.kernel_w && ix < t.in_w ? row + ix * channels : nullptr;
     }
-    if (t.blocks == kTileBlocks) {
-      // 64 channels of each tap, interleaved by two rounds of in-lane
-      // unpacks (bytes of taps 0/1 and 2/3, then their 16-bit pairs) into
-      // four quads of the interleaved order: no cross-lane shuffle, which
-      // the per-block gather below needs one of per quad.
-      const size_t c = t.block0 * kBlock;
-      const __mmask64 mask = qs8::first_bytes(channels - c);
+  };
+  if (interleaved(t.blocks)) {
+    // Each tap's 64 bytes (one column's 64 channels, or two columns' 32)
+    // interleaved by two rounds of in-lane unpacks (bytes of taps 0/1 and
+    // 2/3, then their 16-bit pairs) into four registers of quads: no
+    // cross-lane shuffle, which the block-at-a-time gather below needs one
+    // of per quad.
+    const size_t per_register = columns_per_register(t.blocks);
+    const size_t c = t.block0 * kBlock;
+    const size_t column_bytes = t.blocks * kBlock;
+    const __mmask64 mask =
+        qs8::first_bytes(std::min(channels - c, column_bytes));
+    for (size_t x = 0, r = 0; x < t.width; x += per_register, ++r) {
+      const int8_t* pixel[2][Qs8DwConv::kMaxKernelWidth];
+      for (size_t j = 0; j < per_register; ++j) {
+        // A column past the tile's (odd widths) reads padding.
+        if (x + j < t.width) {
+          pixels_of(x + j, pixel[j]);
+        } else {
+          std::fill(pixel[j], pixel[j] + Qs8DwConv::kMaxKernelWidth, nullptr);
+        }
+      }
       __m512i tap[Qs8DwConv::kMaxKernelWidth];
       for (size_t k = 0; k < Qs8DwConv::kMaxKernelWidth; ++k) {
-        tap[k] = pixel[k] != nullptr
-                     ? _mm512_maskz_loadu_epi8(mask, pixel[k] + c)
-                     : pad_taps;
+        if (per_register == 1) {
+          tap[k] = pixel[0][k] != nullptr
+                       ? _mm512_maskz_loadu_epi8(mask, pixel[0][k] + c)
+                       : pad_taps;
+        } else {
+          const __m256i pad_half = _mm512_castsi512_si256(pad_taps);
+          const __m256i lo =
+              pixel[0][k] != nullptr
+                  ? _mm256_maskz_loadu_epi8(static_cast<__mmask32>(mask),
+                                            pixel[0][k] + c)
+                  : pad_half;
+          const __m256i hi =
+              pixel[1][k] != nullptr
+                  ? _mm256_maskz_loadu_epi8(static_cast<__mmask32>(mask),
+                                            pixel[1][k] + c)
+                  : pad_half;
+          tap[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+        }
       }
       const __m512i taps01_lo = _mm512_unpacklo_epi8(tap[0], tap[1]);
       const __m512i taps01_hi = _mm512_unpackhi_epi8(tap[0], tap[1]);
@@ -170,11 +217,15 @@ ET_QS8_VNNI_TARGET void build_quads_vnni(const TileArgs& t,
           _mm512_unpacklo_epi16(taps01_hi, taps23_hi),
           _mm512_unpackhi_epi16(taps01_hi, taps23_hi)};
       for (size_t q = 0; q < kTileBlocks; ++q) {
-        _mm512_store_si512(quads + (x * kTileBlocks + q) * kQuadBytes,
+        _mm512_store_si512(quads + (r * kTileBlocks + q) * kQuadBytes,
                            _mm512_xor_si512(quad[q], flip));
       }
-      continue;
     }
+    return;
+  }
+  for (size_t x = 0; x < t.width; ++x) {
+    const int8_t* pixel[Qs8DwConv::kMaxKernelWidth];
+    pixels_of(x, pixel);
     for (size_t j = 0; j < t.blocks; ++j) {
       const size_t c = (t.block0 + j) * kBlock;
       __m512i taps = pad_taps;
@@ -222,42 +273,58 @@ ET_QS8_VNNI_TARGET void row_vnni(const TileArgs& t,
   const size_t channels = s.out_channels;
   const size_t stride = t.blocks * kQuadBytes;
   const qs8::Requantization16 requantization = qs8::broadcast(t.requantization);
-  if (t.blocks == kTileBlocks) {
-    // The four interleaved blocks at once: requantize64 packs them back
-    // into 64 channels in order, stored with one (masked) store.
+  if (interleaved(t.blocks)) {
+    // Four registers of quads at once: requantize64 packs their sums back
+    // into channel order, 64 channels of one column or 32 of two.
+    const size_t per_register = columns_per_register(t.blocks);
     const size_t c = t.block0 * kBlock;
-    const __mmask64 mask = qs8::first_bytes(channels - c);
+    const size_t column_bytes = t.blocks * kBlock;
+    const __mmask64 mask =
+        qs8::first_bytes(std::min(channels - c, column_bytes));
     __m512 scale[kTileBlocks];
     for (size_t q = 0; q < kTileBlocks; ++q) {
       scale[q] = _mm512_loadu_ps(t.scale + q * kBlock);
     }
     int8_t* out = t.out + t.ox0 * channels + c;
-    constexpr size_t kColumns = 2;
-    // Two columns at a time: one column's sums and requantization are a
-    // chain of dependent instructions long enough to fill the vector
-    // scheduler, and side by side two chains overlap (64 channels at 112,
-    // AMD Zen 4: 234 -> 194 us; four columns spill registers, 210 us).
-    for (size_t x = 0; x < t.width; x += kColumns) {
-      const size_t columns = std::min(kColumns, t.width - x);
-      __m512i acc[kColumns][kTileBlocks];
-      for (size_t i = 0; i < kColumns; ++i) {
-        // A lone last column computes its sums twice and stores them once.
-        const size_t column = x + std::min(i, columns - 1);
+    const size_t registers = (t.width + per_register - 1) / per_register;
+    constexpr size_t kSideBySide = 2;
+    // Two registers' columns at a time: one register's sums and
+    // requantization are a chain of dependent instructions long enough to
+    // fill the vector scheduler, and side by side two chains overlap (64
+    // channels at 112, AMD Zen 4: 234 -> 194 us; four spill registers,
+    // 210 us).
+    for (size_t r = 0; r < registers; r += kSideBySide) {
+      __m512i acc[kSideBySide][kTileBlocks];
+      for (size_t i = 0; i < kSideBySide; ++i) {
+        // A lone last register is computed twice and stored once.
+        const size_t reg = std::min(r + i, registers - 1);
         for (size_t q = 0; q < kTileBlocks; ++q) {
           acc[i][q] = _mm512_loadu_si512(t.bias + q * kBlock);
           for (size_t ky = 0; ky < kernel_h; ++ky) {
             acc[i][q] = _mm512_dpbusd_epi32(
                 acc[i][q],
                 _mm512_load_si512(rows[ky] +
-                                  (column * kTileBlocks + q) * kQuadBytes),
+                                  (reg * kTileBlocks + q) * kQuadBytes),
                 _mm512_loadu_si512(t.filter +
                                    (q * kernel_h + ky) * kQuadBytes));
           }
         }
       }
-      for (size_t i = 0; i < columns; ++i) {
+      for (size_t i = 0; i < kSideBySide && r + i < registers; ++i) {
         const __m512i bytes = qs8::requantize64(acc[i], scale, requantization);
-        _mm512_mask_storeu_epi8(out + (x + i) * channels, mask, bytes);
+        const size_t x = (r + i) * per_register;
+        if (per_register == 1) {
+          _mm512_mask_storeu_epi8(out + x * channels, mask, bytes);
+          continue;
+        }
+        const __mmask32 half_mask = static_cast<__mmask32>(mask);
+        _mm256_mask_storeu_epi8(
+            out + x * channels, half_mask, _mm512_castsi512_si256(bytes));
+        if (x + 1 < t.width) {
+          _mm256_mask_storeu_epi8(out + (x + 1) * channels,
+                                  half_mask,
+                                  _mm512_extracti64x4_epi64(bytes, 1));
+        }
       }
     }
     return;
@@ -340,21 +407,26 @@ bool Qs8DwConv::init(const Qs8ConvShape& shape,
     }
     scale_[c] = qs8::channel_scale(quant, c);
   }
-  // For the vector kernel, whole tiles' parameters again in the
-  // interleaved order (the blocks of a last, partial tile stay as they are:
-  // it is never interleaved).
+  // For the vector kernel, the parameters of interleaved tiles again, in
+  // their order: per tile, 4 registers of weights per kernel row, 4 of
+  // biases and of scales (a 2-block tile's twice over, one per column).
+  const size_t tiles = (blocks_ + kTileBlocks - 1) / kTileBlocks;
   if (qs8::vnni_available()) {
-    interleaved_packed_ = packed_;
-    interleaved_bias_ = bias_;
-    interleaved_scale_ = scale_;
+    interleaved_packed_.assign(
+        tiles * kTileBlocks * shape.kernel_h * kQuadBytes, 0);
+    interleaved_bias_.assign(tiles * kTileBlocks * kBlock, 0);
+    interleaved_scale_.assign(tiles * kTileBlocks * kBlock, 0.0f);
   }
-  for (size_t b0 = 0;
-       !interleaved_packed_.empty() && b0 + kTileBlocks <= blocks_;
-       b0 += kTileBlocks) {
+  for (size_t tile = 0; !interleaved_packed_.empty() && tile < tiles; ++tile) {
+    const size_t b0 = tile * kTileBlocks;
+    const size_t blocks = std::min(kTileBlocks, blocks_ - b0);
+    if (!interleaved(blocks)) {
+      continue;
+    }
     for (size_t q = 0; q < kTileBlocks; ++q) {
       for (size_t lane = 0; lane < kBlock; ++lane) {
         const size_t to = (b0 + q) * kBlock + lane;
-        const size_t from = b0 * kBlock + interleaved_channel(q, lane);
+        const size_t from = b0 * kBlock + interleaved_channel(q, lane, blocks);
         interleaved_bias_[to] = bias_[from];
         interleaved_scale_[to] = scale_[from];
         for (size_t ky = 0; ky < shape.kernel_h; ++ky) {
@@ -394,13 +466,13 @@ void Qs8DwConv::run_tile(void* context, size_t tile) {
   t.width = std::min(task.columns, task.out_w - t.ox0);
   t.block0 = group * kTileBlocks;
   t.blocks = std::min(kTileBlocks, conv.blocks_ - t.block0);
-  // The vector kernel reads whole tiles' parameters in interleaved order.
-  const bool interleaved = task.vnni && t.blocks == kTileBlocks;
-  t.filter = (interleaved ? conv.interleaved_packed_ : conv.packed_).data() +
+  // The vector kernel reads interleaved tiles' parameters in their order.
+  const bool in_order = !(task.vnni && interleaved(t.blocks));
+  t.filter = (in_order ? conv.packed_ : conv.interleaved_packed_).data() +
              t.block0 * s.kernel_h * kQuadBytes;
-  t.bias = (interleaved ? conv.interleaved_bias_ : conv.bias_).data() +
+  t.bias = (in_order ? conv.bias_ : conv.interleaved_bias_).data() +
            t.block0 * kBlock;
-  t.scale = (interleaved ? conv.interleaved_scale_ : conv.scale_).data() +
+  t.scale = (in_order ? conv.scale_ : conv.interleaved_scale_).data() +
             t.block0 * kBlock;
   t.pad_value = conv.pad_value_;
   t.requantization = conv.requantization_;
@@ -408,7 +480,7 @@ void Qs8DwConv::run_tile(void* context, size_t tile) {
   // The quads of the last `span` input rows (padded row index p in slot
   // p % span): the rows of one output row's window never share a slot.
   const size_t span = (s.kernel_h - 1) * s.dilation_h + 1;
-  const size_t slot_bytes = t.width * t.blocks * kQuadBytes;
+  const size_t slot_bytes = quad_row_bytes(t.width, t.blocks);
   alignas(64) uint8_t quads[kScratchBytes];
   size_t slot_row[kMaxKernelSpan];
   std::fill(slot_row, slot_row + span, SIZE_MAX);
@@ -484,8 +556,9 @@ void Qs8DwConv::run(const int8_t* in,
   task.out_h = out_h;
   task.out_w = out_w;
   task.row_tiles = (out_h + kTileRows - 1) / kTileRows;
-  task.columns =
-      std::min(out_w, kScratchBytes / (span * tile_blocks * kQuadBytes));
+  // An even count, so a tile of two-column registers fits too.
+  task.columns = std::min(
+      out_w, kScratchBytes / (span * tile_blocks * kQuadBytes) & ~size_t{1});
   task.column_tiles = (out_w + task.columns - 1) / task.columns;
   task.groups = (blocks_ + kTileBlocks - 1) / kTileBlocks;
   task.vnni = vnni && qs8::vnni_available();

@@ -15,12 +15,13 @@
 // outputs. A kernel row's quads depend only on the input row and the output
 // column, so each output row's quads are built once and kept while the
 // following output rows (stride 1: the next two) reuse them. A tile of 64
-// channels (four whole blocks) builds its quads with in-lane byte and word
-// unpacks of the four taps' 64 bytes, which leave the channels interleaved
-// across the four quads; its weights, biases and scales are packed in that
-// order, and requantizing the four sums together packs the outputs back in
-// channel order (AMD Zen 4, MobileNetV2's depthwise layers: 0.85 -> 0.72
-// ms in qs8_conv_benchmark). So on CPUs
+// channels (four whole blocks), or of 32 (two, with two output columns per
+// register), builds its quads with in-lane byte and word unpacks of the
+// four taps' 64 bytes, which leave the channels interleaved across four
+// registers; its weights, biases and scales are packed in that order, and
+// requantizing the four sums together packs the outputs back in channel
+// order (AMD Zen 4, MobileNetV2's depthwise layers: 0.85 -> 0.68 ms of
+// thread CPU time in qs8_conv_benchmark). So on CPUs
 // with VNNI the backend runs these convolutions here (host_kernels.h);
 // elsewhere XNNPACK keeps them, and the portable loop below is the
 // reference the vector kernel matches bit for bit.
@@ -70,8 +71,8 @@ class Qs8DwConv {
 
   // Estimated thread CPU time (ns) of run() with the VNNI kernel on one
   // thread: multiply-adds and input bytes rearranged into quads, at costs
-  // fitted to qs8_conv_benchmark's MobileNetV2 layers (within 10% of
-  // each, but 30% under for 32 channels, which take the per-block path). The
+  // fitted to qs8_conv_benchmark's MobileNetV2 layers (within 12% of
+  // each). The
   // caller splits run() only when this pays for a pool dispatch (host_util.h).
   double cost_ns(
       size_t batch, size_t in_h, size_t in_w, size_t out_h, size_t out_w) const;

@@ -212,9 +212,14 @@ INSTANTIATE_TEST_SUITE_P(
         // Tiles of four whole blocks (the vector kernel's interleaved
         // channels): the last block partial (60 channels; two images), two
         // tiles and a partial block after them (136), a dilated window.
+        // (20 and 24 channels above, and 96's last tile, are tiles of two.)
         Case{"k3_stride1_pad1_c60", shape(3, 3, 1, 1, 1, 60), 2, 6, 9, 1, 1},
         Case{"k3_stride2_pad1_c136", shape(3, 3, 2, 1, 1, 136), 1, 9, 8, 1, 0},
         Case{"k3_dilation2_pad2_c64", shape(3, 3, 1, 2, 2, 64), 1, 7, 5, 2, 2},
+        // Tiles of two whole blocks: two output columns per register, the
+        // last one alone (odd width).
+        Case{
+            "k3_stride1_pad1_c32_odd", shape(3, 3, 1, 1, 1, 32), 1, 6, 7, 1, 1},
         // 1x1 and 5x1 kernels.
         Case{"k1_c48", shape(1, 1, 1, 1, 0, 48), 1, 3, 4, 0, 0},
         Case{"k5x1_stride1_pad2_c24", shape(5, 1, 1, 1, 2, 24), 1, 9, 4, 2, 0},
