@@ -142,6 +142,13 @@ ET_QS8_VNNI_TARGET inline __m512i interleave_taps(__m512i taps) {
   return _mm512_shuffle_epi8(_mm512_permutexvar_epi32(dwords, taps), bytes);
 }
 
+// The bytes of one output column's channels in a register of an
+// interleaved tile (fewer than its 64 or 32 in a last, partial block).
+__mmask64 column_mask(const TileArgs& t, size_t channels) {
+  return qs8::first_bytes(
+      std::min(channels - t.block0 * kBlock, t.blocks * kBlock));
+}
+
 ET_QS8_VNNI_TARGET void build_quads_vnni(const TileArgs& t,
                                          size_t iy,
                                          uint8_t* quads) {
@@ -173,9 +180,7 @@ ET_QS8_VNNI_TARGET void build_quads_vnni(const TileArgs& t,
     // of per quad.
     const size_t per_register = columns_per_register(t.blocks);
     const size_t c = t.block0 * kBlock;
-    const size_t column_bytes = t.blocks * kBlock;
-    const __mmask64 mask =
-        qs8::first_bytes(std::min(channels - c, column_bytes));
+    const __mmask64 mask = column_mask(t, channels);
     for (size_t x = 0, r = 0; x < t.width; x += per_register, ++r) {
       const int8_t* pixel[2][Qs8DwConv::kMaxKernelWidth];
       for (size_t j = 0; j < per_register; ++j) {
@@ -278,9 +283,7 @@ ET_QS8_VNNI_TARGET void row_vnni(const TileArgs& t,
     // into channel order, 64 channels of one column or 32 of two.
     const size_t per_register = columns_per_register(t.blocks);
     const size_t c = t.block0 * kBlock;
-    const size_t column_bytes = t.blocks * kBlock;
-    const __mmask64 mask =
-        qs8::first_bytes(std::min(channels - c, column_bytes));
+    const __mmask64 mask = column_mask(t, channels);
     __m512 scale[kTileBlocks];
     for (size_t q = 0; q < kTileBlocks; ++q) {
       scale[q] = _mm512_loadu_ps(t.scale + q * kBlock);
