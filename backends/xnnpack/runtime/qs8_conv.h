@@ -15,9 +15,10 @@
 //
 // Arithmetic (activations shifted to unsigned as they are broadcast, the
 // bias that absorbs the shift, padding, requantization): qs8_common.h. The
-// kernel reads 1x1 windows in the input itself (a tile of 8 output pixels at
-// a time, when they are evenly spaced in it); other windows are copied
-// (im2col) a tile at a time.
+// kernel reads 1x1 windows in the input itself (a tile of 8 output pixels,
+// or 7 when the pixels are a multiple of 7 but not of 8, at a time, when
+// they are evenly spaced in it); other windows are copied (im2col) a tile
+// at a time.
 
 #include <cstddef>
 #include <cstdint>
