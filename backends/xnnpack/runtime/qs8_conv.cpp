@@ -426,6 +426,7 @@ void Qs8Conv::run(const int8_t* in,
                   size_t out_w,
                   pthreadpool_t pool,
                   bool vnni) const {
+  const size_t pixels = batch * out_h * out_w;
   Task task{this,
             in,
             in_h,
@@ -433,13 +434,13 @@ void Qs8Conv::run(const int8_t* in,
             out,
             out_h,
             out_w,
-            batch * out_h * out_w,
+            pixels,
             vnni && qs8::vnni_available(),
             1,
-            round_up(shape_.out_channels, 2 * kBlock)};
-  task.tile_rows = task.rows % kTileRows != 0 && task.rows % kShortTileRows == 0
-                       ? kShortTileRows
-                       : kTileRows;
+            round_up(shape_.out_channels, 2 * kBlock),
+            pixels % kTileRows != 0 && pixels % kShortTileRows == 0
+                ? kShortTileRows
+                : kTileRows};
   const size_t tiles = (task.rows + task.tile_rows - 1) / task.tile_rows;
   // Few tiles (a 7x7 output has 7) leave threads idle while the last ones
   // run: then each tile's channels are split too, so that every thread

@@ -561,7 +561,7 @@ void Qs8DwConv::run(const int8_t* in,
   task.row_tiles = (out_h + kTileRows - 1) / kTileRows;
   // An even count, so a tile of two-column registers fits too.
   task.columns = std::min(
-      out_w, kScratchBytes / (span * tile_blocks * kQuadBytes) & ~size_t{1});
+      out_w, (kScratchBytes / (span * tile_blocks * kQuadBytes)) & ~size_t{1});
   task.column_tiles = (out_w + task.columns - 1) / task.columns;
   task.groups = (blocks_ + kTileBlocks - 1) / kTileBlocks;
   task.vnni = vnni && qs8::vnni_available();

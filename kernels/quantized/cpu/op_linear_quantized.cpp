@@ -95,9 +95,9 @@ void fail_weight_qparams(KernelRuntimeContext& ctx,
   }
 }
 
-// Panels hold uint8 (8-bit values stored + 128). Programs exported before
-// the panel layout stored 8-bit rows as int8: refused here rather than
-// multiplied as panels.
+// Panels hold uint8 (8-bit values stored + 128); a weight of another dtype
+// is refused rather than multiplied as panels. (Programs of the row layout
+// name another operator, dynamic_int8_linear, which refuses them.)
 bool check_panel_dtype(KernelRuntimeContext& ctx,
                        const char* op,
                        const Tensor& weight) {
