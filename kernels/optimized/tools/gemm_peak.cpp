@@ -5,8 +5,11 @@
 //
 // The peak is computed from the instruction set the kernels picked
 // (simd/isa.h) and the clock measured here:
-//   clock: a chain of dependent integer adds, one per cycle on every x86-64
-//     and AArch64 core, timed in this thread's CPU time (best of 5);
+//   clock: a chain of dependent register-to-register integer adds, one per
+//     cycle on every x86-64 and AArch64 core, timed in this thread's CPU
+//     time (best of 5). Not adds of an immediate: Intel's cores since Golden
+//     Cove fold those at rename, several per cycle (an Emerald Rapids read
+//     10.8 GHz);
 //   peak = clock x 2 FMA pipes x lanes x 2 flops, lanes = 16 (AVX-512), 8
 //     (AVX2) or 4 (SSE2/NEON). Two FMA pipes is Intel since Haswell and AMD
 //     since Zen 2; AMD Zen 4 runs a 512-bit FMA as two 256-bit halves, so
@@ -47,28 +50,31 @@ double measure_clock_hz() {
   for (int run = 0; run < 5; ++run) {
     uint64_t value = 0;
     uint64_t count = iterations;
+    const uint64_t one = 1;
     const double start = thread_seconds();
 #if defined(__x86_64__)
     asm volatile(
         "1:\n\t"
-        "addq $1, %0\n\t"
-        "addq $1, %0\n\t"
-        "addq $1, %0\n\t"
-        "addq $1, %0\n\t"
+        "addq %2, %0\n\t"
+        "addq %2, %0\n\t"
+        "addq %2, %0\n\t"
+        "addq %2, %0\n\t"
         "decq %1\n\t"
         "jnz 1b\n\t"
-        : "+r"(value), "+r"(count));
+        : "+r"(value), "+r"(count)
+        : "r"(one)
+        : "cc");
 #elif defined(__aarch64__)
     asm volatile(
         "1:\n\t"
-        "add %0, %0, #1\n\t"
-        "add %0, %0, #1\n\t"
-        "add %0, %0, #1\n\t"
-        "add %0, %0, #1\n\t"
+        "add %0, %0, %2\n\t"
+        "add %0, %0, %2\n\t"
+        "add %0, %0, %2\n\t"
+        "add %0, %0, %2\n\t"
         "subs %1, %1, #1\n\t"
         "b.ne 1b\n\t"
         : "+r"(value), "+r"(count)
-        :
+        : "r"(one)
         : "cc");
 #else
     return 0.0;
