@@ -7,6 +7,7 @@
 #include <new>
 
 #include <executorch/backends/xnnpack/runtime/f32_dwconv.h>
+#include <executorch/backends/xnnpack/runtime/f32_gemm_conv.h>
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/backends/xnnpack/runtime/qs8_conv.h>
@@ -141,6 +142,21 @@ void take_qs8_conv(const Graph& graph,
 }
 
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+// A float32 convolution without flags (XNNPACK's TensorFlow SAME padding is
+// computed at run time) whose filter and bias (if any) are constants.
+bool is_fp32_conv_with_constants(const Graph& graph, const Node& node) {
+  const auto fp32 = XNNDatatype::xnn_datatype_fp32;
+  const ValueInfo& filter = graph.values[node.inputs[1]];
+  const bool has_bias = node.inputs[2] != kNoValue;
+  return graph.values[node.inputs[0]].datatype == fp32 &&
+         filter.datatype == fp32 &&
+         graph.values[node.outputs[0]].datatype == fp32 &&
+         filter.constant != nullptr &&
+         (!has_bias || (graph.values[node.inputs[2]].datatype == fp32 &&
+                        graph.values[node.inputs[2]].constant != nullptr)) &&
+         node.flags == 0;
+}
+
 // A float32 convolution on the optimized kernels' Winograd F(4x4, 3x3)
 // (kernels/optimized/cpu/winograd.h), its filter transformed and packed at
 // load.
@@ -213,22 +229,16 @@ Error run_winograd_conv(const HostContext& context, const Node& node) {
 }
 
 // A float32 3x3 convolution of stride 1, dilation 1 and one group, without
-// flags (XNNPACK's TensorFlow SAME padding is computed at run time), whose
-// shape Winograd3x3::pays() for.
+// flags, whose shape Winograd3x3::pays() for.
 void take_winograd_conv(const Graph& graph, Node* node) {
   const auto* p = static_cast<const _XNNNodeConv*>(node->params);
-  const ValueInfo& in = graph.values[node->inputs[0]];
   const ValueInfo& filter = graph.values[node->inputs[1]];
   const ValueInfo& out = graph.values[node->outputs[0]];
-  const auto fp32 = XNNDatatype::xnn_datatype_fp32;
   const bool has_bias = node->inputs[2] != kNoValue;
-  if (in.datatype != fp32 || filter.datatype != fp32 || out.datatype != fp32 ||
-      filter.constant == nullptr ||
-      (has_bias && (graph.values[node->inputs[2]].datatype != fp32 ||
-                    graph.values[node->inputs[2]].constant == nullptr)) ||
-      node->flags != 0 || p->kernel_height() != 3 || p->kernel_width() != 3 ||
-      p->subsampling_height() != 1 || p->subsampling_width() != 1 ||
-      p->dilation_height() != 1 || p->dilation_width() != 1 ||
+  if (!is_fp32_conv_with_constants(graph, *node) || p->kernel_height() != 3 ||
+      p->kernel_width() != 3 || p->subsampling_height() != 1 ||
+      p->subsampling_width() != 1 || p->dilation_height() != 1 ||
+      p->dilation_width() != 1 ||
       !kernels::optimized::Winograd3x3::pays(p->group_input_channels(),
                                              p->group_output_channels(),
                                              out.dims[1] * out.dims[2])) {
@@ -259,6 +269,70 @@ void take_winograd_conv(const Graph& graph, Node* node) {
   conv->max = node->output_max;
   node->host_state = std::move(conv);
   node->host_run = run_winograd_conv;
+}
+
+Error run_f32_gemm_conv(const HostContext& context, const Node& node) {
+  const auto& conv = *static_cast<const F32GemmConv*>(node.host_state.get());
+  const Dims& x = context.graph.values[node.inputs[0]].dims;
+  const Dims& y = context.graph.values[node.outputs[0]].dims;
+  const auto* p = static_cast<const _XNNNodeConv*>(node.params);
+  const size_t macs = x[0] * y[1] * y[2] * p->kernel_height() *
+                      p->kernel_width() * p->group_input_channels() *
+                      p->group_output_channels();
+  ET_CHECK_OR_RETURN_ERROR(
+      conv.run(static_cast<const float*>(context.data[node.inputs[0]]),
+               x[0],
+               x[1],
+               x[2],
+               static_cast<float*>(context.data[node.outputs[0]]),
+               y[1],
+               y[2],
+               pool_for(macs, kMinParallelMacs, context.pool)),
+      MemoryAllocationFailed,
+      "convolution to value %u: no memory for its im2col matrix and GEMM "
+      "scratch",
+      context.graph.values[node.outputs[0]].id);
+  return Error::Ok;
+}
+
+// A float32 one-group convolution whose filter is too large for XNNPACK's
+// tiles to find in L2 (F32GemmConv::kMinFilterBytes) runs as one GEMM.
+void take_f32_gemm_conv(const Graph& graph, Node* node) {
+  const auto* p = static_cast<const _XNNNodeConv*>(node->params);
+  const size_t filter_bytes = size_t{p->group_output_channels()} *
+                              p->kernel_height() * p->kernel_width() *
+                              p->group_input_channels() * sizeof(float);
+  if (!is_fp32_conv_with_constants(graph, *node) ||
+      filter_bytes < F32GemmConv::kMinFilterBytes) {
+    return;
+  }
+  F32GemmConvShape shape;
+  shape.kernel_h = p->kernel_height();
+  shape.kernel_w = p->kernel_width();
+  shape.stride_h = p->subsampling_height();
+  shape.stride_w = p->subsampling_width();
+  shape.dilation_h = p->dilation_height();
+  shape.dilation_w = p->dilation_width();
+  shape.pad_top = p->padding_top();
+  shape.pad_left = p->padding_left();
+  shape.in_channels = p->group_input_channels();
+  shape.out_channels = p->group_output_channels();
+  shape.output_min = node->output_min;
+  shape.output_max = node->output_max;
+  const float* bias =
+      node->inputs[2] != kNoValue
+          ? static_cast<const float*>(graph.values[node->inputs[2]].constant)
+          : nullptr;
+  auto conv = std::shared_ptr<F32GemmConv>(new (std::nothrow) F32GemmConv());
+  if (conv == nullptr ||
+      !conv->init(
+          shape,
+          static_cast<const float*>(graph.values[node->inputs[1]].constant),
+          bias)) {
+    return;
+  }
+  node->host_state = std::move(conv);
+  node->host_run = run_f32_gemm_conv;
 }
 #endif
 
@@ -324,7 +398,8 @@ void take_f32_dwconv(const Graph& graph, Node* node) {
   node->host_run = run_f32_dwconv;
 }
 
-// One-group convolutions take Winograd when float32 and it pays, Qs8Conv
+// One-group convolutions take Winograd when float32 and it pays, else
+// F32GemmConv when float32 with a filter past L2, Qs8Conv
 // (filter [out, kh, kw, in]) when int8 on a CPU with VNNI; depthwise ones
 // F32DwConv when float32 3x3, Qs8DwConv (filter [1, kh, kw, channels],
 // multiplier 1) with VNNI.
@@ -333,6 +408,9 @@ void take_conv(const Graph& graph, Node* node, bool vnni) {
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
   if (node->kind == XNodeUnion::XNNConv2d && p->groups() == 1) {
     take_winograd_conv(graph, node);
+    if (node->host_run == nullptr) {
+      take_f32_gemm_conv(graph, node);
+    }
   }
 #endif
   if (node->kind == XNodeUnion::XNNDepthwiseConv2d) {

@@ -254,7 +254,12 @@ void run_tile(const Problem& p,
   const bool a_rows_in_place = p.a.col_stride == 1;
   for (int64_t k0 = 0; k0 < p.k; k0 += p.blocking.kc) {
     const int64_t kc = std::min(p.blocking.kc, p.k - k0);
-    if (p.b->kind == GemmB::Kind::kMatrix) {
+    const float* b_block = packed_b;
+    if (p.b->kind == GemmB::Kind::kPacked) {
+      // Slices of blocking.kc steps over all columns' panels (sgemm_pack_b).
+      b_block = p.b->packed + k0 * round_up(p.b->packed_columns, nr) +
+                (p.b->first_column + n0) * kc;
+    } else if (p.b->kind == GemmB::Kind::kMatrix) {
       const MatrixView& b = p.b->matrix;
       pack_panels(b.data + k0 * b.row_stride + n0 * b.col_stride,
                   b.col_stride,
@@ -283,7 +288,7 @@ void run_tile(const Problem& p,
                   packed_a);
       for (int64_t j = 0; j < nc; j += nr) {
         const int64_t live_cols = std::min(nr, nc - j);
-        const float* b_panel = packed_b + j / nr * kc * nr;
+        const float* b_panel = b_block + j / nr * kc * nr;
         for (int64_t i = 0; i < mc; i += mr) {
           const int64_t live_rows = std::min(mr, mc - i);
           const bool in_place = i < unpacked;
@@ -319,6 +324,30 @@ void run_tile(const Problem& p,
 }
 
 } // namespace
+
+size_t sgemm_packed_b_floats(int64_t n, int64_t k) {
+  return static_cast<size_t>(round_up(n, simd().gemm_nr) * k);
+}
+
+void sgemm_pack_b(int64_t n, int64_t k, MatrixView b, float* packed) {
+  const SimdKernels& s = simd();
+  // The blocking's kc, which depends on k alone.
+  const int64_t slice = blocking_for(1, n, k, s).kc;
+  for (int64_t k0 = 0; k0 < k; k0 += slice) {
+    const int64_t kc = std::min(slice, k - k0);
+    pack_panels(b.data + k0 * b.row_stride,
+                b.col_stride,
+                b.row_stride,
+                n,
+                kc,
+                s.gemm_nr,
+                packed + k0 * round_up(n, s.gemm_nr));
+  }
+}
+
+int64_t sgemm_panel_columns() {
+  return simd().gemm_nr;
+}
 
 size_t sgemm_scratch_bytes(int64_t m, int64_t n, int64_t k) {
   const Blocking b = blocking_for(m, n, k, simd());

@@ -45,16 +45,27 @@ struct Im2colView {
 };
 
 struct GemmB {
-  enum class Kind { kMatrix, kIm2col };
+  enum class Kind { kMatrix, kIm2col, kPacked };
   Kind kind;
   MatrixView matrix;
   Im2colView im2col;
+  // kPacked: what sgemm_pack_b wrote for packed_columns columns; this
+  // GEMM's B is its columns from first_column on (a multiple of
+  // sgemm_panel_columns()).
+  const float* packed = nullptr;
+  int64_t packed_columns = 0;
+  int64_t first_column = 0;
 
   static GemmB matrix_of(MatrixView m) {
     return GemmB{Kind::kMatrix, m, {}};
   }
   static GemmB im2col_of(const Im2colView& v) {
     return GemmB{Kind::kIm2col, {}, v};
+  }
+  static GemmB packed_of(const float* panels,
+                         int64_t packed_columns,
+                         int64_t first_column) {
+    return GemmB{Kind::kPacked, {}, {}, panels, packed_columns, first_column};
   }
 };
 
@@ -80,6 +91,16 @@ inline int64_t first_panel_of_part(int64_t part,
                                    int64_t panels) {
   return (panels * part + parts - 1) / parts;
 }
+
+// A constant B (a layer's weights) packed once into the panels sgemm would
+// otherwise pack on every call: sgemm_packed_b_floats(n, k) floats for a K x
+// N matrix, 64-byte aligned for the microkernels' loads, valid in this
+// process (the panel width is the instruction set's, picked at start-up)
+// for calls with the same n and k.
+size_t sgemm_packed_b_floats(int64_t n, int64_t k);
+void sgemm_pack_b(int64_t n, int64_t k, MatrixView b, float* packed);
+// The columns of one packed panel.
+int64_t sgemm_panel_columns();
 
 // Scratch sgemm needs for these sizes, for any number of threads up to the
 // pool's at the time of the call.
