@@ -401,6 +401,36 @@ def test_fp32_depthwise_3x3_runs_on_the_host_kernel(stride, threads, tmp_path):
         compare(outputs[0], block(*inputs), ACCUMULATING, "block")
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_convolutions_with_filters_past_l2_run_as_one_gemm(threads, tmp_path):
+    """ResNet-18's last stage's convolutions (3x3, 256 -> 512 at stride 2 and
+    512 -> 512: 4.7 and 9.4 MB of filter, 7x7 outputs, where Winograd does
+    not pay) run on the host GEMM convolution (runtime/f32_gemm_conv.h: two
+    host conv2d steps), the 1x1 stride-2 shortcut (0.5 MB) stays on
+    XNNPACK, and the block matches eager at the harness's "accumulating"
+    tolerance (4608-term fp32 sums in another order than eager's)."""
+
+    class LastStage(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(256, 512, 3, 2, 1)
+            self.conv2 = torch.nn.Conv2d(512, 512, 3, 1, 1)
+            self.shortcut = torch.nn.Conv2d(256, 512, 1, 2)
+
+        def forward(self, x):
+            y = self.conv2(torch.relu(self.conv1(x)))
+            return torch.relu(y + self.shortcut(x))
+
+    model = LastStage().eval()
+    inputs = (torch.randn(1, 256, 14, 14),)
+    tester = lower(model, inputs, num_threads=threads)
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch")) == (1, [])
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    assert sum(n.startswith("host conv2d node") for n in names) == 2, names
+    with torch.no_grad():
+        compare(outputs[0], model(*inputs), ACCUMULATING, "last stage")
+
+
 def test_mobilenet_v2_depthwise_convolutions_run_on_the_host_kernel(tmp_path):
     """All 17 of MobileNetV2's depthwise convolutions (strides 1 and 2, 32
     to 960 channels) run on the host kernel, and the network matches eager

@@ -141,6 +141,29 @@ void take_qs8_conv(const Graph& graph,
   node->host_run = run_qs8_conv<Kernel>;
 }
 
+// Gives an fp32 convolution node (filter input 1, optional bias input 2,
+// both constants) to `Kernel` if its init takes `shape`.
+template <typename Kernel, typename Shape>
+void take_f32_conv(const Graph& graph,
+                   Node* node,
+                   const Shape& shape,
+                   Error (*run)(const HostContext&, const Node&)) {
+  const float* bias =
+      node->inputs[2] != kNoValue
+          ? static_cast<const float*>(graph.values[node->inputs[2]].constant)
+          : nullptr;
+  auto conv = std::shared_ptr<Kernel>(new (std::nothrow) Kernel());
+  if (conv == nullptr ||
+      !conv->init(
+          shape,
+          static_cast<const float*>(graph.values[node->inputs[1]].constant),
+          bias)) {
+    return;
+  }
+  node->host_state = std::move(conv);
+  node->host_run = run;
+}
+
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
 // A float32 convolution without flags (XNNPACK's TensorFlow SAME padding is
 // computed at run time) whose filter and bias (if any) are constants.
@@ -319,20 +342,7 @@ void take_f32_gemm_conv(const Graph& graph, Node* node) {
   shape.out_channels = p->group_output_channels();
   shape.output_min = node->output_min;
   shape.output_max = node->output_max;
-  const float* bias =
-      node->inputs[2] != kNoValue
-          ? static_cast<const float*>(graph.values[node->inputs[2]].constant)
-          : nullptr;
-  auto conv = std::shared_ptr<F32GemmConv>(new (std::nothrow) F32GemmConv());
-  if (conv == nullptr ||
-      !conv->init(
-          shape,
-          static_cast<const float*>(graph.values[node->inputs[1]].constant),
-          bias)) {
-    return;
-  }
-  node->host_state = std::move(conv);
-  node->host_run = run_f32_gemm_conv;
+  take_f32_conv<F32GemmConv>(graph, node, shape, run_f32_gemm_conv);
 }
 #endif
 
@@ -382,20 +392,7 @@ void take_f32_dwconv(const Graph& graph, Node* node) {
   shape.channels = p->groups();
   shape.output_min = node->output_min;
   shape.output_max = node->output_max;
-  const float* bias =
-      node->inputs[2] != kNoValue
-          ? static_cast<const float*>(graph.values[node->inputs[2]].constant)
-          : nullptr;
-  auto conv = std::shared_ptr<F32DwConv>(new (std::nothrow) F32DwConv());
-  if (conv == nullptr ||
-      !conv->init(
-          shape,
-          static_cast<const float*>(graph.values[node->inputs[1]].constant),
-          bias)) {
-    return;
-  }
-  node->host_state = std::move(conv);
-  node->host_run = run_f32_dwconv;
+  take_f32_conv<F32DwConv>(graph, node, shape, run_f32_dwconv);
 }
 
 // One-group convolutions take Winograd when float32 and it pays, else
