@@ -23,9 +23,10 @@
 //
 // Threading: run() splits the output channels across `pool`, each share
 // one single-threaded sgemm that reads its share of the filter; the im2col
-// matrix is built on the calling thread first. Scratch comes from the
-// calling thread's optimized-kernel scratch (reused: no heap allocation on
-// the steady state). Tested by f32_gemm_conv_test.cpp against a direct
+// matrix (out_h * out_w * kernel_h * kernel_w * in_channels floats, none for
+// a 1x1 stride-1 convolution) is built on the calling thread first. Scratch
+// comes from the calling thread's optimized-kernel scratch (reused: no heap
+// allocation on the steady state). Tested by f32_gemm_conv_test.cpp against a direct
 // loop.
 
 #include <cstddef>

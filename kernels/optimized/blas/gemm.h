@@ -4,7 +4,8 @@
 // cache-blocked and threaded. A is M x K and B is K x N, each given by
 // strides (any transposition or permuted view), B alternatively as the
 // im2col matrix of an image (a convolution as one GEMM, without the im2col
-// buffer). C is row-major with row stride ldc.
+// buffer), or packed once ahead of the calls (sgemm_pack_b: a layer's
+// weights). C is row-major with row stride ldc.
 //
 // How: C is cut into tiles (blocks of at most kNc columns over all rows,
 // or over a share of the rows when threads would idle; narrower blocks
