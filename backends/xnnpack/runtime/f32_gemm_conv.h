@@ -26,8 +26,8 @@
 // matrix (out_h * out_w * kernel_h * kernel_w * in_channels floats, none for
 // a 1x1 stride-1 convolution) is built on the calling thread first. Scratch
 // comes from the calling thread's optimized-kernel scratch (reused: no heap
-// allocation on the steady state). Tested by f32_gemm_conv_test.cpp against a direct
-// loop.
+// allocation on the steady state). Tested by f32_gemm_conv_test.cpp against a
+// direct loop.
 
 #include <cstddef>
 #include <memory>
