@@ -43,6 +43,21 @@ int32_t quantize_bound(float value, float scale, int32_t zero_point) {
   return static_cast<int32_t>(std::nearbyint(q));
 }
 
+// A convolution shape's window (kernel, stride, dilation, top-left
+// padding; the bottom and right follow from the output size) from the
+// node's params.
+template <typename Shape>
+void set_window(const _XNNNodeConv& p, Shape* shape) {
+  shape->kernel_h = p.kernel_height();
+  shape->kernel_w = p.kernel_width();
+  shape->stride_h = p.subsampling_height();
+  shape->stride_w = p.subsampling_width();
+  shape->dilation_h = p.dilation_height();
+  shape->dilation_w = p.dilation_width();
+  shape->pad_top = p.padding_top();
+  shape->pad_left = p.padding_left();
+}
+
 // A convolution's estimated thread CPU time (ns) from `x` to `y` (NHWC).
 size_t cost_ns(const Qs8Conv& conv, const Dims& /*x*/, const Dims& y) {
   return static_cast<size_t>(conv.cost_ns(y[0], y[1], y[2]));
@@ -111,14 +126,7 @@ void take_qs8_conv(const Graph& graph,
         filter.quant.scales, filter.quant.scales + channels, scales.begin());
   }
   Qs8ConvShape shape;
-  shape.kernel_h = p->kernel_height();
-  shape.kernel_w = p->kernel_width();
-  shape.stride_h = p->subsampling_height();
-  shape.stride_w = p->subsampling_width();
-  shape.dilation_h = p->dilation_height();
-  shape.dilation_w = p->dilation_width();
-  shape.pad_top = p->padding_top();
-  shape.pad_left = p->padding_left();
+  set_window(*p, &shape);
   shape.in_channels = in_channels;
   shape.out_channels = channels;
   Qs8ConvQuant quant;
@@ -330,14 +338,7 @@ void take_f32_gemm_conv(const Graph& graph, Node* node) {
     return;
   }
   F32GemmConvShape shape;
-  shape.kernel_h = p->kernel_height();
-  shape.kernel_w = p->kernel_width();
-  shape.stride_h = p->subsampling_height();
-  shape.stride_w = p->subsampling_width();
-  shape.dilation_h = p->dilation_height();
-  shape.dilation_w = p->dilation_width();
-  shape.pad_top = p->padding_top();
-  shape.pad_left = p->padding_left();
+  set_window(*p, &shape);
   shape.in_channels = p->group_input_channels();
   shape.out_channels = p->group_output_channels();
   shape.output_min = node->output_min;
