@@ -53,6 +53,12 @@ def main(argv=None) -> int:
         action="store_true",
         help="list every kernel call, not just the first divergence",
     )
+    parser.add_argument(
+        "--same-inputs",
+        action="store_true",
+        help="judge each kernel call against eager run on the runtime's own "
+        "inputs to it, so a difference is reported only where it starts",
+    )
     args = parser.parse_args(argv)
 
     if args.model_name:
@@ -60,7 +66,13 @@ def main(argv=None) -> int:
     else:
         model, example_inputs = load_factory(args.module)
     edge = to_edge(torch.export.export(model, example_inputs))
-    report = find_first_divergence(edge, example_inputs, atol=args.atol, rtol=args.rtol)
+    report = find_first_divergence(
+        edge,
+        example_inputs,
+        atol=args.atol,
+        rtol=args.rtol,
+        same_inputs=args.same_inputs,
+    )
     if args.all:
         for c in report.comparisons:
             verdict = "ok  " if c.matches else "DIFF"

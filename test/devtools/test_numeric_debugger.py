@@ -135,7 +135,28 @@ def test_command_line(tmp_path, capsys):
         "    return torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh()), (torch.randn(4, 3),)\n"
     )
     assert find_divergence_main(["--module", f"{factory}:make", "--all"]) == 0
+    assert find_divergence_main(["--module", f"{factory}:make", "--same-inputs"]) == 0
     out = capsys.readouterr().out
     assert "ok  " in out and "aten::tanh.out" in out and "all match" in out
     with pytest.raises(SystemExit, match="has no function 'missing'"):
         find_divergence_main(["--module", f"{factory}:missing"])
+
+
+def test_same_inputs_judges_each_call_on_the_runtime_values_it_read():
+    """With relu emitted as abs, eager from eager's own values differs at
+    relu and at everything after it; recomputed from the runtime's values,
+    only relu differs."""
+    edge, inputs = mlp_edge()
+    broken = edge.to_executorch(ExecutorchBackendConfig(passes=[relu_becomes_abs]))
+    chained = find_first_divergence(edge, inputs, executorch_program=broken)
+    assert [c.node for c in chained.comparisons if not c.matches] == [
+        "relu",
+        "addmm_1",
+        "_softmax",
+        "sum_1",
+    ]
+    forced = find_first_divergence(
+        edge, inputs, executorch_program=broken, same_inputs=True
+    )
+    assert [c.node for c in forced.comparisons if not c.matches] == ["relu"]
+    assert len(forced.comparisons) == len(chained.comparisons)

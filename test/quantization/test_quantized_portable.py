@@ -7,9 +7,11 @@ Tolerances, and why:
   convolutions and matmuls between them sum in another order than torch's,
   so a value that lands within rounding error of a .5 boundary can round
   the other way: one step at that point. In a small model that is at most
-  one step at the output; in a deep one a flipped step early on moves later
-  values a little, so some outputs move by a few steps. Each test states
-  its bound in steps.
+  one step at the output. In a deep one a step flipped early on is carried
+  through every later layer and can move the outputs by tens of steps, so
+  deep models are compared operator by operator instead, each operator on
+  the runtime's own inputs (numeric_debugger's same_inputs): quantize
+  exactly, fp32 operators within 1e-4.
 - Dynamic quantization has an fp32 output; its activations are quantized
   per call from their own range, identically here and in torch, so outputs
   agree to fp32 rounding (relative 1e-4 of the output's range).
@@ -19,6 +21,7 @@ import pytest
 import torch
 from quantized_flows import check_steps, quantize
 
+from executorch.devtools import find_first_divergence
 from executorch.exir import EdgeCompileConfig, to_edge
 from executorch.extension.pybindings.portable_lib import (
     _load_for_executorch_from_buffer,
@@ -32,27 +35,48 @@ def _run_portable(quantized, fuse=True):
     return module.forward(quantized.inputs)[0], program
 
 
-# (model, scheme, max steps, fraction within one step). Small models: one
-# step. MobileNetV2 and ResNet-18: a step flipped in one of their 50+
-# quantized layers can move an output by a few steps (measured: up to 4 in
-# MobileNetV2, 5 in ResNet-18).
-STATIC_CASES = [
-    ("cnn", "static_per_tensor", 1, 1.0),
-    ("cnn", "static_per_channel", 1, 1.0),
-    ("cnn", "qat", 1, 1.0),
-    ("transformer_encoder", "static_per_channel", 1, 1.0),
-    ("mobilenet_v2", "static_per_channel", 8, 0.75),
-    ("resnet18", "static_per_tensor", 8, 0.75),
+# Small models: their outputs match the reference within one step.
+SMALL_CASES = [
+    ("cnn", "static_per_tensor"),
+    ("cnn", "static_per_channel"),
+    ("cnn", "qat"),
+    ("transformer_encoder", "static_per_channel"),
 ]
 
 
-@pytest.mark.parametrize("name,scheme,max_steps,fraction", STATIC_CASES)
-def test_static_quantized_models_match_the_reference(name, scheme, max_steps, fraction):
+@pytest.mark.parametrize("name,scheme", SMALL_CASES)
+def test_static_quantized_models_match_the_reference(name, scheme):
     quantized = quantize(name, scheme)
     actual, _ = _run_portable(quantized)
     expected = quantized.converted(*quantized.inputs)
     assert quantized.output_step is not None
-    check_steps(actual, expected, quantized.output_step, max_steps, fraction)
+    check_steps(actual, expected, quantized.output_step, max_steps=1)
+
+
+@pytest.mark.parametrize(
+    "name,scheme,kernel_calls",
+    [
+        ("mobilenet_v2", "static_per_channel", 298),
+        ("resnet18", "static_per_tensor", 144),
+    ],
+)
+def test_deep_quantized_models_match_the_reference_operator_by_operator(
+    name, scheme, kernel_calls
+):
+    """MobileNetV2 and ResNet-18 are checked one kernel call at a time, each
+    against torch run on the runtime's own inputs to it: every quantize
+    gives torch's integers exactly, every fp32 operator is within 1e-4.
+    Their end-to-end outputs cannot be held to a tight bound: one quantize
+    in their 50+ layers rounding a near-tie the other way (fp32 sums in
+    another order than torch's) moves the logits by up to 23 steps of a
+    125-step range (measured over six inputs, on both kernel libraries),
+    and which inputs it happens on depends on the CPU's instruction set."""
+    quantized = quantize(name, scheme)
+    config = EdgeCompileConfig(fuse_quantized_weights=True)
+    edge = to_edge(quantized.exported, compile_config=config)
+    report = find_first_divergence(edge, quantized.inputs, same_inputs=True)
+    assert report.first_divergence is None, str(report)
+    assert len(report.comparisons) == kernel_calls
 
 
 @pytest.mark.parametrize(
