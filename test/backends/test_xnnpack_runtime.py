@@ -431,6 +431,47 @@ def test_convolutions_with_filters_past_l2_run_as_one_gemm(threads, tmp_path):
         compare(outputs[0], model(*inputs), ACCUMULATING, "last stage")
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_linears_with_weights_past_l2_run_as_one_gemm(threads, tmp_path):
+    """MiniLM's feed-forward block (384 -> 1536 -> 384: 2.4 MB per weight)
+    runs its two linears on the host GEMM (a fully connected node as a 1x1
+    convolution of its rows, runtime/f32_gemm_conv.h: "host
+    fully_connected" steps) and the 384 -> 384 projection (0.6 MB) on
+    XNNPACK's operator, with a dynamic sequence length: 128 rows, and 1
+    row as in an LLM's decode step (the GEMM's few-rows kernel). Tolerance:
+    the harness's "accumulating" (1536-term fp32 sums in another order
+    than eager's)."""
+
+    class FeedForward(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = torch.nn.Linear(384, 1536)
+            self.down = torch.nn.Linear(1536, 384)
+            self.projection = torch.nn.Linear(384, 384)
+
+        def forward(self, x):
+            return self.projection(x) + self.down(F.gelu(self.up(x)))
+
+    model = FeedForward().eval()
+    inputs = (torch.randn(1, 128, 384),)
+    sequence = torch.export.Dim("sequence", min=1, max=128)
+    tester = (
+        Tester(model, inputs, dynamic_shapes=({1: sequence},))
+        .to_edge_transform_and_lower([XnnpackPartitioner(num_threads=threads)])
+        .to_executorch()
+    )
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch"))[0] == 1
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    host = [n for n in names if n.startswith("host fully_connected node")]
+    assert len(host) == 2, names
+    assert sum(n.startswith("XNNPACK fully_connected node") for n in names) == 1
+    with torch.no_grad():
+        compare(outputs[0], model(*inputs), ACCUMULATING, "128 rows")
+        decode = (torch.randn(1, 1, 384),)
+        outputs, _ = _step_names(tester, decode, tmp_path)
+        compare(outputs[0], model(*decode), ACCUMULATING, "1 row")
+
+
 def test_mobilenet_v2_depthwise_convolutions_run_on_the_host_kernel(tmp_path):
     """All 17 of MobileNetV2's depthwise convolutions (strides 1 and 2, 32
     to 960 channels) run on the host kernel, and the network matches eager

@@ -64,8 +64,12 @@ bool F32GemmConv::init(const F32GemmConvShape& shape,
   const auto address = reinterpret_cast<uintptr_t>(packed_storage_.get());
   float* packed =
       packed_storage_.get() + (64 - address % 64) % 64 / sizeof(float);
-  // B(k, j) is filter row j, element k.
-  opt::sgemm_pack_b(n, k, opt::MatrixView{filter, 1, k}, packed);
+  // B(k, j) is filter row j, element k; of a transposed filter, row k,
+  // element j.
+  const opt::MatrixView b = shape.filter_transposed
+                                ? opt::MatrixView{filter, n, 1}
+                                : opt::MatrixView{filter, 1, k};
+  opt::sgemm_pack_b(n, k, b, packed);
   packed_ = packed;
   return true;
 }

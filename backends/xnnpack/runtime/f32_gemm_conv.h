@@ -6,7 +6,9 @@
 // node's output clamp in the GEMM's epilogue. The filter ([out_c, kh, kw,
 // in_c], XNNPACK's layout: a row of the im2col matrix is (kh, kw, c) in that
 // order) is packed into the GEMM's panels at init, and a 1x1 stride-1
-// unpadded convolution reads its input as the im2col matrix.
+// unpadded convolution reads its input as the im2col matrix. A fully
+// connected node is such a convolution of its input's rows (host_kernels.cpp
+// runs it as batch 1, rows x 1 pixels).
 //
 // Why: Debian's 2022 XNNPACK walks a convolution's output a tile of 7
 // pixels at a time, and each tile reads the whole packed filter. A filter
@@ -44,6 +46,10 @@ struct F32GemmConvShape {
   size_t dilation_h = 1, dilation_w = 1;
   size_t pad_top = 0, pad_left = 0;
   size_t in_channels = 0, out_channels = 0;
+  // The filter is [kernel_h * kernel_w * in_channels, out_channels] (a
+  // fully connected node's with XNN_FLAG_TRANSPOSE_WEIGHTS) instead of
+  // [out_channels, kernel_h, kernel_w, in_channels].
+  bool filter_transposed = false;
   // The output clamp.
   float output_min = -__builtin_inff();
   float output_max = __builtin_inff();
@@ -51,7 +57,8 @@ struct F32GemmConvShape {
 
 class F32GemmConv {
  public:
-  // Packs `filter` ([out_channels, kernel_h, kernel_w, in_channels]) and
+  // Packs `filter` ([out_channels, kernel_h, kernel_w, in_channels], or
+  // transposed as the shape says) and
   // keeps `bias` ([out_channels] or null), which must outlive the kernel
   // (the blob's constants do). False for a shape it does not take (a zero
   // size) or out of memory.

@@ -173,9 +173,9 @@ void take_f32_conv(const Graph& graph,
 }
 
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
-// A float32 convolution without flags (XNNPACK's TensorFlow SAME padding is
-// computed at run time) whose filter and bias (if any) are constants.
-bool is_fp32_conv_with_constants(const Graph& graph, const Node& node) {
+// A float32 convolution or fully connected node whose filter and bias (if
+// any) are constants.
+bool is_fp32_with_constant_weights(const Graph& graph, const Node& node) {
   const auto fp32 = XNNDatatype::xnn_datatype_fp32;
   const ValueInfo& filter = graph.values[node.inputs[1]];
   const bool has_bias = node.inputs[2] != kNoValue;
@@ -184,8 +184,7 @@ bool is_fp32_conv_with_constants(const Graph& graph, const Node& node) {
          graph.values[node.outputs[0]].datatype == fp32 &&
          filter.constant != nullptr &&
          (!has_bias || (graph.values[node.inputs[2]].datatype == fp32 &&
-                        graph.values[node.inputs[2]].constant != nullptr)) &&
-         node.flags == 0;
+                        graph.values[node.inputs[2]].constant != nullptr));
 }
 
 // A float32 convolution on the optimized kernels' Winograd F(4x4, 3x3)
@@ -266,10 +265,10 @@ void take_winograd_conv(const Graph& graph, Node* node) {
   const ValueInfo& filter = graph.values[node->inputs[1]];
   const ValueInfo& out = graph.values[node->outputs[0]];
   const bool has_bias = node->inputs[2] != kNoValue;
-  if (!is_fp32_conv_with_constants(graph, *node) || p->kernel_height() != 3 ||
-      p->kernel_width() != 3 || p->subsampling_height() != 1 ||
-      p->subsampling_width() != 1 || p->dilation_height() != 1 ||
-      p->dilation_width() != 1 ||
+  if (!is_fp32_with_constant_weights(graph, *node) || node->flags != 0 ||
+      p->kernel_height() != 3 || p->kernel_width() != 3 ||
+      p->subsampling_height() != 1 || p->subsampling_width() != 1 ||
+      p->dilation_height() != 1 || p->dilation_width() != 1 ||
       !kernels::optimized::Winograd3x3::pays(p->group_input_channels(),
                                              p->group_output_channels(),
                                              out.dims[1] * out.dims[2])) {
@@ -333,7 +332,7 @@ void take_f32_gemm_conv(const Graph& graph, Node* node) {
   const size_t filter_bytes = size_t{p->group_output_channels()} *
                               p->kernel_height() * p->kernel_width() *
                               p->group_input_channels() * sizeof(float);
-  if (!is_fp32_conv_with_constants(graph, *node) ||
+  if (!is_fp32_with_constant_weights(graph, *node) || node->flags != 0 ||
       filter_bytes < F32GemmConv::kMinFilterBytes) {
     return;
   }
@@ -344,6 +343,49 @@ void take_f32_gemm_conv(const Graph& graph, Node* node) {
   shape.output_min = node->output_min;
   shape.output_max = node->output_max;
   take_f32_conv<F32GemmConv>(graph, node, shape, run_f32_gemm_conv);
+}
+
+Error run_f32_gemm_fc(const HostContext& context, const Node& node) {
+  const auto& fc = *static_cast<const F32GemmConv*>(node.host_state.get());
+  const Dims& x = context.graph.values[node.inputs[0]].dims;
+  const Dims& w = context.graph.values[node.inputs[1]].dims;
+  // At the run's dims: a dynamic sequence length changes the row count.
+  const size_t rows = product(x, 0, x.size() - 1);
+  ET_CHECK_OR_RETURN_ERROR(
+      fc.run(static_cast<const float*>(context.data[node.inputs[0]]),
+             1,
+             rows,
+             1,
+             static_cast<float*>(context.data[node.outputs[0]]),
+             rows,
+             1,
+             pool_for(rows * w[0] * w[1], kMinParallelMacs, context.pool)),
+      MemoryAllocationFailed,
+      "fully connected to value %u: no memory for its GEMM scratch",
+      context.graph.values[node.outputs[0]].id);
+  return Error::Ok;
+}
+
+// A float32 fully connected node whose filter is past L2
+// (F32GemmConv::kMinFilterBytes) runs as a 1x1 convolution of its input's
+// rows on F32GemmConv: XNNPACK's streams the filter from L3 for every 7
+// rows, as its convolutions do (README.md).
+void take_f32_gemm_fc(const Graph& graph, Node* node) {
+  const Dims& w = graph.values[node->inputs[1]].dims;
+  if (!is_fp32_with_constant_weights(graph, *node) || w.size() != 2 ||
+      w[0] * w[1] * sizeof(float) < F32GemmConv::kMinFilterBytes) {
+    return;
+  }
+  // Filter [N, K], or [K, N] with XNN_FLAG_TRANSPOSE_WEIGHTS (checked at
+  // load: no other flag).
+  const bool transposed = (node->flags & XNN_FLAG_TRANSPOSE_WEIGHTS) != 0;
+  F32GemmConvShape shape;
+  shape.in_channels = transposed ? w[0] : w[1];
+  shape.out_channels = transposed ? w[1] : w[0];
+  shape.filter_transposed = transposed;
+  shape.output_min = node->output_min;
+  shape.output_max = node->output_max;
+  take_f32_conv<F32GemmConv>(graph, node, shape, run_f32_gemm_fc);
 }
 #endif
 
@@ -443,6 +485,12 @@ void take_nodes_on_host(Graph* graph) {
   }
   const bool vnni = qs8::vnni_available();
   for (Node& node : graph->nodes) {
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+    if (node.kind == XNodeUnion::XNNFullyConnected) {
+      take_f32_gemm_fc(*graph, &node);
+      continue;
+    }
+#endif
     take_conv(*graph, &node, vnni);
   }
 }

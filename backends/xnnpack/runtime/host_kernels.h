@@ -5,8 +5,8 @@
 // one-group convolutions of the shapes where Winograd F(4x4, 3x3) pays
 // (kernels/optimized/cpu/winograd.h, when the optimized kernels are built;
 // the backend's README has the measurements), other float32 one-group
-// convolutions whose filter does not fit in L2 (f32_gemm_conv.h), static
-// int8 convolutions
+// convolutions and float32 fully connected nodes whose filter does not fit
+// in L2 (f32_gemm_conv.h), static int8 convolutions
 // (one group: qs8_conv.h; depthwise: qs8_dwconv.h, each says why) on CPUs
 // with AVX512-VNNI, and fp32 depthwise 3x3 convolutions (f32_dwconv.h) on
 // CPUs with AVX2 or AVX-512. The blob is unchanged (it is upstream's

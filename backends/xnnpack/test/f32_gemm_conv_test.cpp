@@ -171,6 +171,38 @@ TEST(F32GemmConvTest, MatchesADirectConvolution) {
   pthreadpool_destroy(pool);
 }
 
+TEST(F32GemmConvTest, ATransposedFilterIsAFullyConnectedLayer) {
+  // A fully connected node with XNN_FLAG_TRANSPOSE_WEIGHTS: filter [in,
+  // out], rows as pixels; 9 rows, and 1 as in an LLM's decode step.
+  for (const size_t rows : {size_t{9}, size_t{1}}) {
+    const Case c{shape_of(1, 1, 1, 0, 40, 50), 1, rows, 1, true};
+    const F32GemmConvShape& s = c.shape;
+    const auto x = random_values(rows * s.in_channels, -1.0f, 1.0f, 7);
+    const auto filter =
+        random_values(s.out_channels * s.in_channels, -1.0f, 1.0f, 8);
+    const auto bias = random_values(s.out_channels, -1.0f, 1.0f, 9);
+    std::vector<float> transposed(filter.size());
+    for (size_t o = 0; o < s.out_channels; ++o) {
+      for (size_t i = 0; i < s.in_channels; ++i) {
+        transposed[i * s.out_channels + o] = filter[o * s.in_channels + i];
+      }
+    }
+    double scale = 0.0;
+    const std::vector<double> want = reference(c, x, filter, bias, &scale);
+    F32GemmConvShape fc = s;
+    fc.filter_transposed = true;
+    F32GemmConv conv;
+    ASSERT_TRUE(conv.init(fc, transposed.data(), bias.data()));
+    std::vector<float> got(want.size(), std::nanf(""));
+    ASSERT_TRUE(conv.run(x.data(), 1, rows, 1, got.data(), rows, 1, nullptr));
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_LE(std::fabs(got[i] - want[i]), 1e-5 * scale)
+          << rows << " rows: [" << i << "] got " << got[i] << " expected "
+          << want[i];
+    }
+  }
+}
+
 TEST(F32GemmConvTest, RefusesZeroSizes) {
   const std::vector<float> filter(9, 1.0f);
   F32GemmConv conv;

@@ -277,8 +277,10 @@ void run_tile(const Problem& p,
       const float* a_block =
           p.a.data + i0 * p.a.row_stride + k0 * p.a.col_stride;
       // Contiguous rows of A (a convolution's weight, a linear's input)
-      // are read in place; only a ragged last panel is packed (zero rows).
-      const int64_t unpacked = a_rows_in_place ? mc / mr * mr : 0;
+      // are read in place, a ragged last panel by the few-rows kernel
+      // (only its live rows: a one-row product computes one row); strided
+      // rows are packed, a ragged last panel with zero rows.
+      const int64_t unpacked = a_rows_in_place ? mc : 0;
       pack_panels(a_block + unpacked * p.a.row_stride,
                   p.a.row_stride,
                   p.a.col_stride,
@@ -296,10 +298,14 @@ void run_tile(const Problem& p,
               ? a_block + i * p.a.row_stride
               : packed_a + (i - unpacked) / mr * kc * mr;
           float* c = p.c + (i0 + i) * p.ldc + n0 + j;
-          float* dst = live_rows == mr && live_cols == nr ? c : edge;
+          float* dst =
+              live_cols == nr && (live_rows == mr || in_place) ? c : edge;
           const int64_t ld = dst == c ? p.ldc : nr;
           const bool add = dst == c && accumulate;
-          if (in_place) {
+          if (in_place && live_rows < mr) {
+            s.gemm_microkernel_few_rows(
+                kc, a_panel, p.a.row_stride, b_panel, dst, ld, add, live_rows);
+          } else if (in_place) {
             s.gemm_microkernel_rows(
                 kc, a_panel, p.a.row_stride, b_panel, dst, ld, add);
           } else {

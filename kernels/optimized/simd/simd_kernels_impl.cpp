@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <executorch/kernels/optimized/simd/vec.h>
 #include <executorch/kernels/optimized/simd/vec_math.h>
@@ -28,9 +29,10 @@ constexpr int kNv = 2;
 constexpr int kMr = kVecBytes == 64 ? 8 : 6;
 constexpr int kNr = kNv * kLanes;
 
-// A(i, k) is a[i * kMr + k] in a packed panel (kRows false: kMr floats per
-// step), a[i * lda + k] read in place from rows of A (kRows true).
-template <bool kRows>
+// kR rows of C (kMr but for a short last panel). A(i, k) is a[i * kMr + k]
+// in a packed panel (kRows false: kMr floats per step), a[i * lda + k] read
+// in place from rows of A (kRows true).
+template <bool kRows, int kR = kMr>
 inline void gemm_block(int64_t kc,
                        const float* __restrict a,
                        int64_t lda,
@@ -38,8 +40,8 @@ inline void gemm_block(int64_t kc,
                        float* c,
                        int64_t ldc,
                        bool accumulate) {
-  Vec acc[kMr][kNv];
-  for (int i = 0; i < kMr; ++i) {
+  Vec acc[kR][kNv];
+  for (int i = 0; i < kR; ++i) {
     for (int j = 0; j < kNv; ++j) {
       acc[i][j] = Vec{};
     }
@@ -49,7 +51,7 @@ inline void gemm_block(int64_t kc,
     for (int j = 0; j < kNv; ++j) {
       bv[j] = load(b + j * kLanes);
     }
-    for (int i = 0; i < kMr; ++i) {
+    for (int i = 0; i < kR; ++i) {
       const Vec av = broadcast(kRows ? a[i * lda] : a[i]);
       for (int j = 0; j < kNv; ++j) {
         acc[i][j] += av * bv[j];
@@ -58,7 +60,7 @@ inline void gemm_block(int64_t kc,
     a += kRows ? 1 : kMr;
     b += kNr;
   }
-  for (int i = 0; i < kMr; ++i) {
+  for (int i = 0; i < kR; ++i) {
     for (int j = 0; j < kNv; ++j) {
       float* p = c + i * ldc + j * kLanes;
       store(p, accumulate ? load(p) + acc[i][j] : acc[i][j]);
@@ -83,6 +85,42 @@ void gemm_microkernel_rows(int64_t kc,
                            int64_t ldc,
                            bool accumulate) {
   gemm_block<true>(kc, a, lda, b, c, ldc, accumulate);
+}
+
+template <int... kRs>
+void few_rows_of(std::integer_sequence<int, kRs...>,
+                 int64_t rows,
+                 int64_t kc,
+                 const float* a,
+                 int64_t lda,
+                 const float* b,
+                 float* c,
+                 int64_t ldc,
+                 bool accumulate) {
+  // Row counts 1 .. kMr - 1: the block for `rows`.
+  ((rows == kRs + 1
+        ? gemm_block<true, kRs + 1>(kc, a, lda, b, c, ldc, accumulate)
+        : void()),
+   ...);
+}
+
+void gemm_microkernel_few_rows(int64_t kc,
+                               const float* a,
+                               int64_t lda,
+                               const float* b,
+                               float* c,
+                               int64_t ldc,
+                               bool accumulate,
+                               int64_t rows) {
+  few_rows_of(std::make_integer_sequence<int, kMr - 1>{},
+              rows,
+              kc,
+              a,
+              lda,
+              b,
+              c,
+              ldc,
+              accumulate);
 }
 
 // ---- Elementwise ---------------------------------------------------------
@@ -643,6 +681,7 @@ const SimdKernels& ET_OPT_CONCAT(simd_kernels_, ET_OPT_ISA_NAMESPACE)() {
       simd::kNr,
       simd::gemm_microkernel,
       simd::gemm_microkernel_rows,
+      simd::gemm_microkernel_few_rows,
       simd::binary,
       simd::unary,
       simd::sum,

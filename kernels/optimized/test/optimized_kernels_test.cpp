@@ -536,9 +536,14 @@ TEST_P(OptimizedKernels, MatrixProducts) {
   // 300 x 260 x 530: a tile of 3 row blocks (144, 144, 12) against each
   // packed B block, 2 column tiles (the second ragged), 2 depth slices.
   // 20 x 300 x 1100: fewer rows than a row block, 3 column blocks of at
-  // most 512 that 2 threads split into 4 (N not a multiple of NR).
+  // most 512 that 2 threads split into 4 (N not a multiple of NR). Row
+  // counts that are not a multiple of MR (6 or 8) end in a short panel,
+  // which the few-rows kernel runs when A's rows are read in place; 1 x
+  // 700 x 1100 is an LLM decode step's shape (one row, 2 depth slices).
   for (const auto& [m, k, n] :
        std::vector<std::tuple<int32_t, int32_t, int32_t>>{{1, 1, 1},
+                                                          {1, 700, 1100},
+                                                          {3, 520, 33},
                                                           {7, 13, 5},
                                                           {64, 300, 70},
                                                           {150, 520, 130},
