@@ -176,7 +176,7 @@ void attention_tile(const AttentionProblem& p,
       const Vec m = simd::broadcast(row.running_max);
       Vec sum{};
       for (int64_t t = 0; t < kBlock; t += kLanes) {
-        const Vec w = simd::exp(simd::load(sc + t) - m);
+        const Vec w = simd::exp_nonpositive(simd::load(sc + t) - m);
         sum += w;
         simd::store(sc + t, w);
       }

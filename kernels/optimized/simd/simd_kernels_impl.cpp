@@ -308,15 +308,27 @@ void accumulate(float* acc, const float* x, int64_t n) {
   }
 }
 
-float max_of(const float* x, int64_t n) {
-  Vec m = broadcast(-__builtin_inff());
+// The largest value of a softmax row. NaN need not propagate here: a NaN
+// element's exp makes the row's sum, and so every output, NaN anyway. Two
+// accumulators halve the compare-and-select chain the loop waits on.
+float softmax_row_max(const float* x, int64_t n) {
+  Vec m0 = broadcast(-__builtin_inff());
+  Vec m1 = m0;
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    m = max(m, load(x + i));
+  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
+    const Vec a = load(x + i);
+    const Vec b = load(x + i + kLanes);
+    m0 = select(a > m0, a, m0);
+    m1 = select(b > m1, b, m1);
   }
-  float result = reduce_max(m);
+  if (i + kLanes <= n) {
+    const Vec a = load(x + i);
+    m0 = select(a > m0, a, m0);
+    i += kLanes;
+  }
+  float result = reduce_max(select(m1 > m0, m1, m0));
   for (; i < n; ++i) {
-    result = (x[i] > result || x[i] != x[i]) ? x[i] : result;
+    result = x[i] > result ? x[i] : result;
   }
   return result;
 }
@@ -325,30 +337,30 @@ void softmax_row(const float* in, float* out, int64_t n, bool log) {
   if (n <= 0) {
     return;
   }
-  const float row_max = max_of(in, n);
+  const float row_max = softmax_row_max(in, n);
   // A row of -inf (fully masked) gives NaN, as in PyTorch; so does a NaN.
   const Vec vmax = broadcast(row_max);
   Vec total{};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    const Vec e = exp(load(in + i) - vmax);
+    const Vec e = exp_nonpositive(load(in + i) - vmax);
     if (!log) {
       store(out + i, e);
     }
     total += e;
   }
   if (i < n) {
-    const Vec e = exp(load_partial(in + i, n - i) - vmax);
-    // Padding lanes computed exp(0 - max); they must not count.
+    // Padding lanes hold -inf, whose exp is 0: they add nothing to the sum.
     float lanes[kLanes];
-    store(lanes, e);
     for (int64_t l = n - i; l < kLanes; ++l) {
-      lanes[l] = 0.0f;
+      lanes[l] = -__builtin_inff();
     }
+    std::memcpy(lanes, in + i, (n - i) * sizeof(float));
+    const Vec e = exp_nonpositive(load(lanes) - vmax);
     if (!log) {
-      std::memcpy(out + i, lanes, (n - i) * sizeof(float));
+      store_partial(out + i, e, n - i);
     }
-    total += load(lanes);
+    total += e;
   }
   const float s = reduce_add(total);
   if (log) {
@@ -392,7 +404,7 @@ void softmax_lanes(const float* in,
     for (int64_t r = 0; r < n; ++r) {
       const float* src = in + r * stride + l0;
       const Vec x = w == kLanes ? load(src) : load_partial(src, w);
-      const Vec e = exp(x - m);
+      const Vec e = exp_nonpositive(x - m);
       total += e;
       if (!log) {
         float* dst = out + r * stride + l0;

@@ -97,8 +97,10 @@ void expect_same(const std::vector<std::vector<int32_t>>& out_sizes,
     ASSERT_EQ(ref.size(), got.size()) << what;
     size_t bad = 0;
     for (size_t i = 0; i < ref.size(); ++i) {
-      const bool both_nan = std::isnan(ref[i]) && std::isnan(got[i]);
-      if (!both_nan &&
+      // Equal infinities match; so do two NaNs.
+      const bool same =
+          got[i] == ref[i] || (std::isnan(ref[i]) && std::isnan(got[i]));
+      if (!same &&
           !(std::fabs(got[i] - ref[i]) <= atol + 1e-4f * std::fabs(ref[i]))) {
         if (++bad <= 3) {
           ADD_FAILURE() << what << " out " << o << " [" << i << "]: optimized "
@@ -715,6 +717,59 @@ TEST_P(OptimizedKernels, SoftmaxAlongEveryDim) {
           std::string(log ? "log_softmax" : "softmax") + " dim " +
               std::to_string(dim) + " of " + std::to_string(sizes.size()) +
               "-d");
+    }
+  }
+}
+
+// Rows whose exp underflows (gaps to the max below -87), masked (-inf)
+// entries, fully masked rows, NaN and +inf, and rows far below zero (a
+// loop tail's padding must not count), at lengths around the vector
+// widths, along the last dim (one row at a time) and a middle dim (lanes).
+TEST_P(OptimizedKernels, SoftmaxOfSpecialValues) {
+  const float inf = INFINITY;
+  for (const int32_t n : {1, 5, 16, 19, 37, 40}) {
+    std::vector<std::vector<float>> rows = {random_values(n, -200.0f, 0.0f),
+                                            random_values(n, -1e30f, -1e29f),
+                                            std::vector<float>(n, -inf),
+                                            random_values(n, -3.0f, 3.0f),
+                                            random_values(n, -3.0f, 3.0f),
+                                            random_values(n, -3.0f, 3.0f)};
+    rows[3][n / 2] = -inf;
+    rows[4][n - 1] = NAN;
+    rows[5][0] = inf;
+    const int32_t count = static_cast<int32_t>(rows.size());
+    // Each row as a row of [count, n], and as a lane of [1, n, count].
+    std::vector<float> by_rows, by_lanes(count * n);
+    for (int32_t r = 0; r < count; ++r) {
+      by_rows.insert(by_rows.end(), rows[r].begin(), rows[r].end());
+      for (int32_t i = 0; i < n; ++i) {
+        by_lanes[i * count + r] = rows[r][i];
+      }
+    }
+    for (const bool lanes : {false, true}) {
+      const std::vector<int32_t> sizes = lanes
+                                             ? std::vector<int32_t>{1, n, count}
+                                             : std::vector<int32_t>{count, n};
+      const int64_t dim = 1;
+      TestTensor x(ScalarType::Float, sizes, lanes ? by_lanes : by_rows);
+      for (const bool log : {false, true}) {
+        expect_same(
+            {sizes},
+            [&](auto& c, bool o, std::vector<Tensor*>& outs) {
+              if (log) {
+                o ? native::opt_log_softmax_out(
+                        c, x.tensor(), dim, false, *outs[0])
+                  : native::log_softmax_out(
+                        c, x.tensor(), dim, false, *outs[0]);
+              } else {
+                o ? native::opt_softmax_out(c, x.tensor(), dim, false, *outs[0])
+                  : native::softmax_out(c, x.tensor(), dim, false, *outs[0]);
+              }
+            },
+            std::string(log ? "log_softmax" : "softmax") + " of special " +
+                "values, length " + std::to_string(n) +
+                (lanes ? ", lanes" : ", rows"));
+      }
     }
   }
 }
