@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+#include <executorch/kernels/optimized/cpu/strided_copy.h>
+#endif
+
 namespace executorch {
 namespace backends {
 namespace xnnpack {
@@ -122,6 +126,22 @@ bool gather_transposed(const uint8_t* in,
   const size_t rows = out_dims[rank - 2];
   const size_t columns = out_dims[rank - 1];
   const size_t column_step = step[rank - 1];
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+  // Floats in 4 x 4 blocks in SIMD registers: an attention's K^T ([3, 197,
+  // 64] to [3, 64, 197]) took 37 us element by element, 4 GB/s.
+  if (element_size == 4) {
+    for_each_run(base, step, out_dims, 2, [&](size_t o, size_t offset) {
+      kernels::optimized::transpose_floats(
+          reinterpret_cast<const float*>(in) + offset,
+          static_cast<int64_t>(column_step),
+          static_cast<int64_t>(columns),
+          static_cast<int64_t>(rows),
+          reinterpret_cast<float*>(out) + o,
+          static_cast<int64_t>(columns));
+    });
+    return true;
+  }
+#endif
   return with_element_type(element_size, [&](auto zero) {
     for_each_run(base, step, out_dims, 2, [&](size_t o, size_t offset) {
       transpose_run<decltype(zero)>(

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <random>
 #include <vector>
 
 #include <pthreadpool.h>
@@ -80,14 +81,23 @@ TEST(HostGather, EveryPermutationOfA4dTensorEqualsTheReference) {
   }
 }
 
-// MobileNetV2's input: [1, 3, 9, 11] to [1, 9, 11, 3], and the transposed
-// last two dims of a slice (an offset, a row step of 2).
+// MobileNetV2's input: [1, 3, 9, 11] to [1, 9, 11, 3], the transposed
+// last two dims of a slice (an offset, a row step of 2), and an attention's
+// K^T ([3, 197, 64] to [3, 64, 197]; floats go through 4 x 4 blocks, whose
+// edges the odd sizes reach).
 TEST(HostGather, TransposedLastDimsOfInputsAndSlices) {
   for (size_t size : {1, 2, 4, 8}) {
-    std::vector<uint8_t> in(3 * 9 * 11 * size);
-    std::iota(in.begin(), in.end(), uint8_t(7));
+    // Random bytes: a byte counter would repeat every 256 bytes, and
+    // elements that far apart would look alike.
+    std::vector<uint8_t> in(3 * 197 * 64 * size);
+    std::mt19937 random(7);
+    for (uint8_t& byte : in) {
+      byte = static_cast<uint8_t>(random());
+    }
     expect_gather(in, 0, {297, 11, 1, 99}, {1, 9, 11, 3}, size);
     expect_gather(in, 5, {100, 1, 22}, {2, 4, 6}, size);
+    expect_gather(in, 0, {197 * 64, 1, 64}, {3, 64, 197}, size);
+    expect_gather(in, 3, {37 * 13, 1, 13}, {2, 13, 37}, size);
   }
 }
 
