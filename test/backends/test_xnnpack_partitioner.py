@@ -209,28 +209,37 @@ def test_kept_ops_lower_whole():
 PTE_FIXTURE_DIR = os.path.join(_ROOT, "backends", "xnnpack", "test", "fixtures")
 
 
+def _write_fixture(name: str, model: torch.nn.Module, x: torch.Tensor) -> None:
+    """`name`.pte (the model lowered whole), `name`_input.bin (x) and
+    `name`_expected.bin (eager's output), float32 little-endian."""
+    edge, _ = lower(model, (x,))
+    with open(os.path.join(PTE_FIXTURE_DIR, f"{name}.pte"), "wb") as f:
+        f.write(edge.to_executorch().buffer)
+    x.numpy().tofile(os.path.join(PTE_FIXTURE_DIR, f"{name}_input.bin"))
+    with torch.no_grad():
+        model(x).numpy().tofile(os.path.join(PTE_FIXTURE_DIR, f"{name}_expected.bin"))
+
+
 def write_pte_fixture() -> None:
-    """Writes the .pte the C++ test xnnpack_pte_test.cpp loads through
-    Program and Method: a small classifier delegated whole, with an input
-    and eager's output. Rerun after a change to the .pte or blob format:
-    `python test/backends/test_xnnpack_partitioner.py`."""
+    """Writes the .pte files the C++ test xnnpack_pte_test.cpp loads
+    through Program and Method, each with an input and eager's output: a
+    small classifier delegated whole, and a pre-norm transformer encoder
+    layer (the host steps: layer norm, safe softmax, batch matmul,
+    transposes, slices, GELU). Rerun after a change to the .pte or blob
+    format: `python test/backends/test_xnnpack_partitioner.py`."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(
+    classifier = torch.nn.Sequential(
         torch.nn.Conv2d(3, 4, 3, padding=1),
         torch.nn.ReLU(),
         torch.nn.AdaptiveAvgPool2d(1),
         torch.nn.Flatten(),
         torch.nn.Linear(4, 5),
     ).eval()
-    x = torch.randn(1, 3, 8, 8)
-    edge, _ = lower(model, (x,))
-    with open(os.path.join(PTE_FIXTURE_DIR, "conv_classifier.pte"), "wb") as f:
-        f.write(edge.to_executorch().buffer)
-    x.numpy().tofile(os.path.join(PTE_FIXTURE_DIR, "conv_classifier_input.bin"))
-    with torch.no_grad():
-        model(x).numpy().tofile(
-            os.path.join(PTE_FIXTURE_DIR, "conv_classifier_expected.bin")
-        )
+    _write_fixture("conv_classifier", classifier, torch.randn(1, 3, 8, 8))
+    encoder = torch.nn.TransformerEncoderLayer(
+        32, 2, 64, dropout=0.0, activation="gelu", batch_first=True, norm_first=True
+    ).eval()
+    _write_fixture("encoder_layer", encoder, torch.randn(1, 9, 32))
 
 
 if __name__ == "__main__":

@@ -12,6 +12,27 @@ namespace xnnpack {
 
 namespace {
 
+// Trailing dims of a Dims, viewed in place: gather's tasks share the
+// caller's dims instead of copying them (a heap allocation per call).
+struct DimsView {
+  const size_t* data;
+  size_t rank;
+  size_t size() const {
+    return rank;
+  }
+  size_t operator[](size_t i) const {
+    return data[i];
+  }
+};
+
+size_t product(DimsView dims, size_t begin, size_t end) {
+  size_t p = 1;
+  for (size_t i = begin; i < end; ++i) {
+    p *= dims[i];
+  }
+  return p;
+}
+
 // One thread's part of gather(): the slab at index i of the split dim.
 struct GatherTask {
   const uint8_t* in;
@@ -19,7 +40,7 @@ struct GatherTask {
   size_t split_step;
   // Steps and sizes of the dims after the split one.
   const size_t* step;
-  Dims dims;
+  DimsView dims;
   size_t slab;
   size_t element_size;
   uint8_t* out;
@@ -48,7 +69,7 @@ void copy_strided(const uint8_t* in,
 // run), advancing the outer index like an odometer.
 template <typename F>
 void for_each_run(
-    size_t base, const size_t* step, const Dims& out_dims, size_t tail, F f) {
+    size_t base, const size_t* step, DimsView out_dims, size_t tail, F f) {
   const size_t rank = out_dims.size();
   const size_t outer = rank - tail;
   const size_t run = product(out_dims, outer, rank);
@@ -116,7 +137,7 @@ void transpose_run(const uint8_t* in,
 bool gather_transposed(const uint8_t* in,
                        size_t base,
                        const size_t* step,
-                       const Dims& out_dims,
+                       DimsView out_dims,
                        size_t element_size,
                        uint8_t* out) {
   const size_t rank = out_dims.size();
@@ -153,7 +174,7 @@ bool gather_transposed(const uint8_t* in,
 void gather_serial(const uint8_t* in,
                    size_t base,
                    const size_t* step,
-                   const Dims& out_dims,
+                   DimsView out_dims,
                    size_t element_size,
                    uint8_t* out) {
   const size_t rank = out_dims.size();
@@ -200,11 +221,7 @@ void gather_slab(void* context, size_t i) {
 } // namespace
 
 size_t product(const Dims& dims, size_t begin, size_t end) {
-  size_t p = 1;
-  for (size_t i = begin; i < end; ++i) {
-    p *= dims[i];
-  }
-  return p;
+  return product(DimsView{dims.data(), dims.size()}, begin, end);
 }
 
 void row_major_strides(const Dims& dims, size_t* strides) {
@@ -230,14 +247,19 @@ void gather(const void* in,
     ++d;
   }
   if (d + 1 >= out_dims.size()) {
-    gather_serial(src, base, step, out_dims, element_size, dst);
+    gather_serial(src,
+                  base,
+                  step,
+                  DimsView{out_dims.data(), out_dims.size()},
+                  element_size,
+                  dst);
     return;
   }
   GatherTask task{src,
                   base,
                   step[d],
                   step + d + 1,
-                  Dims(out_dims.begin() + d + 1, out_dims.end()),
+                  DimsView{out_dims.data() + d + 1, out_dims.size() - d - 1},
                   product(out_dims, d + 1, out_dims.size()),
                   element_size,
                   dst};

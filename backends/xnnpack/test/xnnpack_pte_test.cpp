@@ -1,10 +1,15 @@
 // A .pte exported by the Python pipeline with XnnpackPartitioner
 // (test/backends/test_xnnpack_partitioner.py writes the fixture), loaded
 // through Program and Method: the emitted DelegateCall, delegate data and
-// compile specs reach XnnpackBackend, and the output matches eager's.
+// compile specs reach XnnpackBackend, and the output matches eager's (a
+// classifier, a transformer encoder layer); a second execute allocates
+// nothing from the C++ heap.
 
+#include <atomic>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <new>
 
 #include <gtest/gtest.h>
 
@@ -13,6 +18,26 @@
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/testing/buffer_data_loader.h>
 #include <executorch/runtime/testing/managed_memory.h>
+
+// Counts the process's operator new calls (this test binary's), so a test
+// can show that a steady-state execute makes none.
+static std::atomic<long> g_heap_allocations{0};
+
+void* operator new(size_t size) {
+  ++g_heap_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) {
+    return p;
+  }
+  throw std::bad_alloc();
+}
+
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
 
 namespace executorch {
 namespace backends {
@@ -34,9 +59,14 @@ std::vector<float> as_floats(const std::vector<uint8_t>& bytes) {
   return values;
 }
 
-TEST(XnnpackPte, ExportedClassifierRunsThroughMethod) {
+// Loads fixture `name`.pte, runs it on `name`_input.bin (of `input_sizes`)
+// and compares with eager's `name`_expected.bin; then executes again and
+// counts the heap allocations of that steady-state call.
+void expect_fixture_runs(const std::string& name,
+                         const std::vector<int32_t>& input_sizes,
+                         float tolerance) {
   ASSERT_EQ(register_xnnpack_backend(), Error::Ok);
-  const std::vector<uint8_t> pte = read_fixture("conv_classifier.pte");
+  const std::vector<uint8_t> pte = read_fixture((name + ".pte").c_str());
   ASSERT_FALSE(pte.empty());
   runtime::testing::BufferDataLoader loader(pte);
   runtime::Result<runtime::Program> program = runtime::Program::load(&loader);
@@ -49,14 +79,30 @@ TEST(XnnpackPte, ExportedClassifierRunsThroughMethod) {
   ASSERT_EQ(method.error(), Error::Ok);
 
   const TensorPtr input = input_tensor(
-      {1, 3, 8, 8}, as_floats(read_fixture("conv_classifier_input.bin")));
+      input_sizes, as_floats(read_fixture((name + "_input.bin").c_str())));
   ASSERT_EQ(method->set_input(*input, 0), Error::Ok);
   ASSERT_EQ(method->execute(), Error::Ok);
   const auto& out = method->get_output(0).toTensor();
   const float* data = out.const_data_ptr<float>();
   expect_near(std::vector<float>(data, data + out.numel()),
-              as_floats(read_fixture("conv_classifier_expected.bin")),
-              1e-4f);
+              as_floats(read_fixture((name + "_expected.bin").c_str())),
+              tolerance);
+
+  // Host steps and XNNPACK runtimes reuse what the first call set up.
+  const long before = g_heap_allocations.load();
+  ASSERT_EQ(method->execute(), Error::Ok);
+  EXPECT_EQ(g_heap_allocations.load() - before, 0)
+      << "operator new calls in a steady-state execute of " << name;
+}
+
+TEST(XnnpackPte, ExportedClassifierRunsThroughMethod) {
+  expect_fixture_runs("conv_classifier", {1, 3, 8, 8}, 1e-4f);
+}
+
+// A pre-norm transformer encoder layer: layer norm and safe softmax fused
+// host steps, batch matmuls, transposes, slices and GELU on the host.
+TEST(XnnpackPte, ExportedEncoderLayerRunsThroughMethod) {
+  expect_fixture_runs("encoder_layer", {1, 9, 32}, 1e-4f);
 }
 
 } // namespace
