@@ -15,6 +15,8 @@ kernels/optimized/README.md). The kernel-by-kernel comparison with the
 portable kernels is the optimized_kernels_test GoogleTest suite.
 """
 
+import os
+
 import pytest
 import torch
 
@@ -170,7 +172,6 @@ def test_threadpool_reset_and_default():
 
 
 def _library_in_subprocess(value):
-    import os
     import subprocess
     import sys
 
@@ -194,3 +195,35 @@ def test_optimized_kernels_are_the_default_and_portable_can_be_chosen():
     bad = _library_in_subprocess("fast")
     assert bad.returncode != 0
     assert "EXECUTORCH_KERNELS is 'fast'" in bad.stderr
+
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURE_DIR = os.path.join(_ROOT, "kernels", "optimized", "test", "fixtures")
+
+
+def write_program_fixtures() -> None:
+    """Writes the programs kernels/optimized/test/optimized_program_test.cpp
+    runs through Program and Method on the registered optimized kernels:
+    `name`.pte (plain to_edge), `name`_input.bin and eager's outputs,
+    flattened one after the other, in `name`_expected.bin (float32), for
+    the attention and convnet cases.
+    Rerun after a change to the .pte format:
+    `python test/ops/test_optimized_kernels.py`."""
+    for name in ("attention", "convnet"):
+        torch.manual_seed(0)
+        make_module, make_inputs = CASES[name]
+        module = make_module().eval()
+        (x,) = make_inputs()
+        program = to_edge(torch.export.export(module, (x,))).to_executorch()
+        with open(os.path.join(FIXTURE_DIR, f"{name}.pte"), "wb") as f:
+            f.write(program.buffer)
+        x.numpy().tofile(os.path.join(FIXTURE_DIR, f"{name}_input.bin"))
+        with torch.no_grad():
+            outputs = module(x)
+        outputs = outputs if isinstance(outputs, tuple) else (outputs,)
+        expected = torch.cat([o.flatten() for o in outputs])
+        expected.numpy().tofile(os.path.join(FIXTURE_DIR, f"{name}_expected.bin"))
+
+
+if __name__ == "__main__":
+    write_program_fixtures()
