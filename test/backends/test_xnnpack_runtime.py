@@ -438,7 +438,7 @@ def test_linears_with_weights_past_l2_run_as_one_gemm(threads, tmp_path):
     convolution of its rows, runtime/f32_gemm_conv.h: "host
     fully_connected" steps) and the 384 -> 384 projection (0.6 MB) on
     XNNPACK's operator, with a dynamic sequence length: 128 rows, and 1
-    row as in an LLM's decode step (the GEMM's few-rows kernel). Tolerance:
+    row as in an LLM's decode step (the GEMM computes only that row). Tolerance:
     the harness's "accumulating" (1536-term fp32 sums in another order
     than eager's)."""
 

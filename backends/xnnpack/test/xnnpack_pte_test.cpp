@@ -5,11 +5,8 @@
 // classifier, a transformer encoder layer); a second execute allocates
 // nothing from the C++ heap.
 
-#include <atomic>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <new>
 
 #include <gtest/gtest.h>
 
@@ -17,27 +14,8 @@
 #include <executorch/backends/xnnpack/test/test_util.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/testing/buffer_data_loader.h>
+#include <executorch/runtime/testing/heap_allocations.h>
 #include <executorch/runtime/testing/managed_memory.h>
-
-// Counts the process's operator new calls (this test binary's), so a test
-// can show that a steady-state execute makes none.
-static std::atomic<long> g_heap_allocations{0};
-
-void* operator new(size_t size) {
-  ++g_heap_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
 
 namespace executorch {
 namespace backends {
@@ -89,9 +67,9 @@ void expect_fixture_runs(const std::string& name,
               tolerance);
 
   // Host steps and XNNPACK runtimes reuse what the first call set up.
-  const long before = g_heap_allocations.load();
+  const long before = runtime::testing::heap_allocations();
   ASSERT_EQ(method->execute(), Error::Ok);
-  EXPECT_EQ(g_heap_allocations.load() - before, 0)
+  EXPECT_EQ(runtime::testing::heap_allocations() - before, 0)
       << "operator new calls in a steady-state execute of " << name;
 }
 

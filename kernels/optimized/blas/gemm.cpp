@@ -302,12 +302,9 @@ void run_tile(const Problem& p,
               live_cols == nr && (live_rows == mr || in_place) ? c : edge;
           const int64_t ld = dst == c ? p.ldc : nr;
           const bool add = dst == c && accumulate;
-          if (in_place && live_rows < mr) {
-            s.gemm_microkernel_few_rows(
-                kc, a_panel, p.a.row_stride, b_panel, dst, ld, add, live_rows);
-          } else if (in_place) {
+          if (in_place) {
             s.gemm_microkernel_rows(
-                kc, a_panel, p.a.row_stride, b_panel, dst, ld, add);
+                kc, a_panel, p.a.row_stride, b_panel, dst, ld, add, live_rows);
           } else {
             s.gemm_microkernel(kc, a_panel, b_panel, dst, ld, add);
           }

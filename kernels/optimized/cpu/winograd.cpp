@@ -226,7 +226,8 @@ void Winograd3x3::run(const WinogradIo& io,
                                   b,
                                   m_e + t * width + j * nr,
                                   width,
-                                  c0 > 0);
+                                  c0 > 0,
+                                  mr);
         }
       }
     }

@@ -58,26 +58,18 @@ struct SimdKernels {
                            int64_t ldc,
                            bool accumulate);
   // The same with A read in place: A_panel's row i is a[i * lda ...], kc
-  // contiguous floats (rows of a row-major A need no packing).
+  // contiguous floats (rows of a row-major A need no packing), for `rows`
+  // rows of A and C, 1 <= rows <= MR: a short last panel (a one-row
+  // product, an LLM's decode step) computes only its live rows instead of
+  // MR rows with zeros.
   void (*gemm_microkernel_rows)(int64_t kc,
                                 const float* a,
                                 int64_t lda,
                                 const float* b_panel,
                                 float* c,
                                 int64_t ldc,
-                                bool accumulate);
-
-  // gemm_microkernel_rows for `rows` rows of A and C, 1 <= rows < MR: a
-  // short last panel (a one-row product, an LLM's decode step) computes
-  // only its live rows instead of MR rows with zeros.
-  void (*gemm_microkernel_few_rows)(int64_t kc,
-                                    const float* a,
-                                    int64_t lda,
-                                    const float* b_panel,
-                                    float* c,
-                                    int64_t ldc,
-                                    bool accumulate,
-                                    int64_t rows);
+                                bool accumulate,
+                                int64_t rows);
 
   // out[i] = a[i * a_step] op b[i * b_step], steps 0 (broadcast) or 1.
   void (*binary)(BinaryOp op,

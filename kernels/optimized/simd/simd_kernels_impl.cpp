@@ -77,16 +77,6 @@ void gemm_microkernel(int64_t kc,
   gemm_block<false>(kc, a, 0, b, c, ldc, accumulate);
 }
 
-void gemm_microkernel_rows(int64_t kc,
-                           const float* a,
-                           int64_t lda,
-                           const float* b,
-                           float* c,
-                           int64_t ldc,
-                           bool accumulate) {
-  gemm_block<true>(kc, a, lda, b, c, ldc, accumulate);
-}
-
 template <int... kRs>
 void few_rows_of(std::integer_sequence<int, kRs...>,
                  int64_t rows,
@@ -104,14 +94,18 @@ void few_rows_of(std::integer_sequence<int, kRs...>,
    ...);
 }
 
-void gemm_microkernel_few_rows(int64_t kc,
-                               const float* a,
-                               int64_t lda,
-                               const float* b,
-                               float* c,
-                               int64_t ldc,
-                               bool accumulate,
-                               int64_t rows) {
+void gemm_microkernel_rows(int64_t kc,
+                           const float* a,
+                           int64_t lda,
+                           const float* b,
+                           float* c,
+                           int64_t ldc,
+                           bool accumulate,
+                           int64_t rows) {
+  if (rows == kMr) {
+    gemm_block<true>(kc, a, lda, b, c, ldc, accumulate);
+    return;
+  }
   few_rows_of(std::make_integer_sequence<int, kMr - 1>{},
               rows,
               kc,
@@ -693,7 +687,6 @@ const SimdKernels& ET_OPT_CONCAT(simd_kernels_, ET_OPT_ISA_NAMESPACE)() {
       simd::kNr,
       simd::gemm_microkernel,
       simd::gemm_microkernel_rows,
-      simd::gemm_microkernel_few_rows,
       simd::binary,
       simd::unary,
       simd::sum,

@@ -5,13 +5,10 @@
 // makes no operator new call: scratch is reused (kernels/optimized/README.md,
 // "Threads and memory"), at 1 and 2 threads of the process-wide pool.
 
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
-#include <new>
 #include <string>
 #include <vector>
 
@@ -22,26 +19,8 @@
 #include <executorch/kernels/optimized/register_optimized_kernels.h>
 #include <executorch/runtime/executor/program.h>
 #include <executorch/runtime/testing/buffer_data_loader.h>
+#include <executorch/runtime/testing/heap_allocations.h>
 #include <executorch/runtime/testing/managed_memory.h>
-
-// Counts this test binary's operator new calls.
-static std::atomic<long> g_heap_allocations{0};
-
-void* operator new(size_t size) {
-  ++g_heap_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
 
 namespace {
 
@@ -110,9 +89,9 @@ class OptimizedProgram : public ::testing::TestWithParam<int> {
     }
     EXPECT_EQ(at, want.size()) << name << ": fewer outputs than eager's";
 
-    const long before = g_heap_allocations.load();
+    const long before = executorch::runtime::testing::heap_allocations();
     ASSERT_EQ(method->execute(), Error::Ok);
-    EXPECT_EQ(g_heap_allocations.load() - before, 0)
+    EXPECT_EQ(executorch::runtime::testing::heap_allocations() - before, 0)
         << "operator new calls in a steady-state execute of " << name;
   }
 };

@@ -5,10 +5,8 @@
 // reference loops; cache writes; the Hadamard transform against its
 // matrix; bad arguments; and no heap allocation per attention call.
 
-#include <atomic>
 #include <cmath>
 #include <cstdlib>
-#include <new>
 #include <tuple>
 #include <vector>
 
@@ -17,28 +15,13 @@
 #include <NativeFunctions.h>
 #include <executorch/extension/llm/custom_ops/attention.h>
 #include <executorch/kernels/portable/test/test_tensor.h>
+#include <executorch/runtime/testing/heap_allocations.h>
 #ifdef ET_USE_THREADPOOL
 #include <executorch/extension/threadpool/threadpool.h>
 #endif
 #ifdef ET_LLM_TEST_ISAS
 #include <executorch/kernels/optimized/simd/isa.h>
 #endif
-
-// Counts operator new calls, to show the attention kernel allocates none.
-static std::atomic<long> g_allocations{0};
-void* operator new(size_t size) {
-  ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) {
-    return p;
-  }
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  std::free(p);
-}
 
 using namespace torch::executor::testing;
 namespace native = torch::executor::native;
@@ -244,7 +227,7 @@ TEST_P(Attention, AllocatesNothingPerCall) {
                  {c.batch, c.seq, c.heads, c.head_dim},
                  zeros(t.q.size()));
   TempContext ctx;
-  const long before = g_allocations.load();
+  const long before = ::executorch::runtime::testing::heap_allocations();
   native::custom_sdpa_out(ctx.get(),
                           q,
                           k,
@@ -255,7 +238,7 @@ TEST_P(Attention, AllocatesNothingPerCall) {
                           true,
                           std::nullopt,
                           out);
-  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(::executorch::runtime::testing::heap_allocations() - before, 0);
   EXPECT_EQ(ctx.get().failure_state(), Error::Ok);
 }
 
