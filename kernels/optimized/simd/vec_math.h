@@ -15,6 +15,9 @@ namespace optimized {
 namespace simd {
 inline namespace ET_OPT_ISA_NAMESPACE {
 
+// e^kExpLo is the smallest normal float: below it exp gives 0.
+constexpr float kExpLo = -87.3365478515625f;
+
 // e^x = 2^n * e^r with n = round(x / ln 2) and |r| <= ln(2) / 2, where
 // e^r = 1 + r + r^2 * P(r) (P of degree 4, relative error 1e-8 on that
 // interval). ln 2 is split in two so r is exact to float precision. Returns
@@ -39,7 +42,7 @@ inline Vec exp2_normal(VecI n) {
 }
 
 inline Vec exp(Vec x) {
-  const Vec lo = broadcast(-87.3365478515625f);    // e^lo = smallest normal
+  const Vec lo = broadcast(kExpLo);
   const Vec hi = broadcast(88.72283172607421875f); // largest finite
   VecI n;
   const Vec p = exp_reduced(min(max(x, lo), hi), &n);
@@ -55,7 +58,7 @@ inline Vec exp(Vec x) {
 // normal float: no upper limit and no two-factor scaling, about a third
 // fewer instructions than exp. Positive x is outside its domain.
 inline Vec exp_nonpositive(Vec x) {
-  const Vec lo = broadcast(-87.3365478515625f);
+  const Vec lo = broadcast(kExpLo);
   const VecI underflow = x < lo;
   VecI n;
   const Vec p = exp_reduced(select(underflow, lo, x), &n);

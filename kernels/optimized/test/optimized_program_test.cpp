@@ -26,19 +26,17 @@ namespace {
 
 using executorch::runtime::Error;
 
-std::vector<float> read_floats(const std::string& name) {
-  std::ifstream in(std::string(OPTIMIZED_TEST_FIXTURES) + "/" + name,
-                   std::ios::binary);
-  std::vector<char> bytes(std::istreambuf_iterator<char>(in), {});
-  std::vector<float> values(bytes.size() / sizeof(float));
-  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
-  return values;
-}
-
 std::vector<uint8_t> read_bytes(const std::string& name) {
   std::ifstream in(std::string(OPTIMIZED_TEST_FIXTURES) + "/" + name,
                    std::ios::binary);
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+std::vector<float> read_floats(const std::string& name) {
+  const std::vector<uint8_t> bytes = read_bytes(name);
+  std::vector<float> values(bytes.size() / sizeof(float));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(float));
+  return values;
 }
 
 class OptimizedProgram : public ::testing::TestWithParam<int> {
