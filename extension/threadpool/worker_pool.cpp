@@ -115,6 +115,7 @@ WorkerPool::WorkerPool(size_t threads, std::chrono::nanoseconds spin)
     : thread_count_(threads),
       spin_(spin),
       generation_(fork_generation()),
+      shares_(new Share[threads]),
       sleep_(new Sleep) {
   workers_.reserve(threads - 1);
   for (size_t i = 1; i < threads; ++i) {
@@ -169,9 +170,16 @@ void WorkerPool::run(ChunkFunction fn,
   std::lock_guard<std::mutex> submit(submit_mutex_);
   fn_ = fn;
   context_ = context;
-  items_ = items;
   flags_ = flags;
-  next_item_.store(0, std::memory_order_relaxed);
+  const size_t shares = threads();
+  // items * k / shares, without overflow for any items.
+  const auto boundary = [&](size_t k) {
+    return items / shares * k + items % shares * k / shares;
+  };
+  for (size_t k = 0; k < shares; ++k) {
+    shares_[k].next.store(boundary(k), std::memory_order_relaxed);
+    shares_[k].end = boundary(k + 1);
+  }
   // seq_cst pairs with the sleeping worker's: either it sees the new job
   // before it sleeps, or this thread sees it counted among the sleepers.
   const uint64_t job =
@@ -182,7 +190,7 @@ void WorkerPool::run(ChunkFunction fn,
     sleep_->wake.notify_all();
   }
 
-  run_chunks();
+  run_chunks(/*first_share=*/0);
 
   // Every item is claimed: close the job to latecomers and wait for the
   // workers inside to finish their chunks.
@@ -198,22 +206,28 @@ void WorkerPool::run(ChunkFunction fn,
   }
 }
 
-void WorkerPool::run_chunks() {
+void WorkerPool::run_chunks(size_t first_share) {
   ChunkScope scope;
-  // Guided chunks: large first for few claims, small last for balance.
-  const size_t divisor = 2 * thread_count_;
-  size_t first = next_item_.load(std::memory_order_relaxed);
-  while (first < items_) {
-    const size_t take = std::max<size_t>(1, (items_ - first) / divisor);
-    if (next_item_.compare_exchange_weak(
-            first, first + take, std::memory_order_relaxed)) {
-      fn_(context_, first, first + take);
-      first = next_item_.load(std::memory_order_relaxed);
+  const size_t shares = threads();
+  for (size_t i = 0; i < shares; ++i) {
+    Share& share = shares_[(first_share + i) % shares];
+    // Halves of what is left: few claims, and small last chunks for the
+    // threads that finish their own share early.
+    size_t first = share.next.load(std::memory_order_relaxed);
+    while (first < share.end) {
+      const size_t take = std::max<size_t>(1, (share.end - first) / 2);
+      if (share.next.compare_exchange_weak(
+              first, first + take, std::memory_order_relaxed)) {
+        fn_(context_, first, first + take);
+        first = share.next.load(std::memory_order_relaxed);
+      }
     }
   }
 }
 
 void WorkerPool::work() {
+  const size_t own_share =
+      next_worker_share_.fetch_add(1, std::memory_order_relaxed);
   uint32_t seen_job = 0;
   bool spin = true;
   for (;;) {
@@ -238,7 +252,7 @@ void WorkerPool::work() {
     spin = (flags_ & kYieldWorkers) == 0;
     {
       DenormalsScope denormals((flags_ & kDisableDenormals) != 0);
-      run_chunks();
+      run_chunks(own_share);
     }
     state_.fetch_sub(1, std::memory_order_release);
   }

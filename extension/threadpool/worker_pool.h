@@ -6,7 +6,16 @@
 // the same threads.
 //
 // A job is a range of items cut into chunks that the calling thread and the
-// workers claim from a shared counter. Two rules make short jobs cheap:
+// workers claim. Thread k of n (the caller is 0, the workers 1..n-1 in the
+// order they started) first claims from its own share, items [k * items /
+// n, (k + 1) * items / n), then from the others' when its own is done. Why
+// shares rather than one counter: XNNPACK's operators and the optimized
+// kernels cut their work in row-major order (output rows, then channels),
+// so with fixed shares each thread writes the same rows in consecutive
+// jobs and reads what it wrote from its own cache; claimed first-come,
+// about half a layer's input sat in the other core's cache, which cost
+// MobileNetV2's depthwise layers most of their 2-thread gain (README.md).
+// Two rules make short jobs cheap:
 // - after a job a worker spins for `spin` before it sleeps, so jobs that
 //   follow each other closely never pay a wake-up (a futex wake costs
 //   ~20 us on a 2-core VM, longer than many XNNPACK operators); it yields
@@ -99,7 +108,9 @@ class WorkerPool final {
   static void* work_entry(void* pool);
   void work();
   uint64_t wait_for_job(uint32_t seen_job, bool spin);
-  void run_chunks();
+  // Runs chunks of the current job, from the share of thread `first_share`
+  // first, until every item is claimed.
+  void run_chunks(size_t first_share);
 
   const size_t thread_count_;
   const std::chrono::nanoseconds spin_;
@@ -109,11 +120,19 @@ class WorkerPool final {
   // state_, read by the workers that joined it.
   ChunkFunction fn_ = nullptr;
   void* context_ = nullptr;
-  size_t items_ = 0;
   uint32_t flags_ = 0;
 
-  // The first item nobody has claimed.
-  alignas(64) std::atomic<size_t> next_item_{0};
+  // One thread's share of the current job: the first item nobody has
+  // claimed, and the end. A cache line each, so that claims from two shares
+  // do not contend.
+  struct alignas(64) Share {
+    std::atomic<size_t> next{0};
+    size_t end = 0;
+  };
+  // threads() of them, made with the pool (run() allocates nothing).
+  std::unique_ptr<Share[]> shares_;
+  // The share index the next worker to start takes (1, 2, ...).
+  std::atomic<size_t> next_worker_share_{1};
   // Job number << 32 | kOpen while workers may join | workers inside.
   alignas(64) std::atomic<uint64_t> state_{0};
   alignas(64) std::atomic<uint32_t> sleepers_{0};

@@ -1,7 +1,9 @@
 #include <executorch/extension/threadpool/worker_pool.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -122,6 +124,51 @@ TEST_P(WorkerPoolTest, CallsFromSeveralThreadsRunOneAfterTheOther) {
     t.join();
   }
   EXPECT_EQ(failures.load(), 0);
+}
+
+TEST_P(WorkerPoolTest, EachThreadStartsOnItsOwnShareOfTheItems) {
+  // 3 threads, 12 items: the caller's share is [0, 4), the workers' [4, 8)
+  // and [8, 12). Each thread's first chunk waits until all three are inside
+  // one, so nobody can finish its share and take from another's first.
+  auto pool = WorkerPool::create(3, spin());
+  for (int round = 0; round < 20; ++round) {
+    struct Context {
+      Meeting meeting{3};
+      std::thread::id caller = std::this_thread::get_id();
+      std::mutex mutex;
+      std::vector<std::thread::id> started; // threads past their first chunk
+      std::vector<size_t> first_items;
+      size_t caller_first_item = 99;
+      std::atomic<int> met{0};
+    } context;
+    pool->run(
+        [](void* c, size_t begin, size_t) {
+          auto* ctx = static_cast<Context*>(c);
+          const auto self = std::this_thread::get_id();
+          {
+            std::lock_guard<std::mutex> lock(ctx->mutex);
+            for (const auto& id : ctx->started) {
+              if (id == self) {
+                return;
+              }
+            }
+            ctx->started.push_back(self);
+            ctx->first_items.push_back(begin);
+            if (self == ctx->caller) {
+              ctx->caller_first_item = begin;
+            }
+          }
+          ctx->met += ctx->meeting.arrive() ? 1 : 0;
+        },
+        &context,
+        12,
+        0);
+    ASSERT_EQ(context.met.load(), 3) << "round " << round;
+    std::sort(context.first_items.begin(), context.first_items.end());
+    EXPECT_EQ(context.first_items, (std::vector<size_t>{0, 4, 8}))
+        << "round " << round;
+    EXPECT_EQ(context.caller_first_item, 0u) << "round " << round;
+  }
 }
 
 TEST_P(WorkerPoolTest, RunFromInsideAChunkRunsOnThatThread) {
