@@ -58,6 +58,15 @@ def _split_and_views(x, y):
     )
 
 
+class _SelfAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(16, 2)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0].relu()
+
+
 def _cases():
     torch.manual_seed(0)
     ints = torch.arange(-6, 6).reshape(3, 4)
@@ -84,6 +93,12 @@ def _cases():
             (randn(3, 7, 5),),
         ),
         "layer_norm": (torch.nn.LayerNorm(6), (randn(2, 4, 6),)),
+        # Its export reshapes, squeezes, clones and expands without moving
+        # bytes: the copies the planner aliases.
+        "multihead_attention": (
+            _SelfAttention(),
+            (randn(5, 1, 16),),
+        ),
         "matmul_bmm": (
             Lambda(lambda a, b, c: (a @ b, torch.bmm(c, c.transpose(1, 2)))),
             (randn(4, 6), randn(6, 3), randn(2, 3, 5)),

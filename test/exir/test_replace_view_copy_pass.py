@@ -72,3 +72,68 @@ def test_config_can_keep_the_copies():
     )
     assert memory.view not in targets(gm)
     assert exir_ops.edge.aten.view_copy.out in targets(gm)
+
+
+def kernel_names(manager):
+    plan = manager.executorch_program.executionPlan[0]
+    return [
+        plan.operators[i.instrArgs.opIndex].name
+        for i in plan.chains[0].instructions
+        if hasattr(i.instrArgs, "opIndex")
+    ]
+
+
+def test_copies_that_keep_every_byte_in_place_alias_their_input():
+    def fn(x):
+        y = x.relu().unsqueeze(0)  # [1, 3, 4]
+        y = y.permute(1, 0, 2)  # [3, 1, 4]: only the size-1 dim moves
+        y = y.squeeze(1).clone()  # [3, 4]
+        y = y.expand(3, 4)  # the same shape
+        return (y.unsqueeze(2).squeeze(-1) + 1).sum(0)
+
+    x = torch.randn(3, 4)
+    manager, gm = planned(fn, x)
+    names = kernel_names(manager)
+    for copy in ("unsqueeze_copy", "permute_copy", "squeeze_copy", "clone", "expand"):
+        assert not any(copy in name for name in names), (copy, names)
+    views = [n for n in gm.graph.nodes if n.target is memory.view]
+    assert len(views) == 7
+    relu = next(n for n in gm.graph.nodes if "relu" in str(n.target))
+    for view in views:
+        assert view.meta["spec"].base is relu.meta["spec"]
+        assert view.args[1] == list(view.meta["val"].shape)
+    plan = manager.executorch_program.executionPlan[0]
+    got = PlanInterpreter(plan, manager.constant_data).run((x,))[0]
+    torch.testing.assert_close(got, fn(x))
+
+
+def test_copies_that_move_bytes_keep_their_kernel():
+    def fn(x):
+        y = x.relu()  # [1, 3, 4]
+        return (y.permute(0, 2, 1) + 1, y.expand(2, 3, 4) * 2)
+
+    x = torch.randn(1, 3, 4)
+    manager, gm = planned(fn, x)
+    assert memory.view not in targets(gm)
+    names = kernel_names(manager)
+    assert any("permute_copy" in name for name in names)
+    assert any("expand_copy" in name for name in names)
+    plan = manager.executorch_program.executionPlan[0]
+    got = PlanInterpreter(plan, manager.constant_data).run((x,))
+    for g, want in zip(got, fn(x)):
+        torch.testing.assert_close(g, want)
+
+
+def test_multihead_attention_runs_without_its_no_op_copies():
+    from executorch.extension.pybindings import portable_lib
+
+    torch.manual_seed(0)
+    attention = torch.nn.MultiheadAttention(32, 4).eval()
+    fn = lambda x: attention(x, x, x, need_weights=False)[0].relu()
+    x = torch.randn(10, 1, 32)
+    manager, _ = planned(fn, x)
+    names = kernel_names(manager)
+    for copy in ("unsqueeze_copy", "squeeze_copy", "aten::clone", "expand_copy"):
+        assert not any(copy in name for name in names), (copy, names)
+    program = portable_lib._load_for_executorch_from_buffer(manager.buffer)
+    torch.testing.assert_close(program.forward([x])[0], fn(x), atol=1e-5, rtol=1e-5)
