@@ -18,6 +18,7 @@ from executorch.exir.passes.decompositions import CoreAtenDecompositionPass
 from executorch.exir.passes.external_constants_pass import external_constants_pass
 from executorch.exir.passes.fold_batch_norm import FoldBatchNormPass
 from executorch.exir.passes.fold_constant_layouts import FoldConstantLayoutsPass
+from executorch.exir.passes.fold_permute_chains_pass import FoldPermuteChainsPass
 from executorch.exir.passes.fuse_quantized_weights import (
     FuseQuantizedWeightsPass,
     UnwrapTensorSubclassesPass,
@@ -64,6 +65,7 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
         RemoveAutoFunctionalizedPass(),
         InsertWriteBackPass(),
         BoundDataDependentSizesPass(),
+        FoldPermuteChainsPass(),
         *([ReplaceViewCopyWithViewPass()] if config.remove_view_copy else []),
         config.to_out_var_pass,
         DialectPass(EXIRExecutorchVerifier),

@@ -56,7 +56,8 @@ def test_static_quantized_models_match_the_reference(name, scheme):
 @pytest.mark.parametrize(
     "name,scheme,kernel_calls",
     [
-        ("mobilenet_v2", "static_per_channel", 298),
+        # Its classifier's dropout exports as a clone, which runs as an alias.
+        ("mobilenet_v2", "static_per_channel", 297),
         ("resnet18", "static_per_tensor", 144),
     ],
 )
