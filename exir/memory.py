@@ -21,11 +21,17 @@ def alloc(spec: Union[AllocSpec, List[AllocSpec]]):
     return torch.empty(shape, dtype=dtype)
 
 
-def view(base: torch.Tensor, shape: List[int]) -> torch.Tensor:
-    """A reshape that aliases `base`'s memory instead of copying it.
+def view(base: torch.Tensor, shape: List[int], offset: int = 0) -> torch.Tensor:
+    """A reshape, or a contiguous block, that aliases `base`'s memory instead
+    of copying it.
 
-    The memory planner gives a `view` node the memory of its base and the
-    emitter writes a Tensor value over the same bytes, so no instruction
-    runs. Called eagerly, it is `base.view(shape)`.
+    The result is the elements of the contiguous `base` from `offset` on, as
+    many as `shape` holds. The memory planner gives a `view` node the memory
+    of its base from that offset and the emitter writes a Tensor value over
+    those bytes, so no instruction runs. Called eagerly, it is
+    `base.view(-1)[offset:offset + n].view(shape)`.
     """
-    return base.view(shape)
+    if offset == 0 and base.numel() == torch.Size(shape).numel():
+        return base.view(shape)
+    flat = base.reshape(-1)
+    return flat[offset : offset + torch.Size(shape).numel()].view(shape)

@@ -101,6 +101,7 @@ class TensorSpec:
         lifetime: [first, last] node index at which the tensor is live;
             None until computed by memory planning.
         base: for a view (`memory.view`), the spec whose memory it shares.
+        view_offset: for a view, the bytes from its base's start to its own.
         mem_id, mem_offset: the planned buffer and byte offset in it; None
             when the tensor is not planned.
     """
@@ -128,8 +129,10 @@ class TensorSpec:
         self.lifetime: List[Optional[int]] = [None, None]
         self.mem_id: Optional[int] = None
         self.mem_offset: Optional[int] = None
-        # Set for a view: the spec whose memory this one aliases.
+        # Set for a view: the spec whose memory this one aliases, and where
+        # in it this one starts.
         self.base: Optional["TensorSpec"] = None
+        self.view_offset = 0
 
     @classmethod
     def from_tensor(cls, tensor: torch.Tensor, const: bool = False) -> "TensorSpec":

@@ -78,8 +78,8 @@ class ExecutorchBackendConfig:
             program (Chain.stacktrace).
         remove_view_copy: let static reshapes of intermediate values, and
             copies that move no bytes (contiguous clones, squeezes,
-            permutes of size-1 dims), alias their input's memory instead
-            of running a copy kernel.
+            permutes of size-1 dims, selects and slices of one block),
+            alias their input's memory instead of running a copy kernel.
         kernel_library: the operators the target runtime has kernels for
             (a `KernelLibrary`); an operator outside it fails `to_executorch`
             with its source line. Defaults to the portable and quantized

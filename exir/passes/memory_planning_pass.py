@@ -132,11 +132,9 @@ class MemoryPlanningPass(PassBase):
             buffer_sizes[2] = max(buffer_sizes[2], self._shared_end)
         for node in graph_module.graph.nodes:
             for spec in flatten_specs(node.meta.get("spec")):
-                if spec.base is not None:
-                    spec.mem_id, spec.mem_offset = (
-                        spec.base.mem_id,
-                        spec.base.mem_offset,
-                    )
+                if spec.base is not None and spec.base.mem_offset is not None:
+                    spec.mem_id = spec.base.mem_id
+                    spec.mem_offset = spec.base.mem_offset + spec.view_offset
         graph_module.meta["non_const_buffer_sizes"] = buffer_sizes
         report = memory_report(graph_module, specs)
         graph_module.meta["memory_report"] = report

@@ -1,17 +1,22 @@
 """Copies that move no bytes become memory aliases.
 
 A static reshape (`view_copy`, `squeeze_copy`, `unsqueeze_copy`) of a
-contiguous tensor into a contiguous result, and the copies that keep every
-byte in place (`clone`, a `_to_dim_order_copy` to the same dtype and layout,
-an `expand_copy` to the same shape, a `permute_copy` that only moves size-1
-dims), need no kernel: this pass turns them into `memory.view`, which memory
-planning gives the memory of its base and the emitter writes as a second
-Tensor value over the same bytes. Why: attention as `nn.MultiheadAttention`
-exports it runs a dozen such copies per layer. Only intermediate values are
-aliased: copies of method inputs, constants or buffers, and copies the
-method returns, keep their kernel (their memory is not the planner's to
-share).
+contiguous tensor into a contiguous result, the copies that keep every byte
+in place (`clone`, a `_to_dim_order_copy` to the same dtype and layout, an
+`expand_copy` to the same shape, a `permute_copy` that only moves size-1
+dims), and a `select_copy` or unit-step `slice_copy` that keeps one block of
+its input (every dim before the one it cuts has size 1), need no kernel:
+this pass turns them into `memory.view`, which memory planning gives the
+memory of its base (from the block's start) and the emitter writes as a
+second Tensor value over those bytes. Why: attention as
+`nn.MultiheadAttention` exports it runs a dozen such copies per layer. Only
+intermediate values are aliased: copies of method inputs, constants or
+buffers, and copies the method returns, keep their kernel (their memory is
+not the planner's to share).
 """
+
+import math
+from typing import Optional
 
 import torch
 
@@ -41,6 +46,12 @@ _RESHAPES = (
 )
 
 
+_BLOCKS = (
+    exir_ops.edge.aten.select_copy.int,
+    exir_ops.edge.aten.slice_copy.Tensor,
+)
+
+
 def _keeps_bytes_in_place(node: torch.fx.Node, base_val, val) -> bool:
     if node.target in _RESHAPES:
         return True
@@ -53,21 +64,56 @@ def _keeps_bytes_in_place(node: torch.fx.Node, base_val, val) -> bool:
     return False
 
 
-def _can_alias(node: torch.fx.Node) -> bool:
+def _arg(node: torch.fx.Node, index: int, name: str, default):
+    return node.args[index] if len(node.args) > index else node.kwargs.get(name, default)
+
+
+def _block_start(node: torch.fx.Node, base_val, val) -> Optional[int]:
+    """Where a select or slice starts in its input, in elements, when what it
+    keeps is one block of it; None when it is not."""
+    rank = base_val.dim()
+    dim = _arg(node, 1, "dim", 0)
+    if not isinstance(dim, int) or rank == 0:
+        return None
+    dim %= rank
+    size = base_val.shape[dim]
+    if node.target is exir_ops.edge.aten.select_copy.int:
+        start, step = _arg(node, 2, "index", None), 1
+    else:
+        start, step = _arg(node, 2, "start", 0), _arg(node, 4, "step", 1)
+        start = 0 if start is None else start
+    if not isinstance(start, int) or any(base_val.shape[d] != 1 for d in range(dim)):
+        return None
+    if step != 1 and val.shape[dim] > 1:
+        return None
+    start = min(max(start + size if start < 0 else start, 0), size)
+    return start * math.prod(base_val.shape[dim + 1 :])
+
+
+def _alias_offset(node: torch.fx.Node) -> Optional[int]:
+    """Where `node`'s result starts in its input's memory, in elements, when
+    it can alias it; None when it must run its kernel."""
     if node.op != "call_function" or not node.args:
-        return False
+        return None
     base = node.args[0]
     if not isinstance(base, torch.fx.Node) or base.op != "call_function":
-        return False
+        return None
     base_val, val = base.meta.get("val"), node.meta.get("val")
-    return (
+    if not (
         _static_contiguous(base_val)
         and _static_contiguous(val)
         and val.dtype == base_val.dtype
-        and val.numel() == base_val.numel()
-        and _keeps_bytes_in_place(node, base_val, val)
         and all(user.op != "output" for user in node.users)
-    )
+    ):
+        return None
+    if node.target in _BLOCKS:
+        start = _block_start(node, base_val, val)
+        # A block of a returned value would alias memory the caller may own.
+        returned = any(user.op == "output" for user in base.users)
+        return None if returned else start
+    if val.numel() == base_val.numel() and _keeps_bytes_in_place(node, base_val, val):
+        return 0
+    return None
 
 
 class ReplaceViewCopyWithViewPass(PassBase):
@@ -76,10 +122,13 @@ class ReplaceViewCopyWithViewPass(PassBase):
     def call(self, graph_module: torch.fx.GraphModule) -> PassResult:
         modified = False
         for node in graph_module.graph.nodes:
-            if _can_alias(node):
-                node.target = memory.view
-                node.args = (node.args[0], list(node.meta["val"].shape))
-                node.kwargs = {}
-                modified = True
+            offset = _alias_offset(node)
+            if offset is None:
+                continue
+            shape = list(node.meta["val"].shape)
+            node.target = memory.view
+            node.args = (node.args[0], shape, offset) if offset else (node.args[0], shape)
+            node.kwargs = {}
+            modified = True
         graph_module.recompile()
         return PassResult(graph_module, modified)

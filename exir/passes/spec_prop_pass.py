@@ -95,6 +95,8 @@ class SpecPropPass(PassBase):
                 spec = _spec_of_val(node.meta["val"])
                 base = node.args[0].meta["spec"]
                 spec.base = base.base or base
+                offset = node.args[2] if len(node.args) > 2 else 0
+                spec.view_offset = base.view_offset + offset * spec.dtype.itemsize
             elif node.target is operator.getitem:
                 source, index = node.args
                 spec = source.meta["spec"][index]

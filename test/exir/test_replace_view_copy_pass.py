@@ -133,7 +133,52 @@ def test_multihead_attention_runs_without_its_no_op_copies():
     x = torch.randn(10, 1, 32)
     manager, _ = planned(fn, x)
     names = kernel_names(manager)
-    for copy in ("unsqueeze_copy", "squeeze_copy", "aten::clone", "expand_copy"):
+    for copy in ("unsqueeze_copy", "squeeze_copy", "clone", "expand_copy", "select_copy"):
         assert not any(copy in name for name in names), (copy, names)
     program = portable_lib._load_for_executorch_from_buffer(manager.buffer)
     torch.testing.assert_close(program.forward([x])[0], fn(x), atol=1e-5, rtol=1e-5)
+
+
+def test_selects_and_slices_of_one_block_alias_it_at_its_offset():
+    def fn(x):
+        y = x.relu()  # [1, 3, 4, 5]
+        q, k, v = y[0, 0], y[0, 1], y[:, 2]  # [4, 5] at 0, 20 and 40 floats
+        tail = y[0, 1:3]  # [2, 4, 5] at 20
+        last = y.select(1, -1).narrow(1, 2, 2)  # [1, 2, 5] at 40 + 10
+        return (q * k + v.squeeze(0)).sum(), tail * 2, last + 1
+
+    x = torch.randn(1, 3, 4, 5)
+    manager, gm = planned(fn, x)
+    names = kernel_names(manager)
+    assert not any("select_copy" in n or "slice_copy" in n for n in names), names
+    relu = next(n for n in gm.graph.nodes if "relu" in str(n.target))
+    base = relu.meta["spec"]
+    offsets = sorted(
+        (n.meta["spec"].mem_offset - base.mem_offset) // 4
+        for n in gm.graph.nodes
+        if n.target is memory.view
+        and n.meta["spec"].base is base
+        and n.meta["val"].numel() < 60
+    )
+    # q, k and tail; v, v squeezed and the select's own view; the narrow.
+    assert offsets == [0, 20, 20, 40, 40, 40, 50], offsets
+    plan = manager.executorch_program.executionPlan[0]
+    got = PlanInterpreter(plan, manager.constant_data).run((x,))
+    for g, want in zip(got, fn(x)):
+        torch.testing.assert_close(g, want)
+
+
+def test_selects_and_slices_that_gather_keep_their_kernel():
+    def fn(x):
+        y = x.relu()  # [4, 3, 4]: a cut along dim 1 takes a piece of each row
+        return y[:, 1] + 1, y[:, :, 1:3] * 2, y[::2] - 1
+
+    x = torch.randn(4, 3, 4)
+    manager, gm = planned(fn, x)
+    names = kernel_names(manager)
+    assert names.count("aten::select_copy") == 1
+    assert names.count("aten::slice_copy") == 2
+    plan = manager.executorch_program.executionPlan[0]
+    got = PlanInterpreter(plan, manager.constant_data).run((x,))
+    for g, want in zip(got, fn(x)):
+        torch.testing.assert_close(g, want)
