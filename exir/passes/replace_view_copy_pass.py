@@ -90,6 +90,13 @@ def _block_start(node: torch.fx.Node, base_val, val) -> Optional[int]:
     return start * math.prod(base_val.shape[dim + 1 :])
 
 
+def _returned(node: torch.fx.Node) -> bool:
+    """Whether the method returns `node`'s memory (through views of it, too)."""
+    while node.target is memory.view:
+        node = node.args[0]
+    return any(user.op == "output" for user in node.users)
+
+
 def _alias_offset(node: torch.fx.Node) -> Optional[int]:
     """Where `node`'s result starts in its input's memory, in elements, when
     it can alias it; None when it must run its kernel."""
@@ -107,10 +114,8 @@ def _alias_offset(node: torch.fx.Node) -> Optional[int]:
     ):
         return None
     if node.target in _BLOCKS:
-        start = _block_start(node, base_val, val)
         # A block of a returned value would alias memory the caller may own.
-        returned = any(user.op == "output" for user in base.users)
-        return None if returned else start
+        return None if _returned(base) else _block_start(node, base_val, val)
     if val.numel() == base_val.numel() and _keeps_bytes_in_place(node, base_val, val):
         return 0
     return None

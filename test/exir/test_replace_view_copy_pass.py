@@ -182,3 +182,12 @@ def test_selects_and_slices_that_gather_keep_their_kernel():
     got = PlanInterpreter(plan, manager.constant_data).run((x,))
     for g, want in zip(got, fn(x)):
         torch.testing.assert_close(g, want)
+
+
+def test_a_block_of_a_returned_value_keeps_its_kernel():
+    def fn(x):
+        y = x.relu()
+        return y, y.reshape(2, 3, 4)[1] * 2
+
+    manager, gm = planned(fn, torch.randn(6, 4))
+    assert "aten::select_copy" in kernel_names(manager)
