@@ -8,6 +8,7 @@ from torch.export import ExportedProgram
 from executorch.backends.xnnpack.lowering import lower_to_xnnpack
 from executorch.exir._serialize._named_data_store import NamedDataStore
 from executorch.exir.backend import BackendDetails, CompileSpec, PreprocessResult
+from executorch.exir.passes.fold_permute_chains_pass import FoldPermuteChainsPass
 
 
 class XnnpackBackend(BackendDetails):
@@ -21,6 +22,10 @@ class XnnpackBackend(BackendDetails):
         # (XNNPACK reads some constants, e.g. elementwise operands, in place).
         # Compile specs (e.g. "num_threads") are read by the runtime backend.
         store = NamedDataStore()
+        # One transpose where the graph permutes a permute (three per layer of
+        # nn.MultiheadAttention's export); exact, so done on the partition
+        # in place.
+        FoldPermuteChainsPass()(edge_program.graph_module)
         blob = lower_to_xnnpack(edge_program, store)
         return PreprocessResult(
             processed_bytes=blob, data_store_output=store.get_named_data_store_output()

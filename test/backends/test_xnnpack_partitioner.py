@@ -182,6 +182,40 @@ def test_models_delegate_whole_and_match_eager(name):
     )
 
 
+class SelfAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(32, 4)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
+def test_attention_permute_chains_are_one_transpose():
+    """nn.MultiheadAttention's export permutes its heads' output, clones it
+    and permutes it twice more: preprocess folds the three into one
+    transpose (8 in the blob without the fold, 6 with it)."""
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_schema import (
+        XNodeUnion,
+    )
+    from executorch.backends.xnnpack.serialization.xnnpack_graph_serialize import (
+        deserialize_xnnpack_blob,
+    )
+
+    model, x = SelfAttention(), torch.randn(10, 1, 32)
+    edge, partitioner = lower(model, (x,))
+    blob = edge.exported_program().graph_module.lowered_module_0.processed_bytes
+    kinds = [n.xnodeUnionType for n in deserialize_xnnpack_blob(blob).graph.xnodes]
+    assert kinds.count(XNodeUnion.XNNStaticTranspose) == 6
+    manager = edge.to_executorch()
+    assert len(delegate_calls(manager)[1]) == 1, partitioner.report()
+    with torch.no_grad():
+        want = model(x)
+    torch.testing.assert_close(
+        run_program(manager, (x,))[0], want, rtol=1e-4, atol=1e-4
+    )
+
+
 def test_num_threads_becomes_a_compile_spec():
     edge, _ = lower(
         torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU()),
