@@ -34,7 +34,8 @@ def _static_contiguous(val) -> bool:
     )
 
 
-_RESHAPES = (
+# Copies whose contiguous result holds their contiguous input's bytes in order.
+_BYTE_PRESERVING = (
     exir_ops.edge.aten.view_copy.default,
     exir_ops.edge.aten.squeeze_copy.default,
     exir_ops.edge.aten.squeeze_copy.dim,
@@ -53,7 +54,7 @@ _BLOCKS = (
 
 
 def _keeps_bytes_in_place(node: torch.fx.Node, base_val, val) -> bool:
-    if node.target in _RESHAPES:
+    if node.target in _BYTE_PRESERVING:
         return True
     if node.target is exir_ops.edge.aten.expand_copy.default:
         return list(val.shape) == list(base_val.shape)

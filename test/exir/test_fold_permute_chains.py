@@ -1,25 +1,17 @@
 """A permute of a permute (through clones) becomes one permute, or an alias."""
 
 import torch
-from program_interpreter import PlanInterpreter
+from test_replace_view_copy_pass import assert_runs_like_eager, kernel_names, planned
 
-from executorch.exir import memory, to_edge
-from executorch.test.modules import Lambda
+from executorch.exir import memory
 
 
-def lowered(fn, *inputs):
-    manager = to_edge(torch.export.export(Lambda(fn), inputs)).to_executorch()
-    plan = manager.executorch_program.executionPlan[0]
-    names = [
-        plan.operators[i.instrArgs.opIndex].name
-        for i in plan.chains[0].instructions
-        if hasattr(i.instrArgs, "opIndex")
-    ]
-    got = PlanInterpreter(plan, manager.constant_data).run(inputs)
-    want = fn(*inputs)
-    for g, w in zip(got, want if isinstance(want, tuple) else (want,)):
-        torch.testing.assert_close(g, w, rtol=0, atol=0)
-    return names, manager.exported_program().graph_module
+def lowered(fn, x):
+    """The kernels the program calls and its graph, once its results have
+    matched eager exactly (permutes compute nothing)."""
+    manager, gm = planned(fn, x)
+    assert_runs_like_eager(manager, fn, x, rtol=0, atol=0)
+    return kernel_names(manager), gm
 
 
 def test_a_chain_through_a_clone_is_one_permute():

@@ -27,16 +27,17 @@ def kernel_names(manager):
     ]
 
 
-def assert_runs_like_eager(manager, fn, x):
+def assert_runs_like_eager(manager, fn, x, **tolerances):
     """The plan, run by the reference interpreter on its planned arena (a
-    wrong alias or offset corrupts the results), against fn(x)."""
+    wrong alias or offset corrupts the results), against fn(x);
+    `tolerances` go to assert_close."""
     plan = manager.executorch_program.executionPlan[0]
     got = PlanInterpreter(plan, manager.constant_data).run((x,))
     want = fn(x)
     want = want if isinstance(want, tuple) else (want,)
     assert len(got) == len(want)
     for g, w in zip(got, want):
-        torch.testing.assert_close(g, w)
+        torch.testing.assert_close(g, w, **tolerances)
 
 
 def test_reshape_of_an_intermediate_aliases_its_memory():
