@@ -16,7 +16,7 @@ import dataclasses
 import hashlib
 import operator
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -108,8 +108,14 @@ class EmitError(ExportError, RuntimeError):
     error_type = ExportErrorType.NOT_SUPPORTED
 
 
-def _tensor_bytes(tensor: torch.Tensor) -> bytes:
-    flat = tensor.detach().cpu().contiguous().reshape(-1)
+def _tensor_bytes(
+    tensor: torch.Tensor, dim_order: Optional[Sequence[int]] = None
+) -> bytes:
+    """The bytes of `tensor` laid out in `dim_order` (what its Tensor table
+    entry declares; None: the default order): a channels-last parameter's
+    bytes are NHWC."""
+    order = list(range(tensor.dim())) if dim_order is None else list(dim_order)
+    flat = tensor.detach().cpu().permute(order).contiguous().reshape(-1)
     return flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
 
 
@@ -133,9 +139,12 @@ class ConstantData:
             finally:
                 self._progress = None
 
-    def add(self, tensor: torch.Tensor) -> int:
-        """Stores the tensor's contiguous bytes; returns its data_buffer_idx."""
-        data = _tensor_bytes(tensor)
+    def add(
+        self, tensor: torch.Tensor, dim_order: Optional[Sequence[int]] = None
+    ) -> int:
+        """Stores the tensor's bytes in `dim_order` (None: the default
+        order); returns its data_buffer_idx."""
+        data = _tensor_bytes(tensor, dim_order)
         if self._progress is not None:
             self._progress.step(len(data))
         key = hashlib.sha256(data).digest() + str(len(data)).encode()
@@ -308,9 +317,9 @@ class _MethodEmitter:
             if constant is not None:
                 # A planned tensor with data: a mutable buffer's initial
                 # state, in the mutable data segment (upstream's layout).
-                t.dataBufferIdx = self.mutable_data.add(constant)
+                t.dataBufferIdx = self.mutable_data.add(constant, t.dimOrder)
         elif constant is not None:
-            t.dataBufferIdx = self.constant_data.add(constant)
+            t.dataBufferIdx = self.constant_data.add(constant, t.dimOrder)
         index = self._add(KernelTypes.Tensor, t)
         self.spec_values[id(spec)] = index
         return index
@@ -327,7 +336,7 @@ class _MethodEmitter:
         t.extraTensorInfo.location = TensorDataLocation.EXTERNAL
         layout = TensorLayout(t.scalarType, list(t.sizes), list(t.dimOrder))
         self.delegate_data.named_data.add_named_data(
-            fqn, _tensor_bytes(constant), 16, tag, layout
+            fqn, _tensor_bytes(constant, t.dimOrder), 16, tag, layout
         )
         return index
 

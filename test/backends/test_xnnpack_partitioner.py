@@ -84,6 +84,25 @@ def test_delegated_program_matches_eager():
     )
 
 
+class DeepChain(torch.nn.Module):
+    """More layers than Python's recursion limit allows a walk per node:
+    EfficientNet's ~800-node export once failed to partition this way."""
+
+    def forward(self, x):
+        for _ in range(600):
+            x = x + 0.5
+        return x
+
+
+def test_a_graph_deeper_than_the_recursion_limit_is_delegated():
+    model, x = DeepChain(), torch.randn(4)
+    edge, partitioner = lower(model, (x,))
+    manager = edge.to_executorch()
+    _, calls = delegate_calls(manager)
+    assert len(calls) == 1
+    torch.testing.assert_close(run_program(manager, (x,))[0], model(x))
+
+
 class SharedWeight(torch.nn.Module):
     """The convolution weight is also read by ops XNNPACK cannot run, so it
     cannot move into a delegate: the convolution (which needs its weight

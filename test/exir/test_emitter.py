@@ -206,6 +206,17 @@ def test_constant_data_deduplicates_identical_bytes():
     assert data.buffers[0] == b""
 
 
+def test_constant_bytes_follow_the_declared_dim_order():
+    data = ConstantData()
+    x = torch.arange(24, dtype=torch.float32).reshape(1, 2, 3, 4)
+    nhwc = data.buffers[data.add(x, [0, 2, 3, 1])]
+    assert nhwc == x.permute(0, 2, 3, 1).contiguous().numpy().tobytes()
+    # The same values stored with their strides in channels-last: the
+    # declared order decides, not the strides.
+    strided = x.to(memory_format=torch.channels_last)
+    assert data.buffers[data.add(strided)] == x.numpy().tobytes()
+
+
 class TanhPlusOne(torch.nn.Module):
     # Defined here: the recorded stack trace names this file's forward.
     def forward(self, x):

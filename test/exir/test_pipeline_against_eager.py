@@ -143,6 +143,11 @@ def _cases():
             Lambda(lambda x: x.to(memory_format=torch.channels_last) * 2),
             (randn(1, 3, 4, 5),),
         ),
+        # Weights in channels-last: their bytes are emitted in that order.
+        "channels_last_weights": (
+            SmallCnn().to(memory_format=torch.channels_last),
+            (randn(2, 3, 12, 12).to(memory_format=torch.channels_last),),
+        ),
     }
 
 

@@ -353,6 +353,25 @@ CASES = {
         ),
         (r(2, 3, 7, 6),),
     ),
+    # A window wider than the input: with ceil_mode it still has one output
+    # (EfficientNet's pooler, AvgPool2d(hidden_dim, ceil_mode=True)).
+    "pool2d_window_past_input": (
+        lambda x: (
+            torch.nn.functional.avg_pool2d(x, 5, ceil_mode=True),
+            torch.nn.functional.avg_pool2d(x, (4, 1), padding=(1, 0), ceil_mode=True),
+            torch.nn.functional.max_pool2d(x, 5, ceil_mode=True),
+        ),
+        (r(1, 3, 2, 3),),
+    ),
+    # A reshape of a channels-last tensor (YOLOS's interpolated position
+    # embeddings): read in logical order.
+    "view_of_channels_last": (
+        lambda x: (
+            x.contiguous(memory_format=torch.channels_last).view(2, 3, 20),
+            x.contiguous(memory_format=torch.channels_last).flatten(1),
+        ),
+        (r(2, 3, 4, 5),),
+    ),
     "scatter_reduce": (
         lambda x, i, s: (
             torch.scatter_reduce(x, 1, i, s, "sum"),

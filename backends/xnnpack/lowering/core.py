@@ -216,19 +216,31 @@ def is_constant_node(x: Any, ep: ExportedProgram) -> bool:
     only from them)."""
     if not isinstance(x, torch.fx.Node):
         return False
-    if x.op == "placeholder":
-        kinds = {s.arg.name: s.kind for s in ep.graph_signature.input_specs}
-        return kinds.get(x.name) in (
-            InputKind.PARAMETER,
-            InputKind.BUFFER,
-            InputKind.CONSTANT_TENSOR,
-        )
-    if x.op != "call_function":
-        return False
-    # Of the nodes without tensor inputs, only deterministic ones fold.
-    if not x.all_input_nodes:
-        return aten_op(x.target) in _CREATION_OPS
-    return all(is_constant_node(a, ep) for a in x.all_input_nodes)
+    constant_inputs = {
+        s.arg.name
+        for s in ep.graph_signature.input_specs
+        if s.kind
+        in (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
+    }
+    # A walk over x's ancestors, not a recursion: a deep network's chain of
+    # activations would pass Python's recursion limit.
+    seen, pending = set(), [x]
+    while pending:
+        node = pending.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.op == "placeholder":
+            if node.name not in constant_inputs:
+                return False
+        elif node.op != "call_function":
+            return False
+        elif node.all_input_nodes:
+            pending.extend(node.all_input_nodes)
+        # Of the nodes without tensor inputs, only deterministic ones fold.
+        elif aten_op(node.target) not in _CREATION_OPS:
+            return False
+    return True
 
 
 def getitem_zero(node: torch.fx.Node) -> torch.fx.Node:

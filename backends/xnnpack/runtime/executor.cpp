@@ -1,5 +1,6 @@
 #include <executorch/backends/xnnpack/runtime/executor.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -20,6 +21,38 @@ using runtime::EValue;
 using runtime::Span;
 
 namespace {
+
+// The highest rank a program's tensor may have (the loader's limit).
+constexpr size_t kMaxRank = 16;
+
+// Copies t's elements between its own layout (its dim order's strides) and
+// `row_major`, the same elements in logical row-major order. t.dim() <=
+// kMaxRank.
+void copy_layout(const executorch::aten::Tensor& t,
+                 uint8_t* row_major,
+                 bool into_tensor) {
+  const size_t rank = static_cast<size_t>(t.dim());
+  const size_t element = t.element_size();
+  const auto strides = t.strides();
+  auto* data = static_cast<uint8_t*>(t.mutable_data_ptr());
+  size_t index[kMaxRank] = {};
+  ssize_t offset = 0; // of the element in t
+  for (ssize_t n = 0; n < t.numel(); ++n) {
+    uint8_t* own = data + offset * element;
+    uint8_t* packed = row_major + n * element;
+    std::memcpy(
+        into_tensor ? own : packed, into_tensor ? packed : own, element);
+    // Advance the last dim, carrying into the ones before it.
+    for (size_t d = rank; d-- > 0;) {
+      offset += strides[d];
+      if (++index[d] < static_cast<size_t>(t.size(d))) {
+        break;
+      }
+      offset -= strides[d] * static_cast<ssize_t>(index[d]);
+      index[d] = 0;
+    }
+  }
+}
 
 // The tensor dtype of an arg holding values of `datatype`.
 bool arg_scalar_type(XNNDatatype datatype, ScalarType* type) {
@@ -220,20 +253,30 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
     shape_stale_ = false;
   }
   ET_CHECK_OK_OR_RETURN_ERROR(resize_outputs(args));
+  staging_.resize(args.size());
   for (size_t k = 0; k < args.size(); ++k) {
     const auto& t = args[k]->toTensor();
-    ET_CHECK_OR_RETURN_ERROR(runtime::tensor_is_contiguous(t),
-                             InvalidArgument,
-                             "XnnpackBackend %s %zu: dim order is not "
-                             "contiguous",
-                             what(k),
-                             index(k));
     ET_CHECK_OR_RETURN_ERROR(t.mutable_data_ptr() != nullptr,
                              InvalidArgument,
                              "XnnpackBackend %s %zu: no data",
                              what(k),
                              index(k));
-    compiled_.data[value(k)] = t.mutable_data_ptr();
+    void* data = t.mutable_data_ptr();
+    if (!runtime::tensor_is_contiguous(t)) {
+      // XNNPACK's values are row-major; this arg is laid out otherwise.
+      ET_CHECK_OR_RETURN_ERROR(static_cast<size_t>(t.dim()) <= kMaxRank,
+                               InvalidArgument,
+                               "XnnpackBackend %s %zu: rank %zd",
+                               what(k),
+                               index(k),
+                               static_cast<ssize_t>(t.dim()));
+      staging_[k].resize(std::max<size_t>(t.nbytes(), 1));
+      data = staging_[k].data();
+      if (k < num_inputs) {
+        copy_layout(t, staging_[k].data(), /*into_tensor=*/false);
+      }
+    }
+    compiled_.data[value(k)] = data;
   }
   return Error::Ok;
 }
@@ -295,6 +338,13 @@ Error XnnpackExecutor::execute(Span<EValue*> args,
     const Error error = run_step(step, host);
     runtime::event_tracer_end_profiling_delegate(event_tracer, event);
     ET_CHECK_OK_OR_RETURN_ERROR(error);
+  }
+  const size_t num_inputs = compiled_.graph.inputs.size();
+  for (size_t k = num_inputs; k < args.size(); ++k) {
+    const auto& t = args[k]->toTensor();
+    if (!runtime::tensor_is_contiguous(t)) {
+      copy_layout(t, staging_[k].data(), /*into_tensor=*/true);
+    }
   }
   return Error::Ok;
 }

@@ -75,6 +75,11 @@ class XnnpackExecutor final {
   // An input's sizes changed since the runtimes were built (or their
   // rebuild failed).
   bool shape_stale_ = false;
+  // Per arg: the row-major buffer XNNPACK reads or writes in place of an
+  // arg in another dim order (a channels-last input or output), copied
+  // from it before the steps or to it after them. Empty for the others;
+  // grown, never shrunk, so a steady state allocates nothing.
+  std::vector<std::vector<uint8_t>> staging_;
   Threadpool threadpool_;
 };
 

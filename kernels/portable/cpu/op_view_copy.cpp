@@ -12,14 +12,23 @@ namespace native {
 
 namespace {
 
-// Copies `self` reshaped to `shape` (row-major order is kept).
+// Copies `self` reshaped to `shape` (row-major logical order is kept).
+// self may have any dim order (a channels-last clone before a flatten):
+// its elements are then read in logical order and written to out's.
 Tensor& reshape_copy(KernelRuntimeContext& ctx,
                      const char* op,
                      const Tensor& self,
                      const Shape& shape,
                      Tensor& out) {
-  if (check_default_dim_order(ctx, op, {&self, &out})) {
+  if (!::executorch::runtime::tensor_is_contiguous(out)) {
+    fail_arg(ctx, op, "out must have the default dim order");
+    return out;
+  }
+  if (::executorch::runtime::tensor_is_contiguous(self)) {
     copy_view(ctx, op, self, reshape_view(shape), out);
+  } else if (resize_out(ctx, op, "out", out, shape.ref())) {
+    const View in = tensor_view(self);
+    copy_strided(ctx, op, self, in, out, reshape_view(in.shape));
   }
   return out;
 }

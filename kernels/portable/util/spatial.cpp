@@ -21,11 +21,16 @@ int64_t window_output_size(int64_t in,
       dilation > kMax) {
     return -1;
   }
-  const int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
-  if (span < 0) {
+  // Rounded down, also when negative: with ceil_mode a kernel wider than
+  // the padded input still has one window (PyTorch's rule).
+  const int64_t span =
+      in + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  const int64_t floor_div =
+      span >= 0 ? span / stride : -((-span + stride - 1) / stride);
+  int64_t out = floor_div + 1;
+  if (out <= 0) {
     return 0;
   }
-  int64_t out = (span + (ceil_mode ? stride - 1 : 0)) / stride + 1;
   // The last window must start inside the input or the left padding.
   if (ceil_mode && (out - 1) * stride >= in + pad) {
     --out;
