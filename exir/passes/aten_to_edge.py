@@ -180,11 +180,10 @@ def use_scalar_overloads(gm: torch.fx.GraphModule) -> None:
 
 
 def _changes_layout(node: torch.fx.Node) -> bool:
-    return node.kwargs.get("memory_format") not in (
-        None,
-        torch.preserve_format,
-        torch.contiguous_format,
-    )
+    """A clone whose result is laid out unlike its input (whatever its
+    memory_format says: a contiguous clone of a channels-last tensor)."""
+    source = node.args[0].meta.get("val")
+    return dim_order_of(source) != dim_order_of(node.meta["val"])
 
 
 def replace_memory_format_ops(gm: torch.fx.GraphModule) -> None:
@@ -193,9 +192,9 @@ def replace_memory_format_ops(gm: torch.fx.GraphModule) -> None:
     `dim_order_ops._clone_dim_order`, with the dim order of the result in
     place of its memory format.
 
-    A clone that keeps or makes the contiguous layout stays `aten.clone`:
-    `clone.out` handles those in every runtime, while `_clone_dim_order.out`
-    is a newer kernel that runtimes may lack.
+    A clone that keeps its input's layout stays `aten.clone`: `clone.out`
+    handles those in every runtime (upstream's requires input and out in one
+    dim order), while `_clone_dim_order.out` is a newer kernel.
     """
     for node in _call_function_nodes(gm):
         if node.target == torch.ops.aten._to_copy.default:

@@ -34,6 +34,18 @@ _lib.define(
 )
 
 
+def _laid_out(tensor, dim_order):
+    """`tensor` copied with strides in `dim_order` (None: its own layout's).
+    Any permutation: one without a torch memory format (a size-1 channel
+    makes channels-last strides read as [0, 2, 1, 3]) is laid out through
+    permutes."""
+    try:
+        return tensor.clone(memory_format=memory_format_from_dim_order(dim_order))
+    except ValueError:
+        inverse = sorted(range(len(dim_order)), key=lambda d: dim_order[d])
+        return tensor.permute(list(dim_order)).contiguous().permute(inverse)
+
+
 def _to_dim_order_copy(
     self,
     *,
@@ -44,15 +56,15 @@ def _to_dim_order_copy(
     non_blocking=False,
     dim_order=None,
 ):
-    return torch.ops.aten._to_copy.default(
+    converted = torch.ops.aten._to_copy.default(
         self,
         dtype=dtype,
         layout=layout,
         device=device,
         pin_memory=pin_memory,
         non_blocking=non_blocking,
-        memory_format=memory_format_from_dim_order(dim_order),
     )
+    return _laid_out(converted, dim_order)
 
 
 def _to_dim_order_copy_out(self, *, non_blocking=False, dim_order=None, out):
@@ -65,9 +77,7 @@ def _to_dim_order_copy_out(self, *, non_blocking=False, dim_order=None, out):
 
 
 def _clone_dim_order(self, *, non_blocking=False, dim_order=None):
-    return torch.ops.aten.clone.default(
-        self, memory_format=memory_format_from_dim_order(dim_order)
-    )
+    return _laid_out(self, dim_order)
 
 
 def _clone_dim_order_out(self, *, non_blocking=False, dim_order=None, out):

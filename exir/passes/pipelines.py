@@ -15,6 +15,7 @@ from executorch.exir.pass_manager import PassType
 from executorch.exir.passes.aten_to_edge import AtenToEdgePass
 from executorch.exir.passes.data_dependent_bounds import BoundDataDependentSizesPass
 from executorch.exir.passes.decompositions import CoreAtenDecompositionPass
+from executorch.exir.passes.default_dim_order_pass import DefaultDimOrderPass
 from executorch.exir.passes.external_constants_pass import external_constants_pass
 from executorch.exir.passes.fold_batch_norm import FoldBatchNormPass
 from executorch.exir.passes.fold_constant_layouts import FoldConstantLayoutsPass
@@ -65,6 +66,7 @@ def executorch_passes(config: ExecutorchBackendConfig, method: str) -> List[Pass
         RemoveAutoFunctionalizedPass(),
         InsertWriteBackPass(),
         BoundDataDependentSizesPass(),
+        DefaultDimOrderPass(),
         FoldPermuteChainsPass(),
         *([ReplaceViewCopyWithViewPass()] if config.remove_view_copy else []),
         config.to_out_var_pass,

@@ -206,6 +206,35 @@ def test_partitioner_names_what_it_cannot_make_dynamic():
         torch.testing.assert_close(module.forward([x, y])[0], model(x, y), **TOL)
 
 
+def test_masked_attention_over_a_dynamic_key_length():
+    """scaled_dot_product_attention with a mask exports a `_safe_softmax`
+    over the keys; with their count dynamic its row sum (a fully connected
+    layer of fixed width in the blob) cannot follow it: it stays outside,
+    with the reason, and every length matches eager (it once failed at run
+    time inside the delegate)."""
+
+    class MaskedAttention(torch.nn.Module):
+        def forward(self, q, k, mask):
+            return torch.nn.functional.scaled_dot_product_attention(
+                q, k, k, attn_mask=mask
+            )
+
+    def inputs(n):
+        mask = torch.rand(1, 1, 3, n) > 0.3
+        return torch.randn(1, 2, 3, 8), torch.randn(1, 2, n, 8), mask
+
+    keys = Dim("keys", min=2, max=16)
+    model = MaskedAttention()
+    manager, partitioner = lower(
+        model, inputs(6), {"q": None, "k": {2: keys}, "mask": {3: keys}}
+    )
+    assert "safe softmax over a dynamic dim" in partitioner.report()
+    module = load(manager)
+    for n in (6, 2, 16, 9):
+        x = inputs(n)
+        torch.testing.assert_close(module.forward(list(x))[0], model(*x), **TOL)
+
+
 def test_sizes_of_integer_inputs_stay_outside():
     """A size measured on token ids (int64, which cannot be a delegate
     input), as language models measure their prompt: it stays outside with

@@ -72,7 +72,9 @@ def test_channels_last_values_are_made_contiguous_before_aliasing():
     fn = lambda x: (x * 2).reshape(24).sum()
     manager, gm = planned(fn, x)
     view = next(n for n in gm.graph.nodes if n.target is memory.view)
-    assert view.args[0].target is exir_ops.edge.aten.clone.out
+    # The reshape's clone into the default dim order: a layout copy.
+    assert view.args[0].target is exir_ops.edge.dim_order_ops._clone_dim_order.out
+    assert view.args[0].kwargs["dim_order"] == [0, 1, 2, 3]
     assert_runs_like_eager(manager, fn, x)
 
 

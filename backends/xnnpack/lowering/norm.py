@@ -10,7 +10,9 @@ has, so the blob runs on upstream's runtime as well as on ours:
   epsilon), then (x - mean) / sqrt(variance + eps) * weight + bias;
 - `_safe_softmax` (attention: a row that is all -inf gives zeros, not
   NaN): softmax of max(x, -FLT_MAX), times a row mask min(sum(exp(x -
-  max(x, -FLT_MAX))), 1) that is 0 only when every element is -inf.
+  max(x, -FLT_MAX))), 1) that is 0 only when every element is -inf. The
+  row sum's width is fixed in the blob, so a softmax over a dynamic dim
+  stays outside the delegate.
 """
 
 import math
@@ -24,6 +26,7 @@ from executorch.backends.xnnpack.lowering.core import (
     aten,
     aten_op,
     bound,
+    dynamic,
     getitem_zero,
     is_constant_node,
     nhwc,
@@ -182,7 +185,15 @@ def lower_softmax(ctx, node):
     )
 
 
-@register([aten._safe_softmax.default], _check_softmax)
+def _check_safe_softmax(node, ep):
+    if dynamic(sym_shape(node)[-1]):
+        # Its row mask sums a row with a fully connected layer, whose width
+        # is fixed in the blob.
+        return "safe softmax over a dynamic dim"
+    return _check_softmax(node, ep)
+
+
+@register([aten._safe_softmax.default], _check_safe_softmax)
 def lower_safe_softmax(ctx, node):
     xv = ctx.value(node.args[0])
     dims = ctx.builder.dims(xv)
