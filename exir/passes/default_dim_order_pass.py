@@ -10,7 +10,8 @@ layouts at run time. Before such an operator this pass inserts a
 `_to_dim_order_copy` into the default dim order for each input in another
 layout, and after it, one back into the layout the graph gave its result,
 so every other node sees the values it saw before. Programs without
-channels-last values are unchanged.
+channels-last values are unchanged. Quantized programs' (de)quantize
+ops are treated the same way.
 
 It also restates each layout copy's `dim_order` argument as the dim order
 of its result: around size-1 dims strides are ambiguous (a one-channel
@@ -30,8 +31,11 @@ from executorch.exir.pass_base import PassBase, PassResult
 _TO_DIM_ORDER = exir_ops.edge.dim_order_ops._to_dim_order_copy.default
 _LAYOUT_COPIES = (_TO_DIM_ORDER, exir_ops.edge.dim_order_ops._clone_dim_order.default)
 
+# The namespaces whose operators' kernels this pass knows.
+_NAMESPACES = ("aten", "quantized_decomposed")
+
 # aten operators (besides those tagged pointwise) whose portable and
-# optimized kernels take every dim order.
+# optimized kernels take every dim order; none of quantized_decomposed's do.
 _ANY_DIM_ORDER = {
     f"aten::{name}"
     for name in (
@@ -81,7 +85,7 @@ def _in_other_layout(value) -> bool:
 
 def _needs_default(node: torch.fx.Node) -> bool:
     target = node.target
-    if node.op != "call_function" or getattr(target, "namespace", None) != "aten":
+    if node.op != "call_function" or getattr(target, "namespace", None) not in _NAMESPACES:
         return False
     op = target._op
     # Size arithmetic (sym_size) wraps Python builtins, no tensors; an

@@ -71,3 +71,32 @@ def test_operators_that_take_any_dim_order_get_no_copies():
     x = torch.randn(2, 4, 6, 8).to(memory_format=torch.channels_last)
     manager = _program(lambda t: torch.relu(conv(t)).mean((2, 3)), x)
     assert _layout_copies(manager) == []
+
+
+def test_quantized_channels_last_model_runs_like_its_quantized_eager():
+    # quantized_decomposed's (de)quantize kernels need the default order
+    # too: a channels-last weight's dequantize_per_channel once failed.
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        get_symmetric_quantization_config,
+        XNNPACKQuantizer,
+    )
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(), torch.nn.Conv2d(8, 4, 1)
+    ).eval()
+    model = model.to(memory_format=torch.channels_last)
+    x = torch.randn(1, 3, 10, 10).to(memory_format=torch.channels_last)
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True)
+    )
+    prepared = prepare_pt2e(torch.export.export(model, (x,)).module(), quantizer)
+    prepared(x)
+    quantized = convert_pt2e(prepared)
+    manager = to_edge(torch.export.export(quantized, (x,))).to_executorch()
+    got = _load_for_executorch_from_buffer(manager.buffer).forward([x])[0]
+    # The same integer arithmetic as the quantized eager model: one step of
+    # the output's quantization at most.
+    torch.testing.assert_close(got, quantized(x), rtol=0, atol=0.02)
