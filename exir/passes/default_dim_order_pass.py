@@ -85,7 +85,8 @@ def _in_other_layout(value) -> bool:
 
 def _needs_default(node: torch.fx.Node) -> bool:
     target = node.target
-    if node.op != "call_function" or getattr(target, "namespace", None) not in _NAMESPACES:
+    namespace = getattr(target, "namespace", None)
+    if node.op != "call_function" or namespace not in _NAMESPACES:
         return False
     op = target._op
     # Size arithmetic (sym_size) wraps Python builtins, no tensors; an
