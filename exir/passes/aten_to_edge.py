@@ -179,10 +179,16 @@ def use_scalar_overloads(gm: torch.fx.GraphModule) -> None:
             _wrap_numbers(gm, node, positions)
 
 
+_KEEPS_LAYOUT = (None, torch.preserve_format, torch.contiguous_format)
+
+
 def _changes_layout(node: torch.fx.Node) -> bool:
     """A clone whose result is laid out unlike its input (whatever its
-    memory_format says: a contiguous clone of a channels-last tensor)."""
-    source = node.args[0].meta.get("val")
+    memory_format says: a contiguous clone of a channels-last tensor); by its
+    memory_format when the input's layout is unknown."""
+    source = getattr(node.args[0], "meta", {}).get("val")
+    if not isinstance(source, torch.Tensor):
+        return node.kwargs.get("memory_format") not in _KEEPS_LAYOUT
     return dim_order_of(source) != dim_order_of(node.meta["val"])
 
 
