@@ -263,6 +263,36 @@ def test_sizes_of_integer_inputs_stay_outside():
         torch.testing.assert_close(module.forward([tokens])[0], model(tokens), **TOL)
 
 
+def test_views_sized_by_token_ids_join_the_partition():
+    """Hugging Face sizes each view of the hidden states by the token ids'
+    length (an int64 tensor, which cannot be a delegate input). The
+    partitioner measures a float input of the view instead, so the views
+    and the linears between them are one partition, not one per linear."""
+
+    class HiddenStateViews(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = torch.nn.Embedding(10, 8)
+            self.first = torch.nn.Linear(8, 8)
+            self.second = torch.nn.Linear(8, 8)
+
+        def forward(self, tokens):
+            n = tokens.shape[1]
+            x = self.first(self.embedding(tokens).view(n, 8)).view(1, n, 8)
+            return self.second(torch.relu(x).view(n, 8)).view(1, n, 8)
+
+    model = HiddenStateViews().eval()
+    manager, partitioner = lower(
+        model, (torch.randint(0, 10, (1, 5)),), {"tokens": {1: Dim("s", min=1, max=16)}}
+    )
+    assert "reads a size computed outside" not in partitioner.report()
+    assert delegate_calls_and_operators(manager) == (1, ["aten::embedding"])
+    module = load(manager)
+    for n in (1, 16, 7):
+        tokens = torch.randint(0, 10, (1, n))
+        torch.testing.assert_close(module.forward([tokens])[0], model(tokens), **TOL)
+
+
 _OUTPUT = re.compile(r"^Output (\d+): tensor Float\[([\d, ]*)\] = \[(.*)\]$", re.M)
 
 

@@ -29,7 +29,7 @@ from executorch.backends.xnnpack.lowering import (
     is_size_node,
     unsupported_reason,
 )
-from executorch.backends.xnnpack.lowering.core import aten_op
+from executorch.backends.xnnpack.lowering.core import aten, aten_op, same_size
 from executorch.backends.xnnpack.lowering.quant import feeds_int8_linear, int8_pattern
 from executorch.backends.xnnpack.partition.config import ALL_PARTITIONER_CONFIGS
 from executorch.backends.xnnpack.partition.config.xnnpack_config import (
@@ -233,6 +233,36 @@ def _give_each_reader_its_own_sizes(graph_module: torch.fx.GraphModule) -> None:
         graph_module.recompile()
 
 
+def _measure_float_inputs(graph_module: torch.fx.GraphModule) -> None:
+    """Points a size measured on a tensor that cannot be a delegate input
+    (Hugging Face measures the int64 token ids for every view of the
+    hidden states) at a float input of the node reading it that has a dim
+    of that size, and moves it just before that node: the size can then
+    follow its reader into a partition. Run after
+    _give_each_reader_its_own_sizes (each size has one reader)."""
+    graph = graph_module.graph
+    moved = False
+    for node in list(graph.nodes):
+        if node.target != aten.sym_size.int or is_float32_tensor(node.args[0]):
+            continue
+        (reader,) = node.users
+        if is_size_node(reader):
+            continue
+        for tensor in reader.all_input_nodes:
+            if tensor is node or not is_float32_tensor(tensor):
+                continue
+            size = node.meta["val"]
+            dims = tensor.meta["val"].shape
+            match = [d for d, other in enumerate(dims) if same_size(other, size)]
+            if match:
+                node.args = (tensor, match[0])
+                reader.prepend(node)
+                moved = True
+                break
+    if moved:
+        graph_module.recompile()
+
+
 class XnnpackPartitioner(Partitioner):
     """Delegates to XNNPACK every node it can lower.
 
@@ -289,6 +319,7 @@ class XnnpackPartitioner(Partitioner):
     def partition(self, exported_program: ExportedProgram) -> PartitionResult:
         reasons: Dict[torch.fx.Node, str] = {}
         _give_each_reader_its_own_sizes(exported_program.graph_module)
+        _measure_float_inputs(exported_program.graph_module)
         # Leaving out a node that reads a shared weight, or a size from
         # another partition, reshapes the partitions, so propose again until
         # none is left.
