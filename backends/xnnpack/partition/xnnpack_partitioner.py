@@ -245,9 +245,9 @@ def _measure_float_inputs(graph_module: torch.fx.GraphModule) -> None:
     for node in list(graph.nodes):
         if node.target != aten.sym_size.int or is_float32_tensor(node.args[0]):
             continue
-        (reader,) = node.users
-        if is_size_node(reader):
+        if len(node.users) != 1 or is_size_node(next(iter(node.users))):
             continue
+        (reader,) = node.users
         for tensor in reader.all_input_nodes:
             if tensor is node or not is_float32_tensor(tensor):
                 continue
