@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/runtime/huge_page_allocator.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 #include <executorch/runtime/core/event_tracer_hooks_delegate.h>
@@ -22,36 +23,39 @@ using runtime::Span;
 
 namespace {
 
-// The highest rank a program's tensor may have (the loader's limit).
-constexpr size_t kMaxRank = 16;
-
-// Copies t's elements between its own layout (its dim order's strides) and
-// `row_major`, the same elements in logical row-major order. t.dim() <=
-// kMaxRank.
+// Copies `t`, an arg in another dim order, to `row_major` (its elements in
+// logical order, as XNNPACK's values hold them) or back, with the host
+// steps' gather. t's rank is its graph value's (at most kMaxDims); `dims`
+// is scratch kept across calls.
 void copy_layout(const executorch::aten::Tensor& t,
                  uint8_t* row_major,
-                 bool into_tensor) {
+                 bool into_tensor,
+                 Dims* dims,
+                 pthreadpool_t pool) {
   const size_t rank = static_cast<size_t>(t.dim());
-  const size_t element = t.element_size();
-  const auto strides = t.strides();
-  auto* data = static_cast<uint8_t*>(t.mutable_data_ptr());
-  size_t index[kMaxRank] = {};
-  ssize_t offset = 0; // of the element in t
-  for (ssize_t n = 0; n < t.numel(); ++n) {
-    uint8_t* own = data + offset * element;
-    uint8_t* packed = row_major + n * element;
-    std::memcpy(
-        into_tensor ? own : packed, into_tensor ? packed : own, element);
-    // Advance the last dim, carrying into the ones before it.
-    for (size_t d = rank; d-- > 0;) {
-      offset += strides[d];
-      if (++index[d] < static_cast<size_t>(t.size(d))) {
-        break;
-      }
-      offset -= strides[d] * static_cast<ssize_t>(index[d]);
-      index[d] = 0;
-    }
+  size_t step[kMaxDims];
+  dims->resize(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    (*dims)[d] = static_cast<size_t>(t.size(d));
   }
+  if (!into_tensor) {
+    for (size_t d = 0; d < rank; ++d) {
+      step[d] = static_cast<size_t>(t.strides()[d]);
+    }
+    gather(
+        t.const_data_ptr(), 0, step, *dims, t.element_size(), row_major, pool);
+    return;
+  }
+  // t's memory, dims in dim order, read from the logical row-major buffer.
+  size_t logical[kMaxDims];
+  row_major_strides(*dims, logical);
+  const auto order = t.dim_order();
+  for (size_t k = 0; k < rank; ++k) {
+    step[k] = logical[order[k]];
+    (*dims)[k] = static_cast<size_t>(t.size(order[k]));
+  }
+  gather(
+      row_major, 0, step, *dims, t.element_size(), t.mutable_data_ptr(), pool);
 }
 
 // The tensor dtype of an arg holding values of `datatype`.
@@ -264,16 +268,14 @@ Error XnnpackExecutor::bind_args(Span<EValue*> args) {
     void* data = t.mutable_data_ptr();
     if (!runtime::tensor_is_contiguous(t)) {
       // XNNPACK's values are row-major; this arg is laid out otherwise.
-      ET_CHECK_OR_RETURN_ERROR(static_cast<size_t>(t.dim()) <= kMaxRank,
-                               InvalidArgument,
-                               "XnnpackBackend %s %zu: rank %zd",
-                               what(k),
-                               index(k),
-                               static_cast<ssize_t>(t.dim()));
       staging_[k].resize(std::max<size_t>(t.nbytes(), 1));
       data = staging_[k].data();
       if (k < num_inputs) {
-        copy_layout(t, staging_[k].data(), /*into_tensor=*/false);
+        copy_layout(t,
+                    staging_[k].data(),
+                    /*into_tensor=*/false,
+                    &staging_dims_,
+                    threadpool_.get());
       }
     }
     compiled_.data[value(k)] = data;
@@ -343,7 +345,11 @@ Error XnnpackExecutor::execute(Span<EValue*> args,
   for (size_t k = num_inputs; k < args.size(); ++k) {
     const auto& t = args[k]->toTensor();
     if (!runtime::tensor_is_contiguous(t)) {
-      copy_layout(t, staging_[k].data(), /*into_tensor=*/true);
+      copy_layout(t,
+                  staging_[k].data(),
+                  /*into_tensor=*/true,
+                  &staging_dims_,
+                  threadpool_.get());
     }
   }
   return Error::Ok;

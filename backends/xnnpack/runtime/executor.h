@@ -80,6 +80,8 @@ class XnnpackExecutor final {
   // from it before the steps or to it after them. Empty for the others;
   // grown, never shrunk, so a steady state allocates nothing.
   std::vector<std::vector<uint8_t>> staging_;
+  // The dims a staging copy gathers (scratch, kept for its capacity).
+  Dims staging_dims_;
   Threadpool threadpool_;
 };
 
