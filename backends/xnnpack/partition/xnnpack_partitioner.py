@@ -245,13 +245,13 @@ def _measure_float_inputs(graph_module: torch.fx.GraphModule) -> None:
     for node in list(graph.nodes):
         if node.target != aten.sym_size.int or is_float32_tensor(node.args[0]):
             continue
-        if len(node.users) != 1 or is_size_node(next(iter(node.users))):
+        readers = list(node.users)
+        if len(readers) != 1 or is_size_node(readers[0]):
             continue
-        (reader,) = node.users
+        reader, size = readers[0], node.meta["val"]
         for tensor in reader.all_input_nodes:
             if tensor is node or not is_float32_tensor(tensor):
                 continue
-            size = node.meta["val"]
             dims = tensor.meta["val"].shape
             match = [d for d, other in enumerate(dims) if same_size(other, size)]
             if match:
