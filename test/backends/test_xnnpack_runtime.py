@@ -402,6 +402,78 @@ def test_fp32_depthwise_3x3_runs_on_the_host_kernel(stride, threads, tmp_path):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("stride", [1, 2])
+def test_large_inverted_residual_blocks_run_as_one_fused_step(
+    stride, threads, tmp_path
+):
+    """An inverted residual block whose expanded tensor is past L2 (16 -> 96
+    channels at 57x57, 1.2 MB; batch 2, odd size) runs its expansion,
+    depthwise and projection convolutions, and at stride 1 the residual
+    add, as one fused host step (runtime/f32_inverted_residual.h: the
+    profile names it, and no depthwise step is left), and matches eager at
+    the harness's "accumulating" tolerance (16-, 9- and 96-term fp32 sums in
+    another order than eager's)."""
+    from executorch.examples.models.layers import init_as_trained
+    from executorch.examples.models.mobilenet_v2 import InvertedResidual
+
+    block = InvertedResidual(16, 16 if stride == 1 else 24, stride, 6).eval()
+    init_as_trained(block, in_channels=16)
+    inputs = (torch.randn(2, 16, 57, 57),)
+    tester = lower(block, inputs, num_threads=threads)
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch")) == (1, [])
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    fused = {n for n in names if n.startswith("host inverted_residual nodes")}
+    assert len(fused) == 1 and _host_depthwise_steps(names) == 0, names
+    with torch.no_grad():
+        compare(outputs[0], block(*inputs), ACCUMULATING, "block")
+
+
+def test_mobilenet_v2_early_blocks_run_fused(tmp_path):
+    """At 224x224 MobileNetV2's three blocks whose expanded tensors are past
+    L2 (at 112x112 and 56x56) run as fused steps, its other 14 depthwise
+    convolutions on the host depthwise kernel, and the network matches
+    eager at the harness's "accumulating" tolerance."""
+    from executorch.examples.models import get_model
+
+    model, inputs = get_model("mobilenet_v2")
+    tester = lower(model, inputs)
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    fused = {n for n in names if n.startswith("host inverted_residual nodes")}
+    assert len(fused) == 3 and _host_depthwise_steps(names) == 14, names
+    with torch.no_grad():
+        compare(outputs[0], model(*inputs), ACCUMULATING, "mobilenet_v2")
+
+
+def test_inverted_residual_whose_expansion_is_read_elsewhere_is_not_fused(
+    tmp_path,
+):
+    """The fused step computes the expanded tensor a few rows at a time and
+    never whole, so a block whose expansion is also an output runs node by
+    node (the depthwise convolution on its host kernel), and both outputs
+    match eager."""
+    expand = torch.nn.Sequential(torch.nn.Conv2d(16, 96, 1), torch.nn.ReLU6())
+    depthwise = torch.nn.Sequential(
+        torch.nn.Conv2d(96, 96, 3, padding=1, groups=96), torch.nn.ReLU6()
+    )
+    project = torch.nn.Conv2d(96, 16, 1)
+
+    def block(x):
+        expanded = expand(x)
+        return project(depthwise(expanded)) + x, expanded
+
+    model = Lambda(block).eval()
+    inputs = (torch.randn(1, 16, 57, 57),)
+    tester = lower(model, inputs)
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    assert not any("inverted_residual" in n for n in names), names
+    assert _host_depthwise_steps(names) == 1, names
+    with torch.no_grad():
+        expected = model(*inputs)
+    compare(outputs[0], expected[0], ACCUMULATING, "block")
+    compare(outputs[1], expected[1], ACCUMULATING, "expansion")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
 def test_convolutions_with_filters_past_l2_run_as_one_gemm(threads, tmp_path):
     """ResNet-18's last stage's convolutions (3x3, 256 -> 512 at stride 2 and
     512 -> 512: 4.7 and 9.4 MB of filter, 7x7 outputs, where Winograd does

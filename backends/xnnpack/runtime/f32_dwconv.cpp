@@ -3,53 +3,11 @@
 #include <algorithm>
 #include <cstddef>
 
+#include <executorch/backends/xnnpack/runtime/host_loops.h>
+
 namespace executorch {
 namespace backends {
 namespace xnnpack {
-
-namespace f32_dw {
-
-// Built by executorch_simd_objects (backends/xnnpack/CMakeLists.txt) with
-// the optimized kernels; ET_OPT_HAVE_<ISA> says which.
-#ifdef ET_OPT_HAVE_PORTABLE
-void row_portable(const RowArgs& args);
-#endif
-#ifdef ET_OPT_HAVE_AVX2
-void row_avx2(const RowArgs& args);
-#endif
-#ifdef ET_OPT_HAVE_AVX512
-void row_avx512(const RowArgs& args);
-#endif
-
-namespace {
-
-// The row loop built for `isa`; null when this build has none.
-RowFunction row_function(Isa isa) {
-  switch (isa) {
-    case Isa::kPortable:
-#ifdef ET_OPT_HAVE_PORTABLE
-      return row_portable;
-#else
-      return nullptr;
-#endif
-    case Isa::kAvx2:
-#ifdef ET_OPT_HAVE_AVX2
-      return row_avx2;
-#else
-      return nullptr;
-#endif
-    case Isa::kAvx512:
-#ifdef ET_OPT_HAVE_AVX512
-      return row_avx512;
-#else
-      return nullptr;
-#endif
-  }
-  return nullptr;
-}
-
-} // namespace
-} // namespace f32_dw
 
 namespace {
 
@@ -74,11 +32,21 @@ struct F32DwConv::Task {
 
 bool F32DwConv::available(Isa isa) {
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
-  return f32_dw::row_function(isa) != nullptr &&
+  return host_loops(isa).dw_row != nullptr &&
          kernels::optimized::isa_available(isa);
 #else
-  return f32_dw::row_function(isa) != nullptr && isa == Isa::kPortable;
+  return host_loops(isa).dw_row != nullptr && isa == Isa::kPortable;
 #endif
+}
+
+std::vector<Isa> F32DwConv::available_isas() {
+  std::vector<Isa> isas;
+  for (Isa isa : {Isa::kPortable, Isa::kAvx2, Isa::kAvx512}) {
+    if (available(isa)) {
+      isas.push_back(isa);
+    }
+  }
+  return isas;
 }
 
 Isa F32DwConv::selected_isa() {
@@ -123,25 +91,56 @@ void F32DwConv::run_tile(void* context, size_t tile) {
   const size_t channels = s.channels;
   const float* image = task.in + b * task.in_h * task.in_w * channels;
 
-  f32_dw::RowArgs a;
+  const float* rows[3];
   for (size_t ky = 0; ky < 3; ++ky) {
     // Past in_h (or wrapped around, in the top padding): padding.
     const size_t iy = oy * s.stride_h + ky - s.pad_top;
-    a.rows[ky] = iy < task.in_h ? image + iy * task.in_w * channels : nullptr;
+    rows[ky] = iy < task.in_h ? image + iy * task.in_w * channels : nullptr;
   }
-  a.in_w = task.in_w;
-  a.channels = channels;
-  a.stride_w = s.stride_w;
-  a.pad_left = s.pad_left;
-  a.out = task.out + (b * task.out_h + oy) * task.out_w * channels;
-  a.out_w = task.out_w;
   const size_t group_channels = task.groups == 1 ? channels : kTileChannels;
-  a.c0 = group * group_channels;
-  a.c1 = std::min(channels, a.c0 + group_channels);
-  a.packed = task.conv->packed_.data();
-  a.output_min = s.output_min;
-  a.output_max = s.output_max;
-  task.row(a);
+  const size_t c0 = group * group_channels;
+  task.conv->run_channels(
+      rows,
+      task.in_w,
+      task.out + (b * task.out_h + oy) * task.out_w * channels,
+      task.out_w,
+      c0,
+      std::min(channels, c0 + group_channels),
+      task.row);
+}
+
+void F32DwConv::run_row(const float* const rows[3],
+                        size_t in_w,
+                        float* out,
+                        size_t out_w,
+                        Isa isa) const {
+  run_channels(
+      rows, in_w, out, out_w, 0, shape_.channels, host_loops(isa).dw_row);
+}
+
+void F32DwConv::run_channels(const float* const rows[3],
+                             size_t in_w,
+                             float* out,
+                             size_t out_w,
+                             size_t c0,
+                             size_t c1,
+                             f32_dw::RowFunction row) const {
+  f32_dw::RowArgs a;
+  for (size_t ky = 0; ky < 3; ++ky) {
+    a.rows[ky] = rows[ky];
+  }
+  a.in_w = in_w;
+  a.channels = shape_.channels;
+  a.stride_w = shape_.stride_w;
+  a.pad_left = shape_.pad_left;
+  a.out = out;
+  a.out_w = out_w;
+  a.c0 = c0;
+  a.c1 = c1;
+  a.packed = packed_.data();
+  a.output_min = shape_.output_min;
+  a.output_max = shape_.output_max;
+  row(a);
 }
 
 double F32DwConv::cost_ns(
@@ -182,7 +181,7 @@ void F32DwConv::run(const float* in,
   task.groups = batch * out_h >= kRowsPerThread * threads
                     ? 1
                     : (shape_.channels + kTileChannels - 1) / kTileChannels;
-  task.row = f32_dw::row_function(isa);
+  task.row = host_loops(isa).dw_row;
   pthreadpool_parallelize_1d(pool,
                              &F32DwConv::run_tile,
                              &task,

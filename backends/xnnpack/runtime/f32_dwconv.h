@@ -76,8 +76,25 @@ class F32DwConv {
   double cost_ns(
       size_t batch, size_t in_h, size_t in_w, size_t out_h, size_t out_w) const;
 
+  // One output row [out_w, channels] of run(), from the input rows that
+  // kernel rows 0..2 read ([in_w, channels] each; null where the row is
+  // padding), on this thread: for callers that make the input rows
+  // themselves (f32_inverted_residual.h). `isa` must be available().
+  void run_row(const float* const rows[3],
+               size_t in_w,
+               float* out,
+               size_t out_w,
+               Isa isa) const;
+
+  const F32DwConvShape& shape() const {
+    return shape_;
+  }
+
   // Whether `isa`'s row loop was built and this CPU runs it.
   static bool available(Isa isa);
+  // The instruction sets available(), narrowest first (tests and
+  // benchmarks run each).
+  static std::vector<Isa> available_isas();
 
   // The instruction set the optimized kernels run with (the portable
   // build's when they are not built).
@@ -86,6 +103,14 @@ class F32DwConv {
  private:
   struct Task;
   static void run_tile(void* task, size_t tile);
+  // One output row over channels [c0, c1) with `row`.
+  void run_channels(const float* const rows[3],
+                    size_t in_w,
+                    float* out,
+                    size_t out_w,
+                    size_t c0,
+                    size_t c1,
+                    f32_dw::RowFunction row) const;
 
   F32DwConvShape shape_;
   size_t blocks_ = 0;

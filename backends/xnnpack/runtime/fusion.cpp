@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include <executorch/backends/xnnpack/runtime/host_kernels.h>
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
 #include <executorch/kernels/optimized/simd/isa.h>
@@ -17,7 +18,15 @@ using fb_xnnpack::XNodeUnion;
 using runtime::Error;
 
 const char* Fusion::name() const {
-  return kind == Kind::kLayerNorm ? "layer_norm" : "safe_softmax";
+  switch (kind) {
+    case Kind::kLayerNorm:
+      return "layer_norm";
+    case Kind::kSafeSoftmax:
+      return "safe_softmax";
+    case Kind::kInvertedResidual:
+      return "inverted_residual";
+  }
+  return "";
 }
 
 #ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
@@ -68,7 +77,7 @@ class Matcher {
       bias = node().inputs[1];
       next(XNodeUnion::XNNAdd, {cur, bias}, &cur);
     }
-    if (!closed(x, cur)) {
+    if (!closed(x, cur) || !same_dims(x, cur)) {
       return false;
     }
     *out =
@@ -93,10 +102,65 @@ class Matcher {
         !reduction(&present, &row_mask, 1.0f, true) ||
         !next(XNodeUnion::XNNSoftmax, {finite}, &probabilities) ||
         !next(XNodeUnion::XNNMultiply, {probabilities, row_mask}, &result) ||
-        !closed(x, result)) {
+        !closed(x, result) || !same_dims(x, result)) {
       return false;
     }
     *out = Fusion{Fusion::Kind::kSafeSoftmax, first, at_, x, result};
+    return true;
+  }
+
+  bool match_inverted_residual(size_t first, Fusion* out) {
+    begin(first);
+    if (at_ + 3 > graph_.nodes.size()) {
+      return false;
+    }
+    // The wiring first; the kernels (which pack the filters) last.
+    const Node& expand = node();
+    const uint32_t x = expand.inputs[0];
+    uint32_t expanded, filtered, result;
+    if (expand.kind != XNodeUnion::XNNConv2d || expand.outputs.size() != 1 ||
+        !take(&expanded)) {
+      return false;
+    }
+    const Node& depthwise = node();
+    if (depthwise.kind != XNodeUnion::XNNDepthwiseConv2d ||
+        depthwise.outputs.size() != 1 || depthwise.inputs[0] != expanded ||
+        !take(&filtered)) {
+      return false;
+    }
+    const Node& project = node();
+    if (project.kind != XNodeUnion::XNNConv2d || project.outputs.size() != 1 ||
+        project.inputs[0] != filtered || !take(&result)) {
+      return false;
+    }
+    // The residual: the block's input added, unclamped, to the projection.
+    bool residual = false;
+    if (peek(XNodeUnion::XNNAdd) && node().inputs.size() == 2 &&
+        same_dims(x, result) &&
+        ((node().inputs[0] == result && node().inputs[1] == x) ||
+         (node().inputs[0] == x && node().inputs[1] == result))) {
+      take(&result);
+      residual = true;
+    }
+    const Dims& in = graph_.values[x].dims;
+    const Dims& mid = graph_.values[expanded].dims;
+    if (!closed(x, result) || in.size() != 4 ||
+        !F32InvertedResidual::pays(in[1], in[2], mid.back())) {
+      return false;
+    }
+    F32PointwiseConv expand_conv, project_conv;
+    auto block = std::make_shared<F32InvertedResidual>();
+    if (!pointwise_conv(graph_, expand, &expand_conv) ||
+        !pointwise_conv(graph_, project, &project_conv) ||
+        !block->init(expand_conv,
+                     host_f32_dwconv(depthwise),
+                     project_conv,
+                     residual,
+                     F32DwConv::selected_isa())) {
+      return false;
+    }
+    *out = Fusion{Fusion::Kind::kInvertedResidual, first, at_, x, result};
+    out->block = std::move(block);
     return true;
   }
 
@@ -228,7 +292,10 @@ class Matcher {
         return false;
       }
     }
-    return graph_.values[result].dims == graph_.values[input].dims;
+    return true;
+  }
+  bool same_dims(uint32_t a, uint32_t b) const {
+    return graph_.values[a].dims == graph_.values[b].dims;
   }
   size_t first_node() const {
     return at_ - inside_.size();
@@ -265,7 +332,8 @@ std::vector<Fusion> find_fusions(const Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size();) {
     Fusion fusion;
     if (matcher.match_layer_norm(i, &fusion) ||
-        matcher.match_safe_softmax(i, &fusion)) {
+        matcher.match_safe_softmax(i, &fusion) ||
+        matcher.match_inverted_residual(i, &fusion)) {
       fusions.push_back(fusion);
       i = fusion.end_node;
     } else {
@@ -276,8 +344,24 @@ std::vector<Fusion> find_fusions(const Graph& graph) {
 }
 
 Error run_fusion(const Fusion& fusion, const HostContext& context) {
-  const kernels::optimized::SimdKernels& simd = kernels::optimized::simd();
   const ValueInfo& x = context.graph.values[fusion.input];
+  if (fusion.kind == Fusion::Kind::kInvertedResidual) {
+    const Dims& y = context.graph.values[fusion.output].dims;
+    ET_CHECK_OR_RETURN_ERROR(
+        fusion.block->run(static_cast<const float*>(context.data[fusion.input]),
+                          x.dims[0],
+                          x.dims[1],
+                          x.dims[2],
+                          static_cast<float*>(context.data[fusion.output]),
+                          y[1],
+                          y[2],
+                          context.pool),
+        MemoryAllocationFailed,
+        "inverted residual block to value %u: no memory for its row buffers",
+        context.graph.values[fusion.output].id);
+    return Error::Ok;
+  }
+  const kernels::optimized::SimdKernels& simd = kernels::optimized::simd();
   const size_t cols = x.dims.back();
   if (x.numel == 0) {
     return Error::Ok;

@@ -1,9 +1,12 @@
 #pragma once
 
-// Fused host steps: runs of nodes that the lowering writes for operations
-// upstream's blob format has no kind for (layer norm as row reductions and
-// elementwise nodes, PyTorch's _safe_softmax as a masked softmax),
-// recognised at init and run as one host step on the optimized kernels.
+// Fused host steps: runs of nodes recognised at init and run as one host
+// step on the optimized kernels. Runs that the lowering writes for
+// operations upstream's blob format has no kind for (layer norm as row
+// reductions and elementwise nodes, PyTorch's _safe_softmax as a masked
+// softmax), and MobileNetV2's inverted residual block (1x1 expansion, 3x3
+// depthwise, 1x1 projection convolutions, plus the block's input), whose
+// layers one by one wait on memory (f32_inverted_residual.h says why).
 // The blob keeps upstream's format and nodes (upstream's runtime runs them
 // one by one); fusing is only how this runtime executes them. A run is
 // fused only when its intermediate values are read nowhere else and every
@@ -15,8 +18,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include <executorch/backends/xnnpack/runtime/f32_inverted_residual.h>
 #include <executorch/backends/xnnpack/runtime/graph.h>
 #include <executorch/backends/xnnpack/runtime/node_ops.h>
 
@@ -31,6 +36,8 @@ struct Fusion {
     kLayerNorm,
     // out = softmax(x) over the last dim; rows that are all -inf give 0.
     kSafeSoftmax,
+    // out = project(depthwise(expand(x))) [+ x], NHWC: `block`.
+    kInvertedResidual,
   };
   Kind kind = Kind::kLayerNorm;
   // The fused nodes [first_node, end_node).
@@ -42,8 +49,10 @@ struct Fusion {
   uint32_t weight = kNoValue;
   uint32_t bias = kNoValue;
   float eps = 0.0f;
+  // Inverted residual: the packed convolutions.
+  std::shared_ptr<const F32InvertedResidual> block = nullptr;
 
-  // "layer_norm" or "safe_softmax", for event names.
+  // "layer_norm", "safe_softmax" or "inverted_residual", for event names.
   const char* name() const;
 };
 

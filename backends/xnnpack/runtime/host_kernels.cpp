@@ -479,6 +479,46 @@ bool enabled() {
 
 } // namespace
 
+std::shared_ptr<const F32DwConv> host_f32_dwconv(const Node& node) {
+  return node.host_run == run_f32_dwconv
+             ? std::static_pointer_cast<const F32DwConv>(node.host_state)
+             : nullptr;
+}
+
+bool pointwise_conv(const Graph& graph,
+                    const Node& node,
+                    F32PointwiseConv* conv) {
+#ifdef EXECUTORCH_XNNPACK_OPTIMIZED_HOST
+  if (node.kind != XNodeUnion::XNNConv2d || node.host_run != nullptr ||
+      node.flags != 0 || !is_fp32_with_constant_weights(graph, node)) {
+    return false;
+  }
+  const auto* p = static_cast<const _XNNNodeConv*>(node.params);
+  if (p->groups() != 1 || p->kernel_height() != 1 || p->kernel_width() != 1 ||
+      p->subsampling_height() != 1 || p->subsampling_width() != 1 ||
+      p->padding_top() != 0 || p->padding_left() != 0 ||
+      p->padding_bottom() != 0 || p->padding_right() != 0) {
+    return false;
+  }
+  conv->filter =
+      static_cast<const float*>(graph.values[node.inputs[1]].constant);
+  conv->bias =
+      node.inputs[2] != kNoValue
+          ? static_cast<const float*>(graph.values[node.inputs[2]].constant)
+          : nullptr;
+  conv->in_channels = p->group_input_channels();
+  conv->out_channels = p->group_output_channels();
+  conv->output_min = node.output_min;
+  conv->output_max = node.output_max;
+  return true;
+#else
+  (void)graph;
+  (void)node;
+  (void)conv;
+  return false;
+#endif
+}
+
 void take_nodes_on_host(Graph* graph) {
   if (!enabled()) {
     return;

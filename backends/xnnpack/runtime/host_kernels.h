@@ -15,6 +15,10 @@
 // EXECUTORCH_XNNPACK_HOST_KERNELS=0 in the environment keeps every node on
 // XNNPACK (for comparisons).
 
+#include <memory>
+
+#include <executorch/backends/xnnpack/runtime/f32_dwconv.h>
+#include <executorch/backends/xnnpack/runtime/f32_inverted_residual.h>
 #include <executorch/backends/xnnpack/runtime/graph.h>
 
 namespace executorch {
@@ -25,6 +29,18 @@ namespace xnnpack {
 // weights). A node whose kernel cannot be prepared (memory, a shape its
 // kernel does not take) stays on XNNPACK.
 void take_nodes_on_host(Graph* graph);
+
+// For fused steps (fusion.h) built from a node's kernel: the node's
+// F32DwConv when take_nodes_on_host gave it one, else null.
+std::shared_ptr<const F32DwConv> host_f32_dwconv(const Node& node);
+
+// A float32 1x1, stride-1, unpadded one-group convolution node with
+// constant weights that runs on XNNPACK (no host kernel took it): its
+// filter, bias and clamp into `conv`. False for any other node, or without
+// the optimized kernels.
+bool pointwise_conv(const Graph& graph,
+                    const Node& node,
+                    F32PointwiseConv* conv);
 
 } // namespace xnnpack
 } // namespace backends

@@ -26,6 +26,7 @@
 #include <executorch/backends/xnnpack/runtime/host_util.h>
 #include <executorch/backends/xnnpack/test/blob_builder.h>
 #include <executorch/backends/xnnpack/test/delegate_runner.h>
+#include <executorch/backends/xnnpack/test/test_util.h>
 
 namespace {
 
@@ -34,6 +35,9 @@ using executorch::backends::xnnpack::F32DwConvShape;
 using executorch::backends::xnnpack::Isa;
 using executorch::backends::xnnpack::kMinParallelNs;
 using executorch::backends::xnnpack::pool_for;
+using executorch::backends::xnnpack::testing::expect_within_bounds;
+using executorch::backends::xnnpack::testing::guarded_output;
+using executorch::backends::xnnpack::testing::run_with_host_kernels;
 
 struct Case {
   const char* name;
@@ -95,16 +99,6 @@ Reference reference(const Case& c,
   return r;
 }
 
-std::vector<Isa> available_isas() {
-  std::vector<Isa> isas;
-  for (Isa isa : {Isa::kPortable, Isa::kAvx2, Isa::kAvx512}) {
-    if (F32DwConv::available(isa)) {
-      isas.push_back(isa);
-    }
-  }
-  return isas;
-}
-
 const char* name_of(Isa isa) {
   return isa == Isa::kAvx512 ? "avx512"
          : isa == Isa::kAvx2 ? "avx2"
@@ -126,25 +120,18 @@ void expect_near_reference(const F32DwConv& conv,
       pool_for(size_t(conv.cost_ns(c.batch, c.in_h, c.in_w, oh, ow)),
                kMinParallelNs,
                two);
-  ASSERT_FALSE(available_isas().empty());
-  for (Isa isa : available_isas()) {
+  ASSERT_FALSE(F32DwConv::available_isas().empty());
+  for (Isa isa : F32DwConv::available_isas()) {
     for (pthreadpool_t p : {pthreadpool_t(nullptr), pool, chosen}) {
-      // Floats past the output must stay untouched.
-      std::vector<float> got(want.out.size() + 32, 99.0f);
+      std::vector<float> got = guarded_output(want.out.size());
       conv.run(in.data(), c.batch, c.in_h, c.in_w, got.data(), oh, ow, p, isa);
-      size_t bad = 0;
-      for (size_t i = 0; i < want.out.size() && bad < 5; ++i) {
-        if (!(std::fabs(got[i] - want.out[i]) <= want.bound[i])) {
-          ADD_FAILURE() << name_of(isa) << ", "
-                        << (p ? pthreadpool_get_threads_count(p) : 1)
-                        << " threads: output " << i << " is " << got[i]
-                        << ", expected " << want.out[i] << " +- "
-                        << want.bound[i];
-          ++bad;
-        }
-      }
-      EXPECT_EQ(std::count(got.begin() + want.out.size(), got.end(), 99.0f),
-                32);
+      expect_within_bounds(
+          got,
+          want.out,
+          want.bound,
+          std::string(name_of(isa)) + ", " +
+              std::to_string(p ? pthreadpool_get_threads_count(p) : 1) +
+              " threads");
     }
   }
   pthreadpool_destroy(two);
@@ -289,7 +276,7 @@ TEST(F32DwConvEmptyTest, EmptyTensorsWriteNothing) {
   F32DwConv conv;
   ASSERT_TRUE(conv.init(shape(1, 1, 8), filter.data(), nullptr));
   const std::vector<float> in(4 * 4 * 8, 1.0f);
-  for (Isa isa : available_isas()) {
+  for (Isa isa : F32DwConv::available_isas()) {
     float out[8] = {7, 7, 7, 7, 7, 7, 7, 7};
     conv.run(in.data(), 0, 4, 4, out, 4, 4, nullptr, isa);
     conv.run(in.data(), 1, 4, 4, out, 0, 4, nullptr, isa);
@@ -316,12 +303,7 @@ TEST(F32DwConvInitTest, RefusesShapesItDoesNotTake) {
 TEST(F32DwConvNodeTest, HostKernelAndXnnpackMatchTheReference) {
   using executorch::backends::xnnpack::testing::BlobBuilder;
   using executorch::backends::xnnpack::testing::conv_params;
-  using executorch::backends::xnnpack::testing::DelegateRunner;
-  using executorch::backends::xnnpack::testing::input_tensor;
   using executorch::backends::xnnpack::testing::NodeKind;
-  using executorch::backends::xnnpack::testing::output_tensor;
-  using executorch::backends::xnnpack::testing::TensorPtr;
-  using executorch::backends::xnnpack::testing::values_of;
 
   const uint32_t channels = 20, in_h = 9, in_w = 8, out_h = 5, out_w = 4;
   std::mt19937 rng(3);
@@ -348,21 +330,17 @@ TEST(F32DwConvNodeTest, HostKernelAndXnnpackMatchTheReference) {
       "node", shape(2, 1, channels, 0.0f, 6.0f), 1, in_h, in_w, 1, 1, true};
   const Reference want = reference(c, x, filter, bias, out_h, out_w);
   for (const char* host_kernels : {"1", "0"}) {
-    setenv("EXECUTORCH_XNNPACK_HOST_KERNELS", host_kernels, 1);
-    DelegateRunner runner;
-    ASSERT_EQ(runner.init(blob), executorch::runtime::Error::Ok);
-    TensorPtr in = input_tensor({1, in_h, in_w, channels}, x);
-    TensorPtr out = output_tensor({1, out_h, out_w, channels});
-    ASSERT_EQ(runner.run({in}, {out}), executorch::runtime::Error::Ok);
-    const std::vector<float> got = values_of(out);
-    ASSERT_EQ(got.size(), want.out.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_NEAR(got[i], want.out[i], want.bound[i])
-          << "EXECUTORCH_XNNPACK_HOST_KERNELS=" << host_kernels << ", output "
-          << i;
-    }
+    expect_within_bounds(
+        run_with_host_kernels(blob,
+                              host_kernels,
+                              {1, in_h, in_w, channels},
+                              x,
+                              {1, out_h, out_w, channels}),
+        want.out,
+        want.bound,
+        std::string("EXECUTORCH_XNNPACK_HOST_KERNELS=") + host_kernels,
+        /*guarded=*/false);
   }
-  unsetenv("EXECUTORCH_XNNPACK_HOST_KERNELS");
 }
 
 } // namespace

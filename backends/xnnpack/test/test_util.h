@@ -3,9 +3,12 @@
 // Test helpers shared by the XNNPACK backend tests: random data, element
 // comparison, and one-node graphs run through the backend.
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -141,6 +144,64 @@ struct SingleNode {
     return values_of(out[0]);
   }
 };
+
+// Runs `blob` (one input arg, one output arg, fp32) on `x`, with
+// EXECUTORCH_XNNPACK_HOST_KERNELS set to `host_kernels` while the delegate
+// initializes ("0" keeps every node on XNNPACK): the output, empty after a
+// failure, which is reported.
+inline std::vector<float> run_with_host_kernels(
+    const std::vector<uint8_t>& blob,
+    const char* host_kernels,
+    const Dims& in_dims,
+    const std::vector<float>& x,
+    const Dims& out_dims) {
+  setenv("EXECUTORCH_XNNPACK_HOST_KERNELS", host_kernels, 1);
+  DelegateRunner runner;
+  const runtime::Error init = runner.init(blob);
+  unsetenv("EXECUTORCH_XNNPACK_HOST_KERNELS");
+  EXPECT_EQ(init, runtime::Error::Ok);
+  if (init != runtime::Error::Ok) {
+    return {};
+  }
+  TensorPtr out = output_tensor(sizes_of(out_dims));
+  EXPECT_EQ(runner.run({input_tensor(sizes_of(in_dims), x)}, {out}),
+            runtime::Error::Ok);
+  return values_of(out);
+}
+
+// Floats a kernel's output buffer has past the output, set to this, which
+// the kernel must leave untouched.
+inline constexpr size_t kGuardFloats = 32;
+inline constexpr float kGuardValue = 99.0f;
+
+// An output buffer for `n` floats, followed by the guard.
+inline std::vector<float> guarded_output(size_t n) {
+  return std::vector<float>(n + kGuardFloats, kGuardValue);
+}
+
+// Expects got[i] within bound[i] of want[i] for i < want.size() (reporting
+// the first 5 misses, each with `context`), and, when `guarded`, the guard
+// after them untouched.
+inline void expect_within_bounds(const std::vector<float>& got,
+                                 const std::vector<double>& want,
+                                 const std::vector<double>& bound,
+                                 const std::string& context,
+                                 bool guarded = true) {
+  ASSERT_EQ(got.size(), want.size() + (guarded ? kGuardFloats : 0)) << context;
+  size_t bad = 0;
+  for (size_t i = 0; i < want.size() && bad < 5; ++i) {
+    if (!(std::fabs(got[i] - want[i]) <= bound[i])) {
+      ADD_FAILURE() << context << ": output " << i << " is " << got[i]
+                    << ", expected " << want[i] << " +- " << bound[i];
+      ++bad;
+    }
+  }
+  if (guarded) {
+    EXPECT_EQ(std::count(got.begin() + want.size(), got.end(), kGuardValue),
+              kGuardFloats)
+        << context;
+  }
+}
 
 } // namespace testing
 } // namespace xnnpack

@@ -19,15 +19,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <random>
 #include <vector>
 
 #include <xnnpack.h>
 
 #include <executorch/backends/xnnpack/runtime/f32_dwconv.h>
+#include <executorch/backends/xnnpack/tools/benchmark_util.h>
 
 namespace xnn = executorch::backends::xnnpack;
+using xnn::bench::best_of;
 
 namespace {
 
@@ -48,51 +49,6 @@ constexpr Layer kLayers[] = {{112, 32, 1, 1},
                              {14, 576, 2, 1},
                              {7, 960, 1, 2}};
 
-double thread_seconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
-
-// Writing this evicts a call's data from every cache level (--cold).
-std::vector<float>& eviction_buffer() {
-  static std::vector<float> buffer(16 << 20, 0.0f);
-  return buffer;
-}
-
-// The best of `rounds` of `calls` calls of f, in seconds per call; `cold`:
-// at most 20 calls a round, each timed alone after evicting the caches.
-template <typename F>
-double best_of(size_t rounds, size_t calls, bool cold, F&& f) {
-  f();
-  if (cold) {
-    calls = std::min<size_t>(calls, 20);
-  }
-  double best = 1e30;
-  for (size_t r = 0; r < rounds; ++r) {
-    double seconds = 0;
-    const double start = thread_seconds();
-    for (size_t i = 0; i < calls; ++i) {
-      if (cold) {
-        std::vector<float>& buffer = eviction_buffer();
-        for (size_t j = 0; j < buffer.size(); j += 16) {
-          buffer[j] += 1.0f;
-        }
-        const double call_start = thread_seconds();
-        f();
-        seconds += thread_seconds() - call_start;
-      } else {
-        f();
-      }
-    }
-    if (!cold) {
-      seconds = thread_seconds() - start;
-    }
-    best = std::min(best, seconds / double(calls));
-  }
-  return best;
-}
-
 const char* name_of(xnn::Isa isa) {
   return isa == xnn::Isa::kAvx512 ? "avx512"
          : isa == xnn::Isa::kAvx2 ? "avx2"
@@ -102,23 +58,14 @@ const char* name_of(xnn::Isa isa) {
 } // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, cold = false;
-  for (int i = 1; i < argc; ++i) {
-    quick = quick || std::strcmp(argv[i], "--quick") == 0;
-    cold = cold || std::strcmp(argv[i], "--cold") == 0;
-  }
-  const size_t rounds = quick ? 1 : 7;
+  const xnn::bench::Options options = xnn::bench::parse_options(argc, argv);
+  const bool quick = options.quick, cold = options.cold;
+  const size_t rounds = options.rounds;
   if (xnn_initialize(nullptr) != xnn_status_success) {
     std::fprintf(stderr, "xnn_initialize failed\n");
     return 1;
   }
-  std::vector<xnn::Isa> isas;
-  for (xnn::Isa isa :
-       {xnn::Isa::kPortable, xnn::Isa::kAvx2, xnn::Isa::kAvx512}) {
-    if (xnn::F32DwConv::available(isa)) {
-      isas.push_back(isa);
-    }
-  }
+  const std::vector<xnn::Isa> isas = xnn::F32DwConv::available_isas();
   std::printf("us of thread CPU time per call (GFLOP/s)\n%-22s %8s %12s",
               "layer (x count)",
               "estimate",

@@ -13,11 +13,8 @@
 
 #include <cstdint>
 
+#include <executorch/backends/xnnpack/runtime/simd/partial.h>
 #include <executorch/kernels/optimized/simd/vec.h>
-
-#if defined(__AVX512F__) || defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 namespace executorch {
 namespace backends {
@@ -38,34 +35,6 @@ static_assert(kBlock % kLanes == 0, "a block holds whole vectors");
 constexpr int kMaxStrip = kLanes >= 16 ? 8 : 4;
 
 #define ET_DW_INLINE inline __attribute__((always_inline))
-
-// The first n (< kLanes) floats at p, the rest 0; and the first n lanes to
-// p: masked on AVX-512 and AVX2, through the stack on the portable build.
-ET_DW_INLINE Vec load_first(const float* p, size_t n) {
-#if ET_OPT_VECTOR_BYTES == 64 && defined(__AVX512F__)
-  return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p);
-#elif ET_OPT_VECTOR_BYTES == 32 && defined(__AVX2__)
-  const __m256i mask =
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  return _mm256_maskload_ps(p, mask);
-#else
-  return simd::load_partial(p, static_cast<int64_t>(n));
-#endif
-}
-
-ET_DW_INLINE void store_first(float* p, Vec v, size_t n) {
-#if ET_OPT_VECTOR_BYTES == 64 && defined(__AVX512F__)
-  _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), v);
-#elif ET_OPT_VECTOR_BYTES == 32 && defined(__AVX2__)
-  const __m256i mask =
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-  _mm256_maskstore_ps(p, mask, v);
-#else
-  simd::store_partial(p, v, static_cast<int64_t>(n));
-#endif
-}
 
 // What a block's strips share: its registers and the row's geometry.
 struct Block {
