@@ -116,12 +116,12 @@ class Matcher {
     }
     // The wiring first; the kernels (which pack the filters) last.
     const Node& expand = node();
-    const uint32_t x = expand.inputs[0];
-    uint32_t expanded, filtered, result;
-    if (expand.kind != XNodeUnion::XNNConv2d || expand.outputs.size() != 1 ||
-        !take(&expanded)) {
+    if (expand.kind != XNodeUnion::XNNConv2d || expand.outputs.size() != 1) {
       return false;
     }
+    const uint32_t x = expand.inputs[0];
+    uint32_t expanded, filtered, result;
+    take(&expanded);
     const Node& depthwise = node();
     if (depthwise.kind != XNodeUnion::XNNDepthwiseConv2d ||
         depthwise.outputs.size() != 1 || depthwise.inputs[0] != expanded ||
