@@ -20,10 +20,10 @@ struct PointwiseArgs {
   size_t in_stride;
   size_t pixels;
   size_t in_channels, out_channels;
-  // Blocks of block_channels() output channels (two vectors of the
-  // instruction set's width), each the bias then one row per input
-  // channel, block_channels() floats each (zero past out_channels): what
-  // pack() writes.
+  // Blocks of two vectors' worth of output channels (host_loops.h's
+  // pointwise_block for the instruction set), each the bias then one row
+  // per input channel, a block's width of floats each (zero past
+  // out_channels): what F32InvertedResidual packs.
   const float* packed;
   // Pixel p's output channels at out + p * out_stride.
   float* out;
