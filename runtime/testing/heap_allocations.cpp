@@ -16,6 +16,13 @@ void* operator new(size_t size) {
   throw std::bad_alloc();
 }
 
+// new (std::nothrow) too: its memory goes to the operator delete below,
+// which must get what malloc gave (AddressSanitizer reports the mismatch).
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  ++g_heap_allocations;
+  return std::malloc(size == 0 ? 1 : size);
+}
+
 void operator delete(void* p) noexcept {
   std::free(p);
 }
