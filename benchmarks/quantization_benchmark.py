@@ -137,7 +137,7 @@ class Ours:
         # upstream worker does with its own.
         from executorch.extension.pybindings import portable_lib
 
-        if portable_lib._get_threadpool_thread_count() != self.threads:
+        if portable_lib._threadpool_get_thread_count() != self.threads:
             portable_lib._unsafe_reset_threadpool(self.threads)
 
     def run(self, iterations: int) -> Tuple[List[float], List[float]]:

@@ -47,11 +47,12 @@ from executorch.extension.pybindings._portable_lib import (  # noqa: F401
 )
 
 # The process-wide thread pool that the optimized kernels share (absent from
-# a build without pthreadpool): _unsafe_reset_threadpool(n) as upstream has
-# it, while no method is executing.
+# a build without pthreadpool), under upstream's names:
+# _unsafe_reset_threadpool(n) while no method is executing, and
+# _threadpool_get_thread_count().
 if hasattr(_C, "_unsafe_reset_threadpool"):
     _unsafe_reset_threadpool = _C._unsafe_reset_threadpool
-    _get_threadpool_thread_count = _C._get_threadpool_thread_count
+    _threadpool_get_thread_count = _C._threadpool_get_thread_count
 
 # ExecuTorch ScalarType codes of the torch dtypes numpy has no type for,
 # with the unsigned torch dtype of the same width that carries their bits.

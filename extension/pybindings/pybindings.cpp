@@ -434,9 +434,9 @@ PYBIND11_MODULE(_portable_lib, m) {
       },
       py::arg("num_threads"),
       "Replaces the process-wide thread pool's threads with num_threads (0: "
-      "one per core). Only while no method is executing.");
+      "one per performant core). Only while no method is executing.");
   m.def(
-      "_get_threadpool_thread_count",
+      "_threadpool_get_thread_count",
       []() {
         return ::executorch::extension::threadpool::get_threadpool()
             ->get_thread_count();

@@ -19,15 +19,39 @@ namespace {
 // parallel_for sees it set and runs inline: a pool worker that submitted
 // to its own pool would wait for itself.
 thread_local int64_t current_chunk = -1;
+// What get_thread_num() returns: the running chunk's index inside
+// parallel_for, what set_thread_num set outside.
+thread_local int64_t thread_num = 0;
 thread_local bool no_threadpool = false;
 
+// While alive, this thread runs chunk `chunk` and reports it as its number.
 class ChunkScope {
  public:
-  explicit ChunkScope(int64_t chunk) : previous_(current_chunk) {
+  explicit ChunkScope(int64_t chunk)
+      : previous_chunk_(current_chunk), previous_number_(thread_num) {
     current_chunk = chunk;
+    thread_num = chunk;
   }
   ~ChunkScope() {
-    current_chunk = previous_;
+    current_chunk = previous_chunk_;
+    thread_num = previous_number_;
+  }
+
+ private:
+  const int64_t previous_chunk_;
+  const int64_t previous_number_;
+};
+
+// While alive, this thread reports number `number` (its chunk's nesting is
+// unchanged: an inline run of a small range does not make nested
+// parallel_for calls inline).
+class NumberScope {
+ public:
+  explicit NumberScope(int64_t number) : previous_(thread_num) {
+    thread_num = number;
+  }
+  ~NumberScope() {
+    thread_num = previous_;
   }
 
  private:
@@ -58,6 +82,9 @@ bool parallel_for(
   const int64_t chunks =
       std::min(threads, (items + grain_size - 1) / grain_size);
   if (chunks <= 1 || current_chunk >= 0 || no_threadpool) {
+    // One chunk on this thread: number 0 unless it already runs a chunk of
+    // an outer call, so per-thread scratch indexed by it stays in range.
+    NumberScope scope(current_chunk >= 0 ? current_chunk : 0);
     f(begin, end);
     return true;
   }
@@ -76,7 +103,11 @@ int64_t get_thread_count() {
 }
 
 int64_t get_thread_num() {
-  return std::max<int64_t>(current_chunk, 0);
+  return thread_num;
+}
+
+void set_thread_num(int64_t number) {
+  thread_num = number;
 }
 
 namespace threadpool {

@@ -8,6 +8,7 @@
 
 #include <pthreadpool.h>
 
+#include <executorch/extension/threadpool/cpuinfo_utils.h>
 #include <executorch/extension/threadpool/pthreadpool_api.h>
 #include <executorch/extension/threadpool/worker_pool.h>
 #include <executorch/runtime/platform/log.h>
@@ -19,7 +20,7 @@ namespace threadpool {
 namespace {
 
 size_t resolve(size_t thread_count) {
-  return thread_count != 0 ? thread_count : cores_available();
+  return thread_count != 0 ? thread_count : cpuinfo::get_num_performant_cores();
 }
 
 std::shared_ptr<pthreadpool> create_pool(size_t threads) {
@@ -59,8 +60,10 @@ void ThreadPool::set_pool(std::shared_ptr<pthreadpool> pool,
 
 const std::shared_ptr<pthreadpool>& ThreadPool::current() const {
   if (pool_generation_ != fork_generation()) {
-    // The parent's pool: its workers were not copied into this process.
-    set_pool(create_pool(pool_threads_), pool_threads_);
+    // The parent's pool: its workers were not copied into this process. A
+    // destroyed pool stays destroyed.
+    set_pool(pool_ != nullptr ? create_pool(pool_threads_) : nullptr,
+             pool_threads_);
   }
   return pool_;
 }
@@ -85,6 +88,11 @@ bool ThreadPool::_unsafe_reset_threadpool(uint32_t num_threads) {
   std::lock_guard<std::mutex> lock(mutex_);
   set_pool(std::move(fresh), wanted);
   return true;
+}
+
+void ThreadPool::_unsafe_destroy_threadpool() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  set_pool(nullptr, 1);
 }
 
 void ThreadPool::run(::executorch::runtime::FunctionRef<void(size_t)> fn,

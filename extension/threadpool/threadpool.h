@@ -8,8 +8,9 @@
 //
 // Threads: every function here may be called from any thread. Work
 // submitted from two threads at once runs one submission after the other.
-// The pool is created on first use with one thread per core this process
-// may run on (including the caller, which always takes part).
+// The pool is created on first use with one thread per performant core this
+// process may run on (cpuinfo_utils.h; the caller, which always takes part,
+// counts as one).
 // fork(): in the child, the first use of the process-wide pool replaces it
 // with a new pool of as many threads (a fork copies no threads). Users
 // that kept the parent's pool (share_pthreadpool(), e.g. XNNPACK runtimes
@@ -31,7 +32,8 @@ namespace threadpool {
 
 class ThreadPool final {
  public:
-  // thread_count 0: the number of cores (cores_available()).
+  // thread_count 0: the number of performant cores
+  // (cpuinfo::get_num_performant_cores()).
   explicit ThreadPool(size_t thread_count = 0);
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -39,13 +41,19 @@ class ThreadPool final {
   size_t get_thread_count() const;
 
   // Replaces the pool's threads with `num_threads` (0: the number of
-  // cores); a pool that already has that many threads is kept, so that its
-  // users keep sharing it. Unsafe in upstream's sense only: work already
-  // running finishes on the old threads, and users that hold the old
+  // performant cores); a pool that already has that many threads is kept, so
+  // that its users keep sharing it. Unsafe in upstream's sense only: work
+  // already running finishes on the old threads, and users that hold the old
   // pthreadpool (share_pthreadpool(), e.g. XNNPACK runtimes created before)
   // keep it alive and keep using it until they go away. Returns false if the
   // threads could not be created (the old pool stays).
   bool _unsafe_reset_threadpool(uint32_t num_threads);
+
+  // Lets go of the pool's threads: until the next _unsafe_reset_threadpool,
+  // get_thread_count() is 1, get_pthreadpool() is null and run() calls fn on
+  // the calling thread. Unsafe in the same sense: users that hold the pool
+  // (share_pthreadpool()) keep its threads until they let go of it.
+  void _unsafe_destroy_threadpool();
 
   // Calls fn(i) for every i in [0, range), spread over the pool's threads;
   // returns when all calls have returned.
@@ -83,3 +91,14 @@ size_t cores_available();
 } // namespace threadpool
 } // namespace extension
 } // namespace executorch
+
+// Upstream's deprecated spelling, still used by older clients.
+namespace torch {
+namespace executorch {
+namespace threadpool {
+using ::executorch::extension::threadpool::get_pthreadpool;
+using ::executorch::extension::threadpool::get_threadpool;
+using ::executorch::extension::threadpool::ThreadPool;
+} // namespace threadpool
+} // namespace executorch
+} // namespace torch

@@ -28,3 +28,12 @@ class NoThreadPoolGuard final {
 } // namespace threadpool
 } // namespace extension
 } // namespace executorch
+
+// Upstream's deprecated spelling, still used by older clients.
+namespace torch {
+namespace executorch {
+namespace threadpool {
+using ::executorch::extension::threadpool::NoThreadPoolGuard;
+} // namespace threadpool
+} // namespace executorch
+} // namespace torch

@@ -1,3 +1,4 @@
+#include <executorch/extension/threadpool/cpuinfo_utils.h>
 #include <executorch/extension/threadpool/threadpool.h>
 #include <executorch/extension/threadpool/threadpool_guard.h>
 #include <executorch/runtime/kernel/thread_parallel_interface.h>
@@ -16,6 +17,7 @@
 using executorch::extension::get_thread_count;
 using executorch::extension::get_thread_num;
 using executorch::extension::parallel_for;
+using executorch::extension::set_thread_num;
 using executorch::extension::threadpool::get_threadpool;
 using executorch::extension::threadpool::NoThreadPoolGuard;
 
@@ -23,6 +25,28 @@ using executorch::extension::threadpool::testing::in_forked_child;
 using executorch::extension::threadpool::testing::Meeting;
 
 namespace {
+
+// How many calls a 1-D job of 64 items on `pool` makes.
+int calls_of_64_items(pthreadpool* pool) {
+  std::atomic<int> calls{0};
+  pthreadpool_parallelize_1d(
+      pool,
+      [](void* context, size_t) {
+        (*static_cast<std::atomic<int>*>(context))++;
+      },
+      &calls,
+      64,
+      0);
+  return calls.load();
+}
+
+// Whether parallel_for runs 2 chunks on 2 threads at once.
+bool two_threads_meet() {
+  Meeting meeting(2);
+  std::atomic<int> met{0};
+  parallel_for(0, 2, 1, [&](int64_t, int64_t) { met += meeting.arrive(); });
+  return met.load() == 2;
+}
 
 // Each test starts from a pool of `n` threads and restores the default.
 class ThreadPoolTest : public ::testing::Test {
@@ -36,11 +60,61 @@ class ThreadPoolTest : public ::testing::Test {
   }
 };
 
-TEST_F(ThreadPoolTest, DefaultPoolHasOneThreadPerCore) {
+TEST_F(ThreadPoolTest, DefaultPoolHasOneThreadPerPerformantCore) {
   EXPECT_EQ(get_threadpool(), get_threadpool());
   EXPECT_EQ(get_threadpool()->get_thread_count(),
+            executorch::extension::cpuinfo::get_num_performant_cores());
+  EXPECT_LE(get_threadpool()->get_thread_count(),
             executorch::extension::threadpool::cores_available());
   EXPECT_NE(executorch::extension::threadpool::get_pthreadpool(), nullptr);
+}
+
+TEST_F(ThreadPoolTest, ADestroyedPoolRunsOnTheCallerUntilReset) {
+  use_threads(2);
+  std::shared_ptr<pthreadpool> held = get_threadpool()->share_pthreadpool();
+  get_threadpool()->_unsafe_destroy_threadpool();
+  EXPECT_EQ(get_threadpool()->get_pthreadpool(), nullptr);
+  EXPECT_EQ(get_thread_count(), 1);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> calls{0};
+  get_threadpool()->run(
+      [&](size_t) {
+        EXPECT_EQ(std::this_thread::get_id(), caller);
+        calls++;
+      },
+      100);
+  EXPECT_EQ(calls.load(), 100);
+  EXPECT_TRUE(parallel_for(0, 1 << 20, 1, [&](int64_t begin, int64_t end) {
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+    EXPECT_EQ(end - begin, 1 << 20);
+  }));
+  // Who held the pool still has its threads.
+  EXPECT_EQ(pthreadpool_get_threads_count(held.get()), 2u);
+  EXPECT_EQ(calls_of_64_items(held.get()), 64);
+  // A forked child keeps it destroyed.
+  EXPECT_TRUE(in_forked_child(
+      [] { return get_threadpool()->get_pthreadpool() == nullptr; }));
+  use_threads(2);
+  EXPECT_TRUE(two_threads_meet());
+}
+
+TEST_F(ThreadPoolTest, SetThreadNumNamesThreadsOutsideChunks) {
+  use_threads(2);
+  EXPECT_EQ(get_thread_num(), 0);
+  std::thread client([] {
+    set_thread_num(5);
+    EXPECT_EQ(get_thread_num(), 5);
+    // Chunks report their own index, and the thread's number comes back.
+    int64_t in_chunk = -1;
+    parallel_for(
+        0, 10, 10, [&](int64_t, int64_t) { in_chunk = get_thread_num(); });
+    EXPECT_EQ(in_chunk, 0);
+    EXPECT_EQ(get_thread_num(), 5);
+    // It does not count as inside a parallel_for: work still spreads.
+    EXPECT_TRUE(two_threads_meet());
+  });
+  client.join();
+  EXPECT_EQ(get_thread_num(), 0);
 }
 
 TEST_F(ThreadPoolTest, RunCallsEveryIndexOnce) {
@@ -145,20 +219,6 @@ TEST_F(ThreadPoolTest, BadArgumentsRunNothing) {
   EXPECT_EQ(calls, 0);
 }
 
-// How many calls a 1-D job of 64 items on `pool` makes.
-int calls_of_64_items(pthreadpool* pool) {
-  std::atomic<int> calls{0};
-  pthreadpool_parallelize_1d(
-      pool,
-      [](void* context, size_t) {
-        (*static_cast<std::atomic<int>*>(context))++;
-      },
-      &calls,
-      64,
-      0);
-  return calls.load();
-}
-
 TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
   use_threads(2);
   std::shared_ptr<pthreadpool> old_pool = get_threadpool()->share_pthreadpool();
@@ -166,14 +226,6 @@ TEST_F(ThreadPoolTest, ResetKeepsASharedOldPoolWorking) {
   EXPECT_NE(get_threadpool()->get_pthreadpool(), old_pool.get());
   EXPECT_EQ(pthreadpool_get_threads_count(old_pool.get()), 2u);
   EXPECT_EQ(calls_of_64_items(old_pool.get()), 64);
-}
-
-// Whether parallel_for runs 2 chunks on 2 threads at once.
-bool two_threads_meet() {
-  Meeting meeting(2);
-  std::atomic<int> met{0};
-  parallel_for(0, 2, 1, [&](int64_t, int64_t) { met += meeting.arrive(); });
-  return met.load() == 2;
 }
 
 TEST_F(ThreadPoolTest, AForkedChildGetsAPoolWithThreadsOfItsOwn) {

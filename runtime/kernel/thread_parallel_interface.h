@@ -13,8 +13,11 @@
 namespace executorch {
 namespace extension {
 
-// Work items per chunk below which splitting does not pay, as PyTorch's.
-constexpr int64_t kDefaultGrainSize = 32768;
+namespace internal {
+// Work items per chunk below which splitting does not pay, as PyTorch's
+// (upstream's name).
+constexpr int64_t GRAIN_SIZE = 32768;
+} // namespace internal
 
 #ifdef ET_USE_THREADPOOL
 
@@ -36,8 +39,15 @@ int64_t get_thread_count();
 
 // Inside parallel_for's f: the index of the running chunk, in
 // [0, get_thread_count()); chunks that run at the same time have distinct
-// indices, so per-thread scratch can be indexed by it. 0 outside.
+// indices, so per-thread scratch can be indexed by it (a range run inline
+// as one chunk is chunk 0). Elsewhere, what set_thread_num last set on this
+// thread (0 if nothing did).
 int64_t get_thread_num();
+
+// Sets what get_thread_num() returns on this thread outside parallel_for's
+// chunks, for threads a client runs itself (upstream's API). It does not
+// make the thread count as inside a parallel_for.
+void set_thread_num(int64_t thread_num);
 
 #else // ET_USE_THREADPOOL
 
@@ -63,7 +73,20 @@ inline int64_t get_thread_num() {
   return 0;
 }
 
+// Without a pool every thread is thread 0 (no thread-local storage here:
+// the core also builds for bare-metal targets).
+inline void set_thread_num(int64_t /*thread_num*/) {}
+
 #endif // ET_USE_THREADPOOL
 
 } // namespace extension
 } // namespace executorch
+
+// Upstream's deprecated spelling, still used by older kernels.
+namespace torch {
+namespace executor {
+using ::executorch::extension::get_thread_num;
+using ::executorch::extension::parallel_for;
+using ::executorch::extension::set_thread_num;
+} // namespace executor
+} // namespace torch

@@ -27,6 +27,9 @@ UPSTREAM = {
     ("executorch.backends.xnnpack.partition.config.xnnpack_config", "ConfigPrecisionType.STATIC_QUANT"): "attribute",
     ("executorch.backends.xnnpack.partition.config.xnnpack_config", "ConfigPrecisionType.DYNAMIC_QUANT"): "attribute",
     ("executorch.backends.xnnpack.partition.config", "ALL_PARTITIONER_CONFIGS"): "attribute",
+    # The process-wide thread pool in the Python bindings (issue #14).
+    ("executorch.extension.pybindings.portable_lib", "_unsafe_reset_threadpool"): "attribute",
+    ("executorch.extension.pybindings.portable_lib", "_threadpool_get_thread_count"): "attribute",
     # Lowered modules and program managers.
     ("executorch.exir.lowered_backend_module", "LoweredBackendModule.buffer"): "self, extract_delegate_segments=False, segment_alignment=128, constant_tensor_alignment=None, delegate_alignment=None, memory_planning=None",
     ("executorch.exir.lowered_backend_module", "LoweredBackendModule.program"): "self, emit_stacktrace=False, memory_planning=None",

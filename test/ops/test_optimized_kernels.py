@@ -149,7 +149,7 @@ def threads(request):
     if reset is None:
         pytest.skip("built without the thread pool")
     reset(request.param)
-    assert portable_lib._get_threadpool_thread_count() == request.param
+    assert portable_lib._threadpool_get_thread_count() == request.param
     yield request.param
     reset(0)
 
@@ -166,9 +166,9 @@ def test_threadpool_reset_and_default():
     if reset is None:
         pytest.skip("built without the thread pool")
     reset(3)
-    assert portable_lib._get_threadpool_thread_count() == 3
+    assert portable_lib._threadpool_get_thread_count() == 3
     reset(0)
-    assert portable_lib._get_threadpool_thread_count() >= 1
+    assert portable_lib._threadpool_get_thread_count() >= 1
 
 
 def _library_in_subprocess(value):

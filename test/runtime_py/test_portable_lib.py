@@ -270,7 +270,7 @@ def _run_after_fork(modules, inputs, results):
     for threads in (1, 2):
         portable_lib._unsafe_reset_threadpool(threads)
         outputs.append([m.forward(list(inputs))[0].numpy() for m in modules])
-    results.put((portable_lib._get_threadpool_thread_count(), outputs))
+    results.put((portable_lib._threadpool_get_thread_count(), outputs))
 
 
 def test_a_forked_child_sets_threads_and_runs_loaded_programs():
