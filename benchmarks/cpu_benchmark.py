@@ -25,7 +25,11 @@ and, in parentheses, the median CPU ms of the process (all its threads).
 Ratios are of the same run: ours optimized / eager, ours optimized / ours
 XNNPACK, ours XNNPACK / ONNX Runtime (and / upstream). The load average is
 printed with every row: figures taken under load are not comparable across
-runs. The last column is the compute bound: the model's FLOPs (torch's
+runs. So is the time a cache line takes between two cores, before / after
+the row (`core_round_trip`, ns): on a VM it changes with where the host puts
+the vCPUs, and 2-thread figures change with it (on the 2-core EPYC VM,
+MobileNetV2 through our XNNPACK path took 3.3 ms at 2 threads with a 52 ns
+round trip, 4.5 ms with 350 ns). The last column is the compute bound: the model's FLOPs (torch's
 count of its matrix products and convolutions) at this CPU's peak float32
 FMA rate (`optimized_gemm_peak`) on every thread; no system can be faster
 than that with the same arithmetic. A script, not a test: nothing asserts
@@ -48,7 +52,7 @@ import textwrap
 from typing import List, Tuple
 
 import torch
-from machine_limits import fma_peak_gflops, model_flops
+from machine_limits import core_round_trip, fma_peak_gflops, model_flops
 from timing import JsonWorker, measure, timed
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -251,8 +255,8 @@ def main(argv: List[str]) -> None:
         ("XNNPACK/upstream", "ours XNNPACK", "upstream XNNPACK"),
     ]
     print("| model | threads | " + " | ".join(SYSTEMS) + " | "
-          + " | ".join(r[0] for r in ratios) + " | load avg | compute bound |")
-    print("|---|---:|" + "---:|" * (len(SYSTEMS) + len(ratios)) + "---|---:|")
+          + " | ".join(r[0] for r in ratios) + " | load avg | core round trip ns | compute bound |")
+    print("|---|---:|" + "---:|" * (len(SYSTEMS) + len(ratios)) + "---|---:|---:|")
     for name in args.models:
         model, inputs = model_and_inputs(name, args.quick)
         with torch.no_grad():
@@ -262,6 +266,7 @@ def main(argv: List[str]) -> None:
             torch.export.save(ep, f"{directory}/program.pt2")
             torch.save(tuple(inputs), f"{directory}/inputs.pt")
             for threads in args.threads:
+                round_trip_before = core_round_trip()
                 systems, missing = make_systems(model, inputs, ep, directory, threads, args.skip)
                 wall, cpu = measure(systems, args.rounds, args.iterations, missing, f"{name}, {threads} threads")
                 for system in systems.values():
@@ -280,8 +285,9 @@ def main(argv: List[str]) -> None:
                 load = " ".join(f"{x:.2f}" for x in os.getloadavg())
                 bound = (f"{flops / (peak * 1e9 * threads) * 1e3:.2f} ({flops / 1e9:.2f} GFLOP)"
                          if peak else "n/a")
-                print(f"| {name} | {threads} | " + " | ".join(cells) + f" | {load} | {bound} |",
-                      flush=True)
+                round_trip = f"{round_trip_before} / {core_round_trip()}"
+                print(f"| {name} | {threads} | " + " | ".join(cells)
+                      + f" | {load} | {round_trip} | {bound} |", flush=True)
 
 
 if __name__ == "__main__":

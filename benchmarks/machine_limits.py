@@ -1,6 +1,6 @@
 """This machine's ceilings, for the benchmark scripts (imported from the
-scripts' directory): the peak float32 FMA rate of one core, and the rate at
-which memory can be read. A model's FLOPs over the first, or the bytes it
+scripts' directory): the peak float32 FMA rate of one core, the rate at
+which memory can be read, and the time a cache line takes between cores. A model's FLOPs over the first, or the bytes it
 must read over the second, bound its latency from below: the scripts print
 those bounds beside their timings so that a goal can be checked against
 what the hardware allows."""
@@ -16,6 +16,7 @@ import torch
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.environ.get("EXECUTORCH_BUILD_DIR", os.path.join(REPO, "build"))
 GEMM_PEAK = os.path.join(BUILD, "kernels", "optimized", "optimized_gemm_peak")
+ROUND_TRIP = os.path.join(BUILD, "extension", "threadpool", "core_round_trip")
 
 
 def gemm_peak_report(*sizes: int) -> str:
@@ -25,6 +26,18 @@ def gemm_peak_report(*sizes: int) -> str:
         return f"(GEMM peak: {GEMM_PEAK} not built)"
     result = subprocess.run([GEMM_PEAK, *map(str, sizes)], capture_output=True, text=True)
     return result.stdout.strip() or result.stderr.strip()
+
+
+def core_round_trip() -> str:
+    """The time a cache line takes from one core to another and back (ns, as
+    core_round_trip measures it), or "n/a": what a 2-thread job pays to share
+    data. On a VM it moves with where the host puts the vCPUs (on the 2-core
+    EPYC VM, ~52 ns or ~350 ns), and 2-thread latencies move with it."""
+    if not os.path.exists(ROUND_TRIP):
+        return "n/a"
+    result = subprocess.run([ROUND_TRIP], capture_output=True, text=True)
+    match = re.search(r"core round trip: ([0-9.]+) ns", result.stdout)
+    return match.group(1) if match else "n/a"
 
 
 def fma_peak_gflops() -> Optional[float]:
