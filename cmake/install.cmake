@@ -25,6 +25,7 @@ set(_executorch_installed_targets
     extension_data_loader
     extension_evalue_util
     extension_flat_tensor
+    extension_kernel_util
     extension_memory_allocator
     extension_module
     extension_runner_util

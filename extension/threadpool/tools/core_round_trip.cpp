@@ -72,7 +72,7 @@ double one_round(int first_cpu, int second_cpu) {
     return -1;
   }
   return std::chrono::duration<double, std::nano>(end - start).count() /
-      kTurnsPerRound;
+         kTurnsPerRound;
 }
 
 } // namespace
