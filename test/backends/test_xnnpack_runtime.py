@@ -371,6 +371,75 @@ def test_layer_norm_and_safe_softmax_run_as_fused_host_steps(threads, tmp_path):
     assert torch.all(outputs[2][:, 2] == 0)
 
 
+# Attention's scores before their softmax, as models write them: (scores,
+# mask) -> logits. The masks: a BERT padding mask [B, 1, 1, L] with padded
+# positions at -10000, a per-batch mask [B, 1, L, L] with -inf entries, a
+# mask with the scores' own shape, and none.
+SCORE_SOFTMAXES = {
+    "divided_plus_padding_mask": (lambda s, m: s / 5.656854 + m, (2, 1, 1, 37)),
+    "scaled_plus_batch_mask": (lambda s, m: s * 0.125 + m, (2, 1, 9, 37)),
+    "scale_first_plus_full_mask": (lambda s, m: 0.5 * s + m, (2, 3, 9, 37)),
+    "scaled_only": (lambda s, m: s * 0.25, None),
+    "mask_only": (lambda s, m: s + m, (9, 37)),
+}
+
+
+def _score_mask(shape):
+    if shape is None:
+        return None
+    mask = torch.zeros(shape)
+    mask[..., -5:] = -10000.0
+    if len(shape) == 4 and shape[2] > 1:
+        mask[0, 0, 1, ::3] = float("-inf")
+    return mask
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", sorted(SCORE_SOFTMAXES))
+def test_scaled_and_masked_softmax_runs_as_one_host_step(case, threads, tmp_path):
+    """softmax(scores * c or / c, + a mask broadcast over the rows) runs as
+    one host step (one pass per row) instead of XNNPACK's scale, add and
+    softmax nodes, with the mask a runtime input as in BERT, rows of 37
+    (not a multiple of any vector width), and matches eager. Tolerance
+    1e-6 absolute on probabilities: a division by c becomes a product with
+    1/c (an ulp of the logit)."""
+    logits, mask_shape = SCORE_SOFTMAXES[case]
+    mask = _score_mask(mask_shape)
+    if mask is None:
+        model = Lambda(lambda s: torch.softmax(logits(s, None), -1))
+        inputs = (torch.randn(2, 3, 9, 37) * 4,)
+    else:
+        model = Lambda(lambda s, m: torch.softmax(logits(s, m), -1))
+        inputs = (torch.randn(2, 3, 9, 37) * 4, mask)
+    tester = lower(model, inputs, num_threads=threads)
+    assert delegate_calls_and_operators(tester.get_artifact("to_executorch")) == (1, [])
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    assert sum(n.startswith("host softmax nodes") for n in names) == 1, names
+    assert not any(n.startswith("XNNPACK") for n in names), names
+    with torch.no_grad():
+        expected = model(*inputs)
+    torch.testing.assert_close(outputs[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_whose_logits_are_read_elsewhere_is_not_fused(tmp_path):
+    """The scaled and masked scores are also an output: the run is not
+    self-contained, so its nodes run one by one (and a softmax alone stays
+    XNNPACK's)."""
+    def logits_and_softmaxes(s, m):
+        logits = s * 0.5 + m
+        return logits, torch.softmax(logits, -1), torch.softmax(s, -1)
+
+    model = Lambda(logits_and_softmaxes)
+    inputs = (torch.randn(1, 2, 4, 16), torch.zeros(1, 1, 1, 16))
+    tester = lower(model, inputs)
+    outputs, names = _step_names(tester, inputs, tmp_path)
+    assert not any("softmax" in n for n in names), names
+    with torch.no_grad():
+        expected = model(*inputs)
+    for got, want in zip(outputs, expected):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
 def _host_depthwise_steps(names):
     return sum(n.startswith("host depthwise_conv2d node") for n in names)
 

@@ -1,5 +1,6 @@
 #include <executorch/backends/xnnpack/runtime/fusion.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -23,6 +24,8 @@ const char* Fusion::name() const {
       return "layer_norm";
     case Kind::kSafeSoftmax:
       return "safe_softmax";
+    case Kind::kSoftmax:
+      return "softmax";
     case Kind::kInvertedResidual:
       return "inverted_residual";
   }
@@ -35,6 +38,54 @@ namespace {
 
 // reduction()'s weight for a mean: 1/C.
 constexpr float kMeanWeight = 0.0f;
+
+// Where each row of a tensor of `dims` finds its row of a mask broadcast to
+// it: the mask has at most as many dims, the same last one, and each of its
+// other dims (aligned from the right) is 1 or the tensor's.
+class MaskRows {
+ public:
+  bool init(const Dims& dims, const Dims& mask) {
+    if (dims.empty() || mask.empty() || mask.size() > dims.size() ||
+        mask.back() != dims.back()) {
+      return false;
+    }
+    count_ = dims.size() - 1;
+    size_t stride = mask.back();
+    for (size_t i = 0; i < count_; ++i) {
+      // Leading dims from the innermost out.
+      const size_t d = dims.size() - 2 - i;
+      const size_t from_right = dims.size() - 1 - d;
+      const size_t m =
+          from_right < mask.size() ? mask[mask.size() - 1 - from_right] : 1;
+      if (m != 1 && m != dims[d]) {
+        return false;
+      }
+      sizes_[i] = dims[d];
+      strides_[i] = m == 1 ? 0 : stride;
+      stride *= m;
+    }
+    return true;
+  }
+  // The offset of row `row`'s mask row.
+  size_t offset(size_t row) const {
+    size_t result = 0;
+    for (size_t i = 0; i < count_ && row != 0; ++i) {
+      result += (row % sizes_[i]) * strides_[i];
+      row /= sizes_[i];
+    }
+    return result;
+  }
+
+ private:
+  size_t count_ = 0;
+  size_t sizes_[kMaxDims] = {};
+  size_t strides_[kMaxDims] = {};
+};
+
+bool broadcasts_over_rows(const Dims& mask, const Dims& dims) {
+  MaskRows rows;
+  return rows.init(dims, mask);
+}
 
 // Matches the lowering's node sequences (backends/xnnpack/lowering/norm.py)
 // starting at one node; each match() returns the fusion or false.
@@ -85,27 +136,36 @@ class Matcher {
     return true;
   }
 
-  bool match_safe_softmax(size_t first, Fusion* out) {
+  // softmax(x [* or / scalar] [+ mask]) over the last dim: PyTorch's
+  // _safe_softmax pattern (below), or an XNNPACK softmax node after a scale
+  // or a mask.
+  bool match_softmax(size_t first, Fusion* out) {
     begin(first);
-    if (!peek(XNodeUnion::XNNMaximum) || node().inputs.size() != 2) {
+    uint32_t x = kNoValue, cur = kNoValue, mask = kNoValue;
+    float scale = 1.0f;
+    scaling(&x, &cur, &scale);
+    masking(&x, &cur, &mask);
+    if (x == kNoValue) {
+      // No prefix: the run starts at the softmax itself.
+      x = at_ < graph_.nodes.size() && !node().inputs.empty() ? node().inputs[0]
+                                                              : kNoValue;
+      cur = x;
+    }
+    Fusion::Kind kind = Fusion::Kind::kSafeSoftmax;
+    uint32_t result = kNoValue;
+    if (!safe_softmax(cur, &result)) {
+      kind = Fusion::Kind::kSoftmax;
+      if ((scale == 1.0f && mask == kNoValue) ||
+          !next(XNodeUnion::XNNSoftmax, {cur}, &result)) {
+        return false;
+      }
+    }
+    if (x == kNoValue || !closed(x, result) || !same_dims(x, result)) {
       return false;
     }
-    const uint32_t x = node().inputs[0];
-    const float* floor = scalar_constant(node().inputs[1]);
-    if (floor == nullptr || *floor != -FLT_MAX) {
-      return false;
-    }
-    uint32_t finite, gap, present, row_mask, probabilities, result;
-    if (!next(XNodeUnion::XNNMaximum, {x, node().inputs[1]}, &finite) ||
-        !next(XNodeUnion::XNNSubtract, {x, finite}, &gap) ||
-        !next(XNodeUnion::XNNExp, {gap}, &present) ||
-        !reduction(&present, &row_mask, 1.0f, true) ||
-        !next(XNodeUnion::XNNSoftmax, {finite}, &probabilities) ||
-        !next(XNodeUnion::XNNMultiply, {probabilities, row_mask}, &result) ||
-        !closed(x, result) || !same_dims(x, result)) {
-      return false;
-    }
-    *out = Fusion{Fusion::Kind::kSafeSoftmax, first, at_, x, result};
+    *out = Fusion{kind, first, at_, x, result};
+    out->scale = scale;
+    out->mask = mask;
     return true;
   }
 
@@ -165,6 +225,78 @@ class Matcher {
   }
 
  private:
+  // Takes a multiplication or division of the input by a scalar constant.
+  void scaling(uint32_t* x, uint32_t* cur, float* scale) {
+    if (node_inputs(2) && peek(XNodeUnion::XNNMultiply)) {
+      for (int k = 0; k < 2; ++k) {
+        const float* c = scalar_constant(node().inputs[k]);
+        if (c != nullptr && std::isfinite(*c)) {
+          *x = node().inputs[1 - k];
+          *scale = *c;
+          take(cur);
+          return;
+        }
+      }
+    } else if (node_inputs(2) && peek(XNodeUnion::XNNDiv)) {
+      const float* c = scalar_constant(node().inputs[1]);
+      if (c != nullptr && std::isfinite(*c) && *c != 0.0f) {
+        *x = node().inputs[0];
+        *scale = 1.0f / *c;
+        take(cur);
+      }
+    }
+  }
+  // Takes an addition of a mask to the input (to the scaled input when
+  // there was a scale): a value of at most the input's rank whose rows
+  // are the input's (same last dim), broadcast over its leading dims.
+  void masking(uint32_t* x, uint32_t* cur, uint32_t* mask) {
+    if (!node_inputs(2) || !peek(XNodeUnion::XNNAdd)) {
+      return;
+    }
+    const uint32_t a = node().inputs[0], b = node().inputs[1];
+    const Dims& dims = graph_.values[node().outputs[0]].dims;
+    uint32_t input = kNoValue, other = kNoValue;
+    if (*cur != kNoValue) {
+      input = *cur;
+      other = a == *cur ? b : (b == *cur ? a : kNoValue);
+    } else {
+      // The full-size operand is the input; the other one the mask.
+      const bool a_full = graph_.values[a].dims == dims;
+      input = a_full ? a : b;
+      other = a_full ? b : a;
+    }
+    if (other == kNoValue || other == input || !fp32(other) ||
+        graph_.values[input].dims != dims ||
+        !broadcasts_over_rows(graph_.values[other].dims, dims)) {
+      return;
+    }
+    if (*x == kNoValue) {
+      *x = input;
+    }
+    *mask = other;
+    take(cur);
+  }
+  // PyTorch's _safe_softmax of `x` as the lowering writes it.
+  bool safe_softmax(uint32_t x, uint32_t* result) {
+    if (!node_inputs(2) || !peek(XNodeUnion::XNNMaximum) ||
+        node().inputs[0] != x) {
+      return false;
+    }
+    const float* floor = scalar_constant(node().inputs[1]);
+    if (floor == nullptr || *floor != -FLT_MAX) {
+      return false;
+    }
+    uint32_t finite, gap, present, row_mask, probabilities;
+    return next(XNodeUnion::XNNMaximum, {x, node().inputs[1]}, &finite) &&
+           next(XNodeUnion::XNNSubtract, {x, finite}, &gap) &&
+           next(XNodeUnion::XNNExp, {gap}, &present) &&
+           reduction(&present, &row_mask, 1.0f, true) &&
+           next(XNodeUnion::XNNSoftmax, {finite}, &probabilities) &&
+           next(XNodeUnion::XNNMultiply, {probabilities, row_mask}, result);
+  }
+  bool node_inputs(size_t count) const {
+    return at_ < graph_.nodes.size() && node().inputs.size() == count;
+  }
   void begin(size_t first) {
     at_ = first;
     inside_.clear();
@@ -332,7 +464,7 @@ std::vector<Fusion> find_fusions(const Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size();) {
     Fusion fusion;
     if (matcher.match_layer_norm(i, &fusion) ||
-        matcher.match_safe_softmax(i, &fusion) ||
+        matcher.match_softmax(i, &fusion) ||
         matcher.match_inverted_residual(i, &fusion)) {
       fusions.push_back(fusion);
       i = fusion.end_node;
@@ -390,16 +522,47 @@ Error run_fusion(const Fusion& fusion, const HostContext& context) {
     });
     return Error::Ok;
   }
+  MaskRows mask_rows;
+  const float* mask = nullptr;
+  if (fusion.mask != kNoValue) {
+    const Dims& mask_dims = context.graph.values[fusion.mask].dims;
+    char mask_text[64], x_text[64];
+    ET_CHECK_OR_RETURN_ERROR(
+        mask_rows.init(x.dims, mask_dims),
+        InvalidArgument,
+        "softmax of value %u: its mask (value %u, %s) does not broadcast "
+        "over the rows of %s",
+        x.id,
+        context.graph.values[fusion.mask].id,
+        format_dims(mask_dims, mask_text, sizeof(mask_text)),
+        format_dims(x.dims, x_text, sizeof(x_text)));
+    mask = static_cast<const float*>(context.data[fusion.mask]);
+  }
+  using kernels::optimized::BinaryOp;
+  using kernels::optimized::UnaryOp;
   for_rows(context.pool, rows, cols, kMinParallelElements, [&](size_t r) {
     const float* row = in + r * cols;
-    size_t j = 0;
-    while (j < cols && row[j] == -INFINITY) {
-      ++j;
+    float* result = out + r * cols;
+    // The logits first, in the output row: one pass for scale and mask.
+    if (mask != nullptr) {
+      simd.binary(BinaryOp::kAdd,
+                  mask + mask_rows.offset(r),
+                  1,
+                  row,
+                  1,
+                  result,
+                  n,
+                  fusion.scale);
+      row = result;
+    } else if (fusion.scale != 1.0f) {
+      simd.unary(UnaryOp::kAffine, row, result, n, fusion.scale, 0.0f);
+      row = result;
     }
-    if (j == cols) {
-      std::memset(out + r * cols, 0, cols * sizeof(float));
+    if (fusion.kind == Fusion::Kind::kSafeSoftmax &&
+        std::all_of(row, row + cols, [](float v) { return v == -INFINITY; })) {
+      std::memset(result, 0, cols * sizeof(float));
     } else {
-      simd.softmax_row(row, out + r * cols, n, /*log=*/false);
+      simd.softmax_row(row, result, n, /*log=*/false);
     }
   });
   return Error::Ok;
