@@ -1,7 +1,7 @@
 // optimized_gemm_peak: how close the optimized GEMM (blas/gemm.h) comes to
 // this CPU's peak float32 FMA rate on one thread.
 //
-//   optimized_gemm_peak [size ...]     (default sizes 256 512 1024)
+//   optimized_gemm_peak [size | MxNxK ...]   (default sizes 256 512 1024)
 //
 // The peak is computed from the instruction set the kernels picked
 // (simd/isa.h) and the clock measured here:
@@ -14,9 +14,11 @@
 //     (AVX2) or 4 (SSE2/NEON). Two FMA pipes is Intel since Haswell and AMD
 //     since Zen 2; AMD Zen 4 runs a 512-bit FMA as two 256-bit halves, so
 //     an AMD CPU with AVX-512 counts 8 lanes.
-// Each GEMM is C = A * B on square row-major matrices, best of several
-// runs in thread CPU time (the pool has one thread: the caller). Prints one line per size and the fraction of peak. A benchmark,
-// not a test; benchmarks/kernel_benchmark.py runs it.
+// Each GEMM is C = A * B on row-major matrices, square (size) or M x K
+// times K x N (MxNxK: a transformer's linear, e.g. 128x1536x384), best of
+// several runs in thread CPU time (the pool has one thread: the caller).
+// Prints one line per shape and the fraction of peak. A benchmark, not a
+// test; benchmarks/kernel_benchmark.py runs it.
 
 #include <algorithm>
 #include <cstdint>
@@ -113,12 +115,23 @@ int fma_lanes(opt::Isa isa) {
 } // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int64_t> sizes;
+  struct Shape {
+    int64_t m, n, k;
+  };
+  std::vector<Shape> shapes;
   for (int i = 1; i < argc; ++i) {
-    sizes.push_back(std::atoll(argv[i]));
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(argv[i], "%lldx%lldx%lld", &m, &n, &k) != 3) {
+      m = n = k = std::atoll(argv[i]);
+    }
+    if (m <= 0 || n <= 0 || k <= 0) {
+      std::fprintf(stderr, "bad shape '%s': a size or MxNxK\n", argv[i]);
+      return 2;
+    }
+    shapes.push_back({m, n, k});
   }
-  if (sizes.empty()) {
-    sizes = {256, 512, 1024};
+  if (shapes.empty()) {
+    shapes = {{256, 256, 256}, {512, 512, 512}, {1024, 1024, 1024}};
   }
   executorch::extension::threadpool::get_threadpool()->_unsafe_reset_threadpool(
       1);
@@ -135,29 +148,31 @@ int main(int argc, char** argv) {
       lanes);
   std::mt19937 gen(0);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (const int64_t n : sizes) {
-    std::vector<float> a(n * n), b(n * n), c(n * n);
+  for (const Shape& shape : shapes) {
+    const int64_t m = shape.m, n = shape.n, k = shape.k;
+    std::vector<float> a(m * k), b(k * n), c(m * n);
     for (float& x : a) {
       x = dist(gen);
     }
     for (float& x : b) {
       x = dist(gen);
     }
-    const size_t scratch_bytes = opt::sgemm_scratch_bytes(n, n, n);
+    const size_t scratch_bytes = opt::sgemm_scratch_bytes(m, n, k);
     std::vector<unsigned char> scratch(scratch_bytes + 64);
-    void* aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(
-                                               scratch.data()) % 64) % 64;
-    const double flops = 2.0 * n * n * n;
+    void* aligned =
+        scratch.data() +
+        (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+    const double flops = 2.0 * m * n * k;
     // Enough runs for ~0.3 s, at least 3.
     double best = 1e30;
     int runs = 0;
     const double begin = thread_seconds();
     while (runs < 3 || thread_seconds() - begin < 0.3) {
       const double start = thread_seconds();
-      const bool ok = opt::sgemm(n,
+      const bool ok = opt::sgemm(m,
                                  n,
-                                 n,
-                                 {a.data(), n, 1},
+                                 k,
+                                 {a.data(), k, 1},
                                  opt::GemmB::matrix_of({b.data(), n, 1}),
                                  c.data(),
                                  n,
@@ -165,16 +180,20 @@ int main(int argc, char** argv) {
                                  aligned,
                                  scratch_bytes);
       if (!ok) {
-        std::fprintf(stderr, "sgemm refused %lld\n", static_cast<long long>(n));
+        std::fprintf(stderr,
+                     "sgemm refused %lldx%lldx%lld\n",
+                     static_cast<long long>(m),
+                     static_cast<long long>(n),
+                     static_cast<long long>(k));
         return 1;
       }
       best = std::min(best, thread_seconds() - start);
       ++runs;
     }
     std::printf("gemm %lldx%lldx%lld: %.2f ms, %.1f GFLOP/s, %.0f%% of peak\n",
+                static_cast<long long>(m),
                 static_cast<long long>(n),
-                static_cast<long long>(n),
-                static_cast<long long>(n),
+                static_cast<long long>(k),
                 best * 1e3,
                 flops / best / 1e9,
                 100.0 * flops / best / peak);
