@@ -66,7 +66,7 @@ using ::executorch::aten::Tensor;
 using ::executorch::runtime::EValue;
 
 // How an EValue becomes a parameter of type T: matches() says whether it
-// can, get() converts, kind names T in error messages.
+// can, get() converts, none_or and kind name T in error messages.
 template <typename T>
 struct Arg {
   static_assert(sizeof(T) == 0,
@@ -74,16 +74,17 @@ struct Arg {
                 "make_boxed_from_unboxed_functor.h for the supported ones)");
 };
 
-#define ET_KERNEL_UTIL_ARG(T, KIND, IS, GET)  \
-  template <>                                 \
-  struct Arg<T> {                             \
-    static constexpr const char* kind = KIND; \
-    static bool matches(const EValue& v) {    \
-      return IS;                              \
-    }                                         \
-    static decltype(auto) get(EValue& v) {    \
-      return GET;                             \
-    }                                         \
+#define ET_KERNEL_UTIL_ARG(T, KIND, IS, GET)   \
+  template <>                                  \
+  struct Arg<T> {                              \
+    static constexpr const char* none_or = ""; \
+    static constexpr const char* kind = KIND;  \
+    static bool matches(const EValue& v) {     \
+      return IS;                               \
+    }                                          \
+    static decltype(auto) get(EValue& v) {     \
+      return GET;                              \
+    }                                          \
   };
 ET_KERNEL_UTIL_ARG(Tensor, "Tensor", v.isTensor(), v.toTensor())
 ET_KERNEL_UTIL_ARG(int64_t, "Int", v.isInt(), v.toInt())
@@ -116,7 +117,8 @@ ET_KERNEL_UTIL_ARG(ArrayRef<std::optional<Tensor>>,
 
 template <typename T>
 struct Arg<std::optional<T>> {
-  static constexpr const char* kind = "None or a value";
+  static constexpr const char* none_or = "None or ";
+  static constexpr const char* kind = Arg<T>::kind;
   static bool matches(const EValue& v) {
     return v.isNone() || Arg<T>::matches(v);
   }
@@ -143,12 +145,13 @@ bool check_argument(::executorch::runtime::KernelRuntimeContext& context,
     return true;
   }
   ET_LOG(Error,
-         "%s: argument %zu is %s, the kernel's parameter takes %s",
+         "%s: argument %zu is %s, the kernel's parameter takes %s%s",
          name,
          index,
          stack[index] == nullptr
              ? "missing"
              : ::executorch::runtime::tag_to_string(stack[index]->tag),
+         ArgOf<P>::none_or,
          ArgOf<P>::kind);
   context.fail(::executorch::runtime::Error::InvalidArgument);
   return false;

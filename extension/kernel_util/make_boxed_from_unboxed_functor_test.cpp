@@ -155,6 +155,10 @@ TEST(MakeBoxedFromUnboxedFunctor, EveryParameterKindConverts) {
   EXPECT_EQ(seen.sizes, 1u);
   EXPECT_TRUE(seen.had_bias);
 
+  // A Double where the optional int is: refused, naming both kinds.
+  values[3] = EValue(2.0);
+  EXPECT_EQ(call(combine, values), Error::InvalidArgument);
+
   // None for the optional tensor, a value for the optional int.
   values[1] = EValue();
   values[3] = EValue(static_cast<int64_t>(1));
