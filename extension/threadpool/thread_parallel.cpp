@@ -24,24 +24,6 @@ thread_local int64_t current_chunk = -1;
 thread_local int64_t thread_num = 0;
 thread_local bool no_threadpool = false;
 
-// While alive, this thread runs chunk `chunk` and reports it as its number.
-class ChunkScope {
- public:
-  explicit ChunkScope(int64_t chunk)
-      : previous_chunk_(current_chunk), previous_number_(thread_num) {
-    current_chunk = chunk;
-    thread_num = chunk;
-  }
-  ~ChunkScope() {
-    current_chunk = previous_chunk_;
-    thread_num = previous_number_;
-  }
-
- private:
-  const int64_t previous_chunk_;
-  const int64_t previous_number_;
-};
-
 // While alive, this thread reports number `number` (its chunk's nesting is
 // unchanged: an inline run of a small range does not make nested
 // parallel_for calls inline).
@@ -56,6 +38,22 @@ class NumberScope {
 
  private:
   const int64_t previous_;
+};
+
+// While alive, this thread runs chunk `chunk` and reports it as its number.
+class ChunkScope {
+ public:
+  explicit ChunkScope(int64_t chunk)
+      : number_(chunk), previous_chunk_(current_chunk) {
+    current_chunk = chunk;
+  }
+  ~ChunkScope() {
+    current_chunk = previous_chunk_;
+  }
+
+ private:
+  const NumberScope number_;
+  const int64_t previous_chunk_;
 };
 
 } // namespace
