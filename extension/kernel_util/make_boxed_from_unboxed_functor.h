@@ -200,19 +200,19 @@ struct ParametersOf<Return(P...)> {
   using type = ParameterList<P...>;
 };
 
-template <typename Tag, typename List>
-struct Unboxed;
-
-// A kernel whose first parameter is the context.
-template <typename Tag, typename... P>
-struct Unboxed<
-    Tag,
-    ParameterList<::executorch::runtime::KernelRuntimeContext&, P...>> {
+// Checks the stack against parameters P (the context excluded), then calls
+// the function, passing the context first when it takes one.
+template <typename Tag, bool kTakesContext, typename... P>
+struct UnboxedCall {
   template <size_t... I>
   static void call(::executorch::runtime::KernelRuntimeContext& context,
                    ::executorch::runtime::Span<EValue*> stack,
                    std::index_sequence<I...>) {
-    (*Tag::func_ptr())(context, ArgOf<P>::get(*stack[I])...);
+    if constexpr (kTakesContext) {
+      (*Tag::func_ptr())(context, ArgOf<P>::get(*stack[I])...);
+    } else {
+      (*Tag::func_ptr())(ArgOf<P>::get(*stack[I])...);
+    }
   }
   static void call(::executorch::runtime::KernelRuntimeContext& context,
                    ::executorch::runtime::Span<EValue*> stack) {
@@ -222,21 +222,15 @@ struct Unboxed<
   }
 };
 
-// A kernel without the context.
+template <typename Tag, typename List>
+struct Unboxed;
 template <typename Tag, typename... P>
-struct Unboxed<Tag, ParameterList<P...>> {
-  template <size_t... I>
-  static void call(::executorch::runtime::Span<EValue*> stack,
-                   std::index_sequence<I...>) {
-    (*Tag::func_ptr())(ArgOf<P>::get(*stack[I])...);
-  }
-  static void call(::executorch::runtime::KernelRuntimeContext& context,
-                   ::executorch::runtime::Span<EValue*> stack) {
-    if (check_stack<P...>(context, Tag::func_name_, stack)) {
-      call(stack, std::index_sequence_for<P...>());
-    }
-  }
-};
+struct Unboxed<Tag, ParameterList<P...>> : UnboxedCall<Tag, false, P...> {};
+template <typename Tag, typename... P>
+struct Unboxed<
+    Tag,
+    ParameterList<::executorch::runtime::KernelRuntimeContext&, P...>>
+    : UnboxedCall<Tag, true, P...> {};
 
 } // namespace kernel_util_internal
 
