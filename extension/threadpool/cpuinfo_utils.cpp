@@ -62,24 +62,6 @@ std::vector<unsigned long> capacities(const std::string& sysfs_root,
   return result;
 }
 
-std::vector<uint32_t> allowed_cpus() {
-  std::vector<uint32_t> cpus;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    for (uint32_t cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) {
-        cpus.push_back(cpu);
-      }
-    }
-  }
-  if (cpus.empty()) {
-    for (uint32_t cpu = 0; cpu < std::thread::hardware_concurrency(); ++cpu) {
-      cpus.push_back(cpu);
-    }
-  }
-  return cpus;
-}
-
 } // namespace
 
 uint32_t count_performant_cores(const std::string& sysfs_root,
@@ -97,6 +79,24 @@ uint32_t count_performant_cores(const std::string& sysfs_root,
     performant += efficiency ? 0 : 1;
   }
   return performant != 0 ? performant : static_cast<uint32_t>(cpus.size());
+}
+
+std::vector<uint32_t> allowed_cpus() {
+  std::vector<uint32_t> cpus;
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    for (uint32_t cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) {
+        cpus.push_back(cpu);
+      }
+    }
+  }
+  if (cpus.empty()) {
+    for (uint32_t cpu = 0; cpu < std::thread::hardware_concurrency(); ++cpu) {
+      cpus.push_back(cpu);
+    }
+  }
+  return cpus;
 }
 
 uint32_t get_num_performant_cores() {

@@ -14,7 +14,7 @@
 // the largest capacity among the allowed cores. Where sysfs says neither
 // (non-hybrid CPUs, other systems), every allowed core counts.
 //
-// Threads: both functions may be called from any thread.
+// Threads: every function here may be called from any thread.
 // Tests: cpuinfo_utils_test.cpp.
 
 #include <cstdint>
@@ -27,6 +27,10 @@ namespace cpuinfo {
 
 // The number of performant cores this process may run on, >= 1.
 uint32_t get_num_performant_cores();
+
+// The CPUs this process may run on (its affinity mask; without one, CPUs 0
+// to hardware_concurrency() - 1), in increasing order.
+std::vector<uint32_t> allowed_cpus();
 
 // How many of `cpus` (CPU numbers) are performant according to the sysfs
 // tree under `sysfs_root` ("/sys" on a running system). At least 1 when

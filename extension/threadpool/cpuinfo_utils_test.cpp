@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -101,6 +102,11 @@ TEST(CpuinfoUtils, OnThisMachineAtLeastOneAndAtMostTheAllowedCores) {
   const uint32_t performant = get_num_performant_cores();
   EXPECT_GE(performant, 1u);
   EXPECT_LE(performant, executorch::extension::threadpool::cores_available());
+  const std::vector<uint32_t> allowed =
+      executorch::extension::cpuinfo::allowed_cpus();
+  EXPECT_EQ(allowed.size(),
+            executorch::extension::threadpool::cores_available());
+  EXPECT_TRUE(std::is_sorted(allowed.begin(), allowed.end()));
 }
 
 } // namespace

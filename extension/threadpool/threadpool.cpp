@@ -1,10 +1,8 @@
 #include <executorch/extension/threadpool/threadpool.h>
 
 #include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
-#include <thread>
 
 #include <pthreadpool.h>
 
@@ -39,11 +37,7 @@ void run_one(void* context, size_t index) {
 } // namespace
 
 size_t cores_available() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    return std::max(1, CPU_COUNT(&set));
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return std::max<size_t>(1, cpuinfo::allowed_cpus().size());
 }
 
 ThreadPool::ThreadPool(size_t thread_count) {

@@ -22,11 +22,13 @@
 #include <thread>
 #include <vector>
 
+#include <executorch/extension/threadpool/cpuinfo_utils.h>
+
 namespace {
 
 constexpr int kTurnsPerRound = 20000;
 
-bool pin_to(int cpu) {
+bool pin_to(uint32_t cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
   CPU_SET(cpu, &set);
@@ -39,7 +41,7 @@ struct alignas(64) Counter {
 
 // Mean ns of one round trip over kTurnsPerRound, or a negative value if a
 // thread could not be pinned.
-double one_round(int first_cpu, int second_cpu) {
+double one_round(uint32_t first_cpu, uint32_t second_cpu) {
   Counter counter;
   std::atomic<bool> pinned{true};
   std::atomic<bool> ready{false};
@@ -87,15 +89,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  cpu_set_t allowed;
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
-    for (int cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu) {
-      if (CPU_ISSET(cpu, &allowed)) {
-        cpus.push_back(cpu);
-      }
-    }
-  }
+  const std::vector<uint32_t> cpus =
+      executorch::extension::cpuinfo::allowed_cpus();
   if (cpus.size() < 2) {
     std::printf("core round trip: n/a (fewer than 2 CPUs allowed)\n");
     return 0;
@@ -104,7 +99,7 @@ int main(int argc, char** argv) {
   for (int round = 0; round < rounds; ++round) {
     const double ns = one_round(cpus[0], cpus[1]);
     if (ns < 0) {
-      std::printf("core round trip: n/a (cannot pin threads to CPUs %d, %d)\n",
+      std::printf("core round trip: n/a (cannot pin threads to CPUs %u, %u)\n",
                   cpus[0],
                   cpus[1]);
       return 0;
@@ -112,7 +107,7 @@ int main(int argc, char** argv) {
     times.push_back(ns);
   }
   std::sort(times.begin(), times.end());
-  std::printf("core round trip: %.1f ns (CPUs %d and %d, median of %d)\n",
+  std::printf("core round trip: %.1f ns (CPUs %u and %u, median of %d)\n",
               times[times.size() / 2],
               cpus[0],
               cpus[1],
