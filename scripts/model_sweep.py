@@ -1,0 +1,399 @@
+"""Sweep many models through our export and runtime against eager PyTorch.
+
+Two families of models, each named on the command line:
+
+  hf:<model_type>  a Hugging Face architecture (any type transformers can
+                   build as a bare model) from a small config, random
+                   weights, nothing downloaded
+  random:<seed>    a random stack of layers drawn from the seed: a CNN
+                   (convolutions of every kind, batch norm, pools,
+                   activations, residual adds, squeeze-excite gates,
+                   concatenations, upsampling) or a sequence model
+                   (linears, layer norms, attention with scale and mask,
+                   softmax over any dim, transposes, slices, reductions),
+                   with sizes that are not multiples of a vector width
+
+Each model goes through the staged test harness
+(executorch.backends.test.harness.Tester): exported with torch.export,
+lowered through the default path (plain to_edge, the optimized kernels)
+and through XNNPACK, run by our runtime at 1 and 2 threads and compared
+with eager on the same input at the harness's "accumulating" tolerance
+(fp32: rtol 1e-4, atol 1e-5). Each model runs in a child process with a time limit, so a crash
+is a finding (a "crash" row), not the end of the sweep. Verdicts:
+
+  ok        every path and thread count matches eager
+  mismatch  a path ran but differs from eager (ours to fix)
+  ours      our lowering, serialization or runtime failed (ours to fix)
+  crash     the child died or timed out (ours to fix)
+  skipped   transformers could not build or run the model from a small
+            config, or torch.export could not export it (not ours)
+
+Usage:
+  python scripts/model_sweep.py                     # every hf type, 50 seeds
+  python scripts/model_sweep.py hf:bert random:7    # some
+  python scripts/model_sweep.py --random 200        # random:0 .. random:199
+  python scripts/model_sweep.py --list              # the hf names
+
+Exits 1 when any row is mismatch, ours or crash. Slow (seconds per model):
+a script, not a test; test/e2e/test_model_sweep.py runs a few.
+"""
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import traceback
+
+import torch
+from torch import nn
+
+FAILING = ("mismatch", "ours", "crash")
+PATHS = ("default", "xnnpack")
+THREADS = (1, 2)
+
+# Config fields set when a Hugging Face config has them: small enough to
+# export and run in seconds, large enough for every layer kind to appear.
+SMALL_CONFIG = dict(
+    hidden_size=64,
+    d_model=64,
+    n_embd=64,
+    embed_dim=64,
+    num_hidden_layers=2,
+    num_layers=2,
+    n_layer=2,
+    encoder_layers=2,
+    decoder_layers=2,
+    num_attention_heads=4,
+    n_head=4,
+    encoder_attention_heads=4,
+    decoder_attention_heads=4,
+    num_key_value_heads=2,
+    intermediate_size=128,
+    encoder_ffn_dim=128,
+    decoder_ffn_dim=128,
+    vocab_size=1000,
+    max_position_embeddings=128,
+    image_size=64,
+    patch_size=16,
+    num_channels=3,
+)
+
+
+def hf_names():
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+    return [f"hf:{t}" for t in sorted(MODEL_MAPPING_NAMES)]
+
+
+def build_hf(model_type):
+    """(model, inputs) from a small config; raises when transformers can't."""
+    from transformers import AutoConfig, AutoModel
+
+    defaults = AutoConfig.for_model(model_type)
+    overrides = {k: v for k, v in SMALL_CONFIG.items() if hasattr(defaults, k)}
+    if "head_dim" in defaults.to_dict() and "hidden_size" in overrides:
+        overrides["head_dim"] = overrides["hidden_size"] // 4
+    if hasattr(defaults, "use_cache"):
+        overrides["use_cache"] = False  # outputs without a KV cache object
+    config = AutoConfig.for_model(model_type, **overrides)
+    if getattr(config, "is_encoder_decoder", False):
+        raise ValueError("encoder-decoder models need decoder inputs")
+    model = AutoModel.from_config(config)
+    name = model.main_input_name
+    if name == "input_ids":
+        vocab = min(getattr(config, "vocab_size", None) or 1000, 1000)
+        return model, (torch.randint(0, vocab, (1, 12)),)
+    if name == "pixel_values":
+        return model, (torch.randn(1, 3, 64, 64),)
+    if name == "input_values":
+        return model, (torch.randn(1, 16000),)
+    raise ValueError(f"main input {name!r} has no sample here")
+
+
+class Stack(nn.Module):
+    """Steps applied in order; a step's kind says how its module is used."""
+
+    def __init__(self):
+        super().__init__()
+        self.steps = nn.ModuleList()
+        self.kinds = []
+
+    def add(self, kind, module=None):
+        self.kinds.append(kind)
+        self.steps.append(module if module is not None else nn.Identity())
+
+    def forward(self, x):
+        for kind, step in zip(self.kinds, self.steps):
+            if kind == "residual":
+                x = x + step(x)
+            elif kind == "gate":  # squeeze-excite
+                x = x * torch.sigmoid(step(x.mean((2, 3), keepdim=True)))
+            elif kind == "concat_channels":
+                x = torch.cat([x, step(x)], dim=1)
+            elif kind == "concat_features":
+                x = torch.cat([x, step(x)], dim=-1)
+            elif kind == "channels_last_norm":
+                x = step(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2)
+            elif kind == "softmax_tokens":
+                x = x.softmax(1)
+            elif kind == "transpose_linear":
+                x = step(x.transpose(1, 2)).transpose(1, 2)
+            elif kind == "slice":
+                x = x[:, 1:]
+            elif kind == "center":
+                x = x - x.mean(-1, keepdim=True)
+            else:
+                x = step(x)
+        return x
+
+
+class Attention(nn.Module):
+    """Multi-head self-attention written out: scale, optional causal mask."""
+
+    def __init__(self, dim, heads, masked):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.out = nn.Linear(dim, dim)
+        self.heads, self.masked = heads, masked
+
+    def forward(self, x):
+        n, t, d = x.shape
+        q, k, v = self.qkv(x).reshape(n, t, 3, self.heads, -1).permute(
+            2, 0, 3, 1, 4)
+        scores = q @ k.transpose(-1, -2) / (d // self.heads) ** 0.5
+        if self.masked:
+            scores = scores + torch.full((t, t), float("-inf")).triu(1)
+        y = (scores.softmax(-1) @ v).transpose(1, 2).reshape(n, t, d)
+        return self.out(y)
+
+
+def random_cnn(rng):
+    """A random CNN on [N, C, H, W] and its input."""
+    activations = [nn.ReLU, nn.ReLU6, nn.Hardswish, nn.SiLU, nn.GELU,
+                   nn.Sigmoid, nn.Tanh, nn.LeakyReLU, nn.Hardsigmoid]
+    batch = rng.choice([1, 1, 2])
+    channels = rng.choice([3, 5, 8, 16])
+    size = rng.randint(9, 40)
+    x = torch.randn(batch, channels, size, rng.choice([size, size + 3]))
+    net = Stack()
+    for _ in range(rng.randint(2, 7)):
+        kind = rng.choice(["conv", "conv", "depthwise", "bn", "act", "pool",
+                           "residual", "gate", "concat", "upsample",
+                           "channels_last_norm"])
+        small = size <= 6
+        if kind in ("conv", "depthwise"):
+            k = rng.choice([1, 3, 5])
+            stride = 1 if small else rng.choice([1, 1, 2])
+            out = channels if kind == "depthwise" else rng.choice(
+                [4, 8, 13, 16, 24, 33])
+            groups = channels if kind == "depthwise" else 1
+            net.add(kind, nn.Conv2d(channels, out, k, stride, k // 2,
+                                    groups=groups, bias=rng.random() < 0.7))
+            channels, size = out, (size - 1) // stride + 1
+        elif kind == "bn":
+            bn = nn.BatchNorm2d(channels)
+            bn.running_mean.uniform_(-1, 1)
+            bn.running_var.uniform_(0.5, 2)
+            net.add(kind, bn)
+        elif kind == "act":
+            net.add(kind, rng.choice(activations)())
+        elif kind == "pool" and not small:
+            pool = rng.choice([nn.MaxPool2d, nn.AvgPool2d])
+            k = rng.choice([2, 3])
+            net.add(kind, pool(k, 2, padding=k // 2 if k == 3 else 0))
+            size = (size + 2 * (k // 2 if k == 3 else 0) - k) // 2 + 1
+        elif kind == "residual":
+            net.add(kind, nn.Sequential(
+                nn.Conv2d(channels, channels, 3, 1, 1), nn.ReLU()))
+        elif kind == "gate":
+            net.add(kind, nn.Conv2d(channels, channels, 1))
+        elif kind == "concat":
+            out = rng.choice([3, 8, 16])
+            net.add("concat_channels", nn.Conv2d(channels, out, 1))
+            channels += out
+        elif kind == "upsample" and size <= 20:
+            mode = rng.choice(["nearest", "bilinear"])
+            net.add(kind, nn.Upsample(scale_factor=2, mode=mode))
+            size *= 2
+        elif kind == "channels_last_norm":
+            net.add(kind, nn.LayerNorm(channels))
+    if rng.random() < 0.5:
+        net.add("head", nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                      nn.Linear(channels, 10)))
+    return net, (x,)
+
+
+def random_sequence_model(rng):
+    """A random sequence model on [N, T, D] and its input."""
+    activations = [nn.ReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmoid]
+    batch = rng.choice([1, 2])
+    tokens = rng.choice([1, 5, 17, 33, 64])
+    dim = rng.choice([8, 20, 33, 64])
+    x = torch.randn(batch, tokens, dim)
+    net = Stack()
+    for _ in range(rng.randint(2, 7)):
+        kind = rng.choice(["linear", "linear", "norm", "act", "attention",
+                           "residual", "softmax", "softmax_tokens",
+                           "transpose_linear", "slice", "concat",
+                           "center"])
+        if kind == "linear":
+            out = rng.choice([8, 16, 20, 33, 64, 96])
+            net.add(kind, nn.Linear(dim, out, bias=rng.random() < 0.8))
+            dim = out
+        elif kind == "norm":
+            net.add(kind, nn.LayerNorm(dim))
+        elif kind == "act":
+            net.add(kind, rng.choice(activations)())
+        elif kind == "attention" and dim % 4 == 0:
+            net.add("residual", Attention(dim, rng.choice([1, 2, 4]),
+                                          rng.random() < 0.5))
+        elif kind == "residual":
+            net.add(kind, nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(),
+                                        nn.Linear(2 * dim, dim)))
+        elif kind == "softmax":
+            net.add(kind, nn.Softmax(-1))
+        elif kind == "transpose_linear":
+            net.add(kind, nn.Linear(tokens, tokens))
+        elif kind == "slice" and tokens > 1:
+            net.add(kind)
+            tokens -= 1
+        elif kind == "concat":
+            out = rng.choice([4, 16])
+            net.add("concat_features", nn.Linear(dim, out))
+            dim += out
+        elif kind in ("softmax_tokens", "center"):
+            net.add(kind)
+    return net, (x,)
+
+
+def build_random(seed):
+    rng = random.Random(seed)
+    make = random_cnn if rng.random() < 0.5 else random_sequence_model
+    return make(rng)
+
+
+def build(name):
+    family, _, what = name.partition(":")
+    if family == "hf":
+        model, inputs = build_hf(what)
+    elif family == "random":
+        model, inputs = build_random(int(what))
+    else:
+        raise SystemExit(f"{name}: expected hf:<model_type> or random:<seed>")
+    return model.eval(), inputs
+
+
+def run_one(name):
+    """One model's row (a dict), in this process."""
+    from executorch.backends.test.harness import Tester
+    from executorch.backends.test.harness.tester import ACCUMULATING
+    from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+        XnnpackPartitioner,
+    )
+    from executorch.extension.pybindings import portable_lib
+
+    row = {"name": name}
+    torch.manual_seed(0)
+    print("#stage build", flush=True)
+    try:
+        model, inputs = build(name)
+        with torch.no_grad():
+            model(*inputs)
+        testers = {p: Tester(model, inputs).export(strict=False) for p in PATHS}
+    except Exception as e:  # noqa: BLE001 - any failure here is not ours
+        row.update(verdict="skipped", reason=f"{type(e).__name__}: {e}"[:300])
+        return row
+    print("#stage ours", flush=True)
+    for path, tester in testers.items():
+        row.update(path=path)
+        try:
+            if path == "xnnpack":
+                tester.to_edge_transform_and_lower([XnnpackPartitioner()])
+            tester.serialize()
+        except Exception as e:  # noqa: BLE001 - reported in the row
+            if "not a Core ATen operator" in str(e):
+                # torch has no decomposition for them; upstream's to_edge
+                # rejects them too.
+                row.update(verdict="skipped", reason=str(e).splitlines()[0])
+            else:
+                row.update(verdict="ours", reason=traceback.format_exc())
+            return row
+        for threads in THREADS:
+            row.update(path=f"{path}, {threads} thread(s)")
+            portable_lib._unsafe_reset_threadpool(threads)
+            try:
+                tester.run_method_and_compare_outputs(precision=ACCUMULATING)
+            except AssertionError as e:
+                row.update(verdict="mismatch", reason=str(e))
+                return row
+            except Exception:  # noqa: BLE001 - reported in the row
+                row.update(verdict="ours", reason=traceback.format_exc())
+                return row
+    del row["path"]
+    row["verdict"] = "ok"
+    return row
+
+
+def run_in_child(name, timeout):
+    try:
+        done = subprocess.run([sys.executable, __file__, "--child", name],
+                              capture_output=True, text=True, timeout=timeout)
+        stdout, reason = done.stdout, f"exit code {done.returncode}: "
+        reason += done.stderr[-600:]
+    except subprocess.TimeoutExpired as e:
+        stdout, reason = e.stdout or "", f"timed out after {timeout} s"
+        if isinstance(stdout, bytes):
+            stdout = stdout.decode(errors="replace")
+    lines = stdout.splitlines()
+    if lines and lines[-1].startswith("{"):
+        return json.loads(lines[-1])
+    # Dying while PyTorch builds, runs or exports the model (one too large
+    # for the machine) is not ours; dying after is.
+    verdict = "crash" if "#stage ours" in lines else "skipped"
+    return {"name": name, "verdict": verdict, "reason": reason}
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n", 2)[2])
+    parser.add_argument("names", nargs="*",
+                        help="hf:<model_type> or random:<seed>")
+    parser.add_argument("--random", type=int, metavar="N",
+                        help="add random:0 .. random:N-1")
+    parser.add_argument("--list", action="store_true",
+                        help="print the hf names and exit")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds per model (default 300)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(args.child)))
+        return 0
+    if args.list:
+        print("\n".join(hf_names()))
+        return 0
+    names = list(args.names)
+    if args.random:
+        names += [f"random:{seed}" for seed in range(args.random)]
+    if not names:
+        names = hf_names() + [f"random:{seed}" for seed in range(50)]
+    counts = {}
+    for name in names:
+        row = run_in_child(name, args.timeout)
+        verdict = row["verdict"]
+        counts[verdict] = counts.get(verdict, 0) + 1
+        where = f" ({row['path']})" if "path" in row else ""
+        print(f"{name:32s} {verdict}{where}", flush=True)
+        if verdict != "ok":
+            lines = row.get("reason", "").strip().splitlines()
+            for line in lines[-8:] if verdict in FAILING else lines[-1:]:
+                print(f"    {line}")
+    print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    return 1 if any(counts.get(v) for v in FAILING) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

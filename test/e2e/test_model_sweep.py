@@ -1,0 +1,84 @@
+"""scripts/model_sweep.py, the sweep of Hugging Face architectures and
+random layer stacks through both paths: a short run of each family, and
+its verdicts on a model our runtime gets wrong and on a child that dies."""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "model_sweep.py"
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    spec = importlib.util.spec_from_file_location("model_sweep", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_family_runs_like_eager():
+    pytest.importorskip("transformers")
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "hf:bert", "random:0", "random:1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-1] == "ok=3", done.stdout
+
+
+def test_random_models_are_reproducible_and_varied(sweep):
+    kinds = set()
+    for seed in range(20):
+        first, (x,) = sweep.build_random(seed)
+        second, (y,) = sweep.build_random(seed)
+        assert first.kinds == second.kinds
+        assert x.shape == y.shape
+        kinds.update(first.kinds)
+    # Both families appear, with their characteristic steps.
+    assert {"depthwise", "conv", "residual"} <= kinds
+    assert {"linear", "norm", "softmax"} <= kinds
+
+
+def test_a_wrong_output_is_a_mismatch(sweep, monkeypatch):
+    from executorch.backends.test.harness import Tester
+
+    run_method = Tester.run_method
+
+    def off_by_a_little(self, *args, **kwargs):
+        return [t + 1e-3 for t in run_method(self, *args, **kwargs)]
+
+    monkeypatch.setattr(Tester, "run_method", off_by_a_little)
+    row = sweep.run_one("random:0")
+    assert row["verdict"] == "mismatch", row
+    assert row["path"] == "default, 1 thread(s)"
+
+
+def test_a_child_that_dies_in_our_code_is_a_crash(sweep, monkeypatch, tmp_path):
+    # A stand-in child that dies after reaching our stages, and one that
+    # dies while PyTorch still builds the model.
+    for marker, verdict in (("#stage ours", "crash"), ("#stage build", "skipped")):
+        child = tmp_path / f"child_{verdict}.py"
+        child.write_text(f"import os\nprint({marker!r}, flush=True)\nos.abort()\n")
+        monkeypatch.setattr(sweep, "__file__", str(child))
+        row = sweep.run_in_child("random:0", timeout=60)
+        assert row["verdict"] == verdict, row
+        assert "exit code" in row["reason"]
+
+
+def test_a_model_torch_cannot_export_is_skipped(sweep, monkeypatch):
+    def unexportable(name):
+        class DataDependent(torch.nn.Module):
+            def forward(self, x):
+                return x[: int(x.sum() > 0) + 1]
+
+        return DataDependent(), (torch.randn(3),)
+
+    monkeypatch.setattr(sweep, "build", unexportable)
+    assert sweep.run_one("random:0")["verdict"] == "skipped"
