@@ -82,3 +82,24 @@ def test_a_model_torch_cannot_export_is_skipped(sweep, monkeypatch):
 
     monkeypatch.setattr(sweep, "build", unexportable)
     assert sweep.run_one("random:0")["verdict"] == "skipped"
+
+
+def test_rounding_is_judged_against_a_float64_run(sweep):
+    model, inputs = sweep.build_random(3)
+    model.eval()
+    with torch.no_grad():
+        eager = model(*inputs)
+        exact = model.double()(*(x.double() for x in inputs)).float()
+    model.float()
+
+    class Outputs:
+        def __init__(self, outputs):
+            self.outputs = outputs
+
+        def run_method(self):
+            return [self.outputs]
+
+    ratio = sweep.error_ratio_to_eager
+    assert ratio(Outputs(eager), model, inputs) == pytest.approx(1.0)
+    assert ratio(Outputs(exact), model, inputs) < 1.0
+    assert ratio(Outputs(eager + 1e-2), model, inputs) > sweep.ROUNDING_RATIO
