@@ -67,7 +67,6 @@ SMALL_CONFIG = dict(
     hidden_size=64,
     d_model=64,
     n_embd=64,
-    embed_dim=64,
     num_hidden_layers=2,
     num_layers=2,
     n_layer=2,
@@ -84,7 +83,6 @@ SMALL_CONFIG = dict(
     vocab_size=1000,
     max_position_embeddings=128,
     image_size=64,
-    patch_size=16,
     num_channels=3,
 )
 
@@ -100,9 +98,21 @@ def build_hf(model_type):
     from transformers import AutoConfig, AutoModel
 
     defaults = AutoConfig.for_model(model_type)
-    overrides = {k: v for k, v in SMALL_CONFIG.items() if hasattr(defaults, k)}
-    if "head_dim" in defaults.to_dict() and "hidden_size" in overrides:
-        overrides["head_dim"] = overrides["hidden_size"] // 4
+    settings = defaults.to_dict()
+    # Only plain integer fields: a list (per-stage widths or heads) says the
+    # model is built some other way.
+    overrides = {k: v for k, v in SMALL_CONFIG.items()
+                 if type(settings.get(k)) is int}
+    if "hidden_sizes" in settings:
+        overrides.pop("hidden_size", None)
+    if "hidden_size" in overrides:
+        for key in ("head_dim", "rotary_dim"):
+            if settings.get(key):
+                overrides[key] = overrides["hidden_size"] // 4
+    # Special tokens past the small vocabulary become token 0.
+    for key, value in settings.items():
+        if key.endswith("token_id") and isinstance(value, int) and value >= 1000:
+            overrides[key] = 0
     if hasattr(defaults, "use_cache"):
         overrides["use_cache"] = False  # outputs without a KV cache object
     config = AutoConfig.for_model(model_type, **overrides)
