@@ -431,24 +431,34 @@ void layer_norm_row(const float* in,
                     float eps,
                     float* mean_out,
                     float* rstd_out) {
-  const float mean = n > 0 ? sum(in, n) / static_cast<float>(n) : 0.0f;
-  // Two passes: the variance of centered values does not cancel.
-  const Vec vmean = broadcast(mean);
-  Vec sq{};
+  // Two passes: the variance of centered values does not cancel. The
+  // second also sums the deviations, which corrects the mean's rounding
+  // (the corrected two-pass algorithm): a constant row then has its mean
+  // exactly and normalizes to 0, as in PyTorch, where a mean one ulp off
+  // would be amplified by 1 / sqrt(eps).
+  const float rough_mean = n > 0 ? sum(in, n) / static_cast<float>(n) : 0.0f;
+  const Vec vrough = broadcast(rough_mean);
+  Vec dev{}, sq{};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
-    const Vec d = load(in + i) - vmean;
+    const Vec d = load(in + i) - vrough;
+    dev += d;
     sq += d * d;
   }
+  float dev_sum = reduce_add(dev);
   float var = reduce_add(sq);
   for (; i < n; ++i) {
-    const float d = in[i] - mean;
+    const float d = in[i] - rough_mean;
+    dev_sum += d;
     var += d * d;
   }
-  var = n > 0 ? var / static_cast<float>(n) : 0.0f;
+  const float count = static_cast<float>(std::max<int64_t>(n, 1));
+  const float mean = rough_mean + dev_sum / count;
+  var = std::max(0.0f, (var - dev_sum * dev_sum / count) / count);
   const float rstd = 1.0f / std::sqrt(var + eps);
   *mean_out = mean;
   *rstd_out = rstd;
+  const Vec vmean = broadcast(mean);
   const Vec vrstd = broadcast(rstd);
   const Vec one = broadcast(1.0f);
   const Vec zero{};

@@ -810,6 +810,40 @@ TEST_P(OptimizedKernels, LayerNorm) {
   }
 }
 
+// A row of equal values normalizes to exactly 0 (the output is the bias), as
+// in PyTorch: its mean must come out exactly, or 1 / sqrt(eps) amplifies the
+// ulp it is off by (a sweep's padded rows did read ~4e-5).
+TEST_P(OptimizedKernels, LayerNormOfAConstantRowIsTheBias) {
+  for (const int32_t n : {7, 64, 129, 384}) {
+    for (const float value : {0.1f, 1.7f, -3.3f, 1234.567f}) {
+      TestTensor x(ScalarType::Float, {3, n}, std::vector<float>(3 * n, value));
+      auto weight = rand_tensor({n});
+      auto bias = rand_tensor({n});
+      TestTensor out(ScalarType::Float, {3, n}, std::vector<float>(3 * n));
+      TestTensor mean(ScalarType::Float, {3, 1}, std::vector<float>(3));
+      TestTensor rstd(ScalarType::Float, {3, 1}, std::vector<float>(3));
+      const int64_t normalized[] = {n};
+      TempContext ctx;
+      native::opt_native_layer_norm_out(ctx.get(),
+                                        x.tensor(),
+                                        IntArrayRef(normalized, 1),
+                                        weight->tensor(),
+                                        bias->tensor(),
+                                        1e-5,
+                                        out.tensor(),
+                                        mean.tensor(),
+                                        rstd.tensor());
+      ASSERT_EQ(ctx.get().failure_state(), Error::Ok);
+      const std::vector<float> b = bias->values<float>();
+      const std::vector<float> got = out.values<float>();
+      for (int32_t i = 0; i < 3 * n; ++i) {
+        ASSERT_EQ(got[i], b[i % n]) << "n " << n << " value " << value;
+      }
+      EXPECT_EQ(mean.values<float>(), std::vector<float>(3, value));
+    }
+  }
+}
+
 struct ConvCase {
   const char* name;
   std::vector<int32_t> input, weight;
