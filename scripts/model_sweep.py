@@ -15,6 +15,8 @@ Two families of models, each named on the command line:
                    scaled_dot_product_attention, softmax over either dim,
                    transposes, slices, reductions), with sizes that are
                    not multiples of a vector width
+  dynamic:<seed>   a random sequence model exported with a dynamic token
+                   count, run at the example's length and at others
 
 Each model goes through the staged test harness
 (executorch.backends.test.harness.Tester): exported with torch.export,
@@ -39,9 +41,10 @@ sweep. Verdicts:
             too (not ours)
 
 Usage:
-  python scripts/model_sweep.py                     # every hf type, 50 seeds
+  python scripts/model_sweep.py                     # every hf type, 50 + 20 seeds
   python scripts/model_sweep.py hf:bert random:7    # some
   python scripts/model_sweep.py --random 200        # random:0 .. random:199
+  python scripts/model_sweep.py --dynamic 50        # dynamic:0 .. dynamic:49
   python scripts/model_sweep.py --list              # the hf names
 
 Exits 1 when any row is mismatch, ours or crash. Slow (seconds per model):
@@ -50,14 +53,17 @@ a script, not a test; test/e2e/test_model_sweep.py runs a few.
 
 import argparse
 import copy
+import itertools
 import json
 import random
 import subprocess
 import sys
 import traceback
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
+from torch.export import Dim
 
 FAILING = ("mismatch", "ours", "crash")
 PATHS = ("default", "xnnpack")
@@ -93,6 +99,16 @@ SMALL_CONFIG = dict(
 )
 
 
+class Case(NamedTuple):
+    """A model, its example inputs and how to export it."""
+
+    model: nn.Module
+    inputs: tuple
+    # torch.export's dynamic_shapes, and inputs of other sizes they allow.
+    dynamic_shapes: Any = None
+    other_inputs: tuple = ()
+
+
 def hf_names():
     from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
@@ -100,7 +116,7 @@ def hf_names():
 
 
 def build_hf(model_type):
-    """(model, inputs) from a small config; raises when transformers can't."""
+    """A Case from a small config; raises when transformers can't."""
     from transformers import AutoConfig, AutoModel
 
     defaults = AutoConfig.for_model(model_type)
@@ -128,11 +144,11 @@ def build_hf(model_type):
     name = model.main_input_name
     if name == "input_ids":
         vocab = min(getattr(config, "vocab_size", None) or 1000, 1000)
-        return model, (torch.randint(0, vocab, (1, 12)),)
+        return Case(model, (torch.randint(0, vocab, (1, 12)),))
     if name == "pixel_values":
-        return model, (torch.randn(1, 3, 64, 64),)
+        return Case(model, (torch.randn(1, 3, 64, 64),))
     if name == "input_values":
-        return model, (torch.randn(1, 16000),)
+        return Case(model, (torch.randn(1, 16000),))
     raise ValueError(f"main input {name!r} has no sample here")
 
 
@@ -208,7 +224,7 @@ class Attention(nn.Module):
 
 
 def random_cnn(rng):
-    """A random CNN on [N, C, H, W] and its input."""
+    """A random CNN on [N, C, H, W], as a Case."""
     activations = [nn.ReLU, nn.ReLU6, nn.Hardswish, nn.SiLU, nn.GELU,
                    nn.Sigmoid, nn.Tanh, nn.LeakyReLU, nn.Hardsigmoid]
     batch = rng.choice([1, 1, 2])
@@ -291,14 +307,15 @@ def random_cnn(rng):
     if rng.random() < 0.5:
         net.add("head", nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                                       nn.Linear(channels, 10)))
-    return net, (x,)
+    return Case(net, (x,))
 
 
-def random_sequence_model(rng):
-    """A random sequence model on [N, T, D] and its input."""
+def random_sequence_model(rng, dynamic=False):
+    """A random sequence model on [N, T, D], as a Case; with `dynamic`
+    exported for any T from a few to 64 and run at other lengths too."""
     activations = [nn.ReLU, nn.GELU, nn.SiLU, nn.Tanh, nn.Sigmoid]
     batch = rng.choice([1, 2])
-    tokens = rng.choice([1, 5, 17, 33, 64])
+    tokens = rng.choice([17, 33, 64] if dynamic else [1, 5, 17, 33, 64])
     dim = rng.choice([8, 20, 33, 64])
     x = torch.randn(batch, tokens, dim)
     net = Stack()
@@ -325,7 +342,8 @@ def random_sequence_model(rng):
                                         nn.Linear(2 * dim, dim)))
         elif kind == "softmax":
             net.add(kind, nn.Softmax(-1))
-        elif kind == "transpose_linear":
+        elif kind == "transpose_linear" and not dynamic:
+            # (a linear over the tokens fixes their count)
             net.add(kind, nn.Linear(tokens, tokens))
         elif kind == "slice" and tokens > 1:
             net.add(kind)
@@ -340,7 +358,15 @@ def random_sequence_model(rng):
             net.add(kind)
         elif kind == "rms_norm":
             net.add(kind, nn.RMSNorm(dim, eps=1e-6))
-    return net, (x,)
+    if not dynamic:
+        return Case(net, (x,))
+    # Each slice drops a token; at least 2 are left (a dim of 1 would be
+    # specialized).
+    shortest = net.kinds.count("slice") + 2
+    n, t, d = x.shape
+    lengths = sorted({shortest, (shortest + t) // 2, 64} - {t})
+    return Case(net, (x,), ({1: Dim("tokens", min=shortest, max=64)},),
+                tuple((torch.randn(n, length, d),) for length in lengths))
 
 
 def build_random(seed):
@@ -352,12 +378,16 @@ def build_random(seed):
 def build(name):
     family, _, what = name.partition(":")
     if family == "hf":
-        model, inputs = build_hf(what)
+        case = build_hf(what)
     elif family == "random":
-        model, inputs = build_random(int(what))
+        case = build_random(int(what))
+    elif family == "dynamic":
+        case = random_sequence_model(random.Random(int(what)), dynamic=True)
     else:
-        raise SystemExit(f"{name}: expected hf:<model_type> or random:<seed>")
-    return model.eval(), inputs
+        raise SystemExit(
+            f"{name}: expected hf:<model_type>, random:<seed> or dynamic:<seed>")
+    case.model.eval()
+    return case
 
 
 def run_one(name):
@@ -373,10 +403,15 @@ def run_one(name):
     torch.manual_seed(0)
     print("#stage build", flush=True)
     try:
-        model, inputs = build(name)
+        case = build(name)
         with torch.no_grad():
-            model(*inputs)
-        testers = {p: Tester(model, inputs).export(strict=False) for p in PATHS}
+            for inputs in (case.inputs, *case.other_inputs):
+                case.model(*inputs)
+        testers = {
+            p: Tester(case.model, case.inputs, case.dynamic_shapes).export(
+                strict=False)
+            for p in PATHS
+        }
     except Exception as e:  # noqa: BLE001 - any failure here is not ours
         row.update(verdict="skipped", reason=f"{type(e).__name__}: {e}"[:300])
         return row
@@ -396,11 +431,16 @@ def run_one(name):
             else:
                 row.update(verdict="ours", reason=traceback.format_exc())
             return row
-        for threads in THREADS:
+        for threads, inputs in itertools.product(
+                THREADS, (case.inputs, *case.other_inputs)):
             row.update(path=f"{path}, {threads} thread(s)")
+            if case.other_inputs:
+                shapes = ", ".join(str(tuple(x.shape)) for x in inputs)
+                row["path"] += f", input {shapes}"
             portable_lib._unsafe_reset_threadpool(threads)
             try:
-                tester.run_method_and_compare_outputs(precision=ACCUMULATING)
+                tester.run_method_and_compare_outputs(
+                    inputs, precision=ACCUMULATING)
             except AssertionError as e:
                 ratio = error_ratio_to_eager(tester, inputs)
                 if ratio is None or ratio > ROUNDING_RATIO:
@@ -433,7 +473,7 @@ def error_ratio_to_eager(tester, inputs):
     except Exception:  # noqa: BLE001 - no float64 judge for this model
         return None
     worst = 0.0
-    for got, w32, w64 in zip(tester.run_method(), want32, want64):
+    for got, w32, w64 in zip(tester.run_method(inputs=inputs), want32, want64):
         if not w64.is_floating_point():
             if not torch.equal(got, w32):
                 return None
@@ -470,9 +510,12 @@ def main():
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__.split("\n", 2)[2])
     parser.add_argument("names", nargs="*",
-                        help="hf:<model_type> or random:<seed>")
+                        help="hf:<model_type>, random:<seed> or "
+                        "dynamic:<seed>")
     parser.add_argument("--random", type=int, metavar="N",
                         help="add random:0 .. random:N-1")
+    parser.add_argument("--dynamic", type=int, metavar="N",
+                        help="add dynamic:0 .. dynamic:N-1")
     parser.add_argument("--list", action="store_true",
                         help="print the hf names and exit")
     parser.add_argument("--timeout", type=float, default=300.0,
@@ -486,10 +529,11 @@ def main():
         print("\n".join(hf_names()))
         return 0
     names = list(args.names)
-    if args.random:
-        names += [f"random:{seed}" for seed in range(args.random)]
+    for family in ("random", "dynamic"):
+        names += [f"{family}:{seed}" for seed in range(getattr(args, family) or 0)]
     if not names:
         names = hf_names() + [f"random:{seed}" for seed in range(50)]
+        names += [f"dynamic:{seed}" for seed in range(20)]
     counts = {}
     for name in names:
         row = run_in_child(name, args.timeout)

@@ -1,6 +1,7 @@
 """scripts/model_sweep.py, the sweep of Hugging Face architectures and
-random layer stacks through both paths: a short run of each family, and
-its verdicts on a model our runtime gets wrong and on a child that dies."""
+random layer stacks (static and with a dynamic token count) through both
+paths: a short run of each family, and its verdicts on a model our runtime
+gets wrong and on a child that dies."""
 
 import importlib.util
 import subprocess
@@ -23,27 +24,35 @@ def sweep():
 
 def test_each_family_runs_like_eager():
     pytest.importorskip("transformers")
+    names = ["hf:bert", "random:0", "random:1", "dynamic:0"]
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "hf:bert", "random:0", "random:1"],
+        [sys.executable, str(SCRIPT), *names],
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "ok=3", done.stdout
+    assert done.stdout.splitlines()[-1] == "ok=4", done.stdout
 
 
 def test_random_models_are_reproducible_and_varied(sweep):
     kinds = set()
     for seed in range(20):
-        first, (x,) = sweep.build_random(seed)
-        second, (y,) = sweep.build_random(seed)
-        assert first.kinds == second.kinds
-        assert x.shape == y.shape
-        kinds.update(first.kinds)
+        first, second = sweep.build_random(seed), sweep.build_random(seed)
+        assert first.model.kinds == second.model.kinds
+        assert first.inputs[0].shape == second.inputs[0].shape
+        kinds.update(first.model.kinds)
     # Both families appear, with their characteristic steps.
     assert {"depthwise", "conv", "residual"} <= kinds
     assert {"linear", "norm", "softmax"} <= kinds
+
+
+def test_dynamic_models_run_at_other_lengths(sweep):
+    for seed in range(10):
+        case = sweep.build(f"dynamic:{seed}")
+        assert "transpose_linear" not in case.model.kinds
+        lengths = {x.shape[1] for (x,) in (case.inputs, *case.other_inputs)}
+        assert len(lengths) >= 3, lengths
 
 
 def test_a_wrong_output_is_a_mismatch(sweep, monkeypatch):
@@ -78,14 +87,14 @@ def test_a_model_torch_cannot_export_is_skipped(sweep, monkeypatch):
             def forward(self, x):
                 return x[: int(x.sum() > 0) + 1]
 
-        return DataDependent(), (torch.randn(3),)
+        return sweep.Case(DataDependent(), (torch.randn(3),))
 
     monkeypatch.setattr(sweep, "build", unexportable)
     assert sweep.run_one("random:0")["verdict"] == "skipped"
 
 
 def test_rounding_is_judged_against_a_float64_run(sweep):
-    model, inputs = sweep.build_random(3)
+    model, inputs = sweep.build_random(3)[:2]
     model.eval()
     with torch.no_grad():
         eager = model(*inputs)
@@ -98,7 +107,7 @@ def test_rounding_is_judged_against_a_float64_run(sweep):
         def __init__(self, outputs):
             self.reference, self.outputs = model, outputs
 
-        def run_method(self):
+        def run_method(self, inputs):
             return [self.outputs]
 
     ratio = sweep.error_ratio_to_eager
