@@ -24,7 +24,7 @@ def sweep():
 
 def test_each_family_runs_like_eager():
     pytest.importorskip("transformers")
-    names = ["hf:bert", "random:0", "random:1", "dynamic:0"]
+    names = ["hf:bert", "random:1", "dynamic:0"]  # a CNN, a sequence model
     done = subprocess.run(
         [sys.executable, str(SCRIPT), *names],
         capture_output=True,
@@ -32,7 +32,7 @@ def test_each_family_runs_like_eager():
         timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "ok=4", done.stdout
+    assert done.stdout.splitlines()[-1] == "ok=3", done.stdout
 
 
 def test_random_models_are_reproducible_and_varied(sweep):
