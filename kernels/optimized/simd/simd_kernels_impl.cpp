@@ -436,7 +436,8 @@ void layer_norm_row(const float* in,
   // (the corrected two-pass algorithm): a constant row then has its mean
   // exactly and normalizes to 0, as in PyTorch, where a mean one ulp off
   // would be amplified by 1 / sqrt(eps).
-  const float rough_mean = n > 0 ? sum(in, n) / static_cast<float>(n) : 0.0f;
+  const float count = static_cast<float>(std::max<int64_t>(n, 1));
+  const float rough_mean = sum(in, n) / count;
   const Vec vrough = broadcast(rough_mean);
   Vec dev{}, sq{};
   int64_t i = 0;
@@ -452,7 +453,6 @@ void layer_norm_row(const float* in,
     dev_sum += d;
     var += d * d;
   }
-  const float count = static_cast<float>(std::max<int64_t>(n, 1));
   const float mean = rough_mean + dev_sum / count;
   var = std::max(0.0f, (var - dev_sum * dev_sum / count) / count);
   const float rstd = 1.0f / std::sqrt(var + eps);
