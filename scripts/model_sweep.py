@@ -375,17 +375,24 @@ def build_random(seed):
     return make(rng)
 
 
+def name_error(name):
+    """What is wrong with a model name, or None."""
+    family, _, what = name.partition(":")
+    if family == "hf" and what:
+        return None
+    if family in ("random", "dynamic") and what.isdigit():
+        return None
+    return f"{name!r}: expected hf:<model_type>, random:<seed> or dynamic:<seed>"
+
+
 def build(name):
     family, _, what = name.partition(":")
     if family == "hf":
         case = build_hf(what)
     elif family == "random":
         case = build_random(int(what))
-    elif family == "dynamic":
-        case = random_sequence_model(random.Random(int(what)), dynamic=True)
     else:
-        raise SystemExit(
-            f"{name}: expected hf:<model_type>, random:<seed> or dynamic:<seed>")
+        case = random_sequence_model(random.Random(int(what)), dynamic=True)
     case.model.eval()
     return case
 
@@ -529,6 +536,9 @@ def main():
         print("\n".join(hf_names()))
         return 0
     names = list(args.names)
+    for name in names:
+        if name_error(name):
+            parser.error(name_error(name))
     for family in ("random", "dynamic"):
         names += [f"{family}:{seed}" for seed in range(getattr(args, family) or 0)]
     if not names:

@@ -114,3 +114,16 @@ def test_rounding_is_judged_against_a_float64_run(sweep):
     assert ratio(Outputs(eager), inputs) == pytest.approx(1.0)
     assert ratio(Outputs(exact), inputs) < 1.0
     assert ratio(Outputs(eager + 1e-2), inputs) > sweep.ROUNDING_RATIO
+
+
+@pytest.mark.parametrize("name", ["bert", "hf:", "random:x", "dynamic:-1", "cnn:3"])
+def test_a_bad_name_is_refused_before_anything_runs(name):
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "random:0", name],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{name!r}: expected hf:<model_type>" in done.stderr
+    assert done.stdout == ""  # random:0 did not run either
